@@ -1,0 +1,58 @@
+# `make run`  : local server on http://127.0.0.1:8000 (SQLite, in-memory layer, eager bots)
+# `make test` : the whole pytest suite (embedded mode, or PostgreSQL + Redis + a real
+#               Celery worker when DATABASE_URL and REDIS_URL are set, see .ci/run)
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed.stamp
+HOST   ?= 127.0.0.1
+PORT   ?= 8000
+CHROMIUM ?= /usr/bin/chromium
+
+.PHONY: run test install migrate demo-user chromium lint format bench
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+# Reinstall only when the dependency list changes.
+$(STAMP): pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check -e '.[dev]'
+	touch $@
+
+install: $(STAMP)
+
+migrate: install
+	$(BIN)/python manage.py migrate --noinput
+
+demo-user: migrate
+	$(BIN)/python manage.py ensure_demo_user
+
+run: demo-user
+	@echo "Manillen on http://$(HOST):$(PORT)/  (log in as demo / demo)"
+	$(BIN)/uvicorn config.asgi:application --host $(HOST) --port $(PORT)
+
+# Debian's Chromium for the browser test; Playwright never downloads a browser here.
+chromium:
+	@if [ ! -x "$(CHROMIUM)" ]; then \
+	  if [ "$$(id -u)" = "0" ]; then \
+	    echo "Installing Debian's chromium for the browser tests"; \
+	    apt-get update -q && DEBIAN_FRONTEND=noninteractive apt-get install -y -q chromium; \
+	  else \
+	    echo "error: $(CHROMIUM) is missing and we are not root." >&2; \
+	    echo "       Install it with: sudo apt-get install -y chromium" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+
+test: install chromium
+	$(BIN)/python -m pytest
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check config game tests bench manage.py
+
+format: install
+	$(BIN)/ruff format config game tests bench manage.py
+
+bench: install
+	$(BIN)/python bench/latency.py

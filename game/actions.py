@@ -1,0 +1,254 @@
+"""The single mutation path for games (zulip `zerver/actions/` style).
+
+Views, consumers and Celery tasks never save a Game themselves: they call these
+functions. A move, human or bot, goes through `_apply`; every change happens with
+the game row locked (`select_for_update`) and its events are sent after commit.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+from dataclasses import dataclass
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+from django.conf import settings
+from django.db import transaction
+
+import engine
+from engine.bots import bot_seed, get_bot
+
+from .models import Game
+
+logger = logging.getLogger(__name__)
+
+HUMAN_SEAT = 0  # South: the only seat a person holds in a solo game
+
+
+class ActionError(Exception):
+    """A refused request. `code` is what the client receives in its error message."""
+
+    code = "error"
+
+
+class GameNotFound(ActionError):
+    code = "not_found"
+
+
+class StaleSeq(ActionError):
+    code = "stale"
+
+
+class NotYourTurn(ActionError):
+    code = "not_your_turn"
+
+
+class IllegalAction(ActionError):
+    """The engine refused the move; the message is the engine's, naming the rule."""
+
+    code = "illegal"
+
+
+@dataclass(frozen=True)
+class Event:
+    seq: int
+    actor: int
+    action: str
+    state: dict[str, Any]
+
+    def as_message(self) -> dict[str, Any]:
+        return {
+            "type": "event",
+            "seq": self.seq,
+            "actor": self.actor,
+            "action": self.action,
+            "state": self.state,
+        }
+
+
+# --- reading -----------------------------------------------------------------------------
+
+
+def replay(game: Game) -> engine.Game:
+    return engine.Game.replay(game.seed, game.rules, list(game.actions))
+
+
+def observation(game: Game) -> dict[str, Any]:
+    """South's view of the game as stored."""
+    if game.state is not None:
+        return game.state
+    return replay(game).observation(HUMAN_SEAT)
+
+
+def snapshot_message(game: Game) -> dict[str, Any]:
+    return {"type": "snapshot", "seq": game.seq, "state": observation(game)}
+
+
+def get_owned_game(public_id, user) -> Game:
+    """The game if `user` owns it; GameNotFound for anyone else (no existence leak)."""
+    if user is None or not user.is_authenticated:
+        raise GameNotFound("no such game")
+    try:
+        return Game.objects.get(public_id=public_id, owner=user)
+    except (Game.DoesNotExist, ValueError, TypeError):
+        raise GameNotFound("no such game") from None
+
+
+def snapshot(public_id, user) -> dict[str, Any]:
+    return snapshot_message(get_owned_game(public_id, user))
+
+
+def record_text(game: Game) -> str:
+    if game.record:
+        return game.record
+    from engine import records
+
+    return records.write_text(replay(game))
+
+
+# --- writing -----------------------------------------------------------------------------
+
+
+def create_game(
+    user,
+    *,
+    seed: str | None = None,
+    rules: str | None = None,
+    bot_level: str | None = None,
+    fast_play: bool = False,
+) -> Game:
+    """A new solo game for `user` in South's seat. Bots start if they move first."""
+    rules = rules or settings.GAME_DEFAULT_RULES
+    bot_level = bot_level or settings.GAME_DEFAULT_BOT
+    seed = seed or secrets.token_hex(8)
+    eng = engine.Game(seed, rules)  # validates rules before anything is stored
+    get_bot(bot_level)  # unknown level: fail now, not in a worker later
+    with transaction.atomic():
+        game = Game.objects.create(
+            owner=user, seed=seed, rules=rules, bot_level=bot_level, fast_play=fast_play
+        )
+        _store(game, eng)
+        game.save()
+        _after_commit(game, eng, events=[])
+    return game
+
+
+def apply_action(public_id, user, action: str, expected_seq: int) -> Game:
+    """South plays `action` (a card like "TS" or "trump:H") at version `expected_seq`."""
+    if not isinstance(action, str):
+        raise IllegalAction("an action is a string such as 'TS' or 'trump:H'")
+    with transaction.atomic():
+        try:
+            game = Game.objects.select_for_update().get(public_id=public_id)
+        except (Game.DoesNotExist, ValueError, TypeError):
+            raise GameNotFound("no such game") from None
+        if user is None or not user.is_authenticated or game.owner_id != user.pk:
+            raise GameNotFound("no such game")
+        if expected_seq != game.seq:
+            raise StaleSeq(
+                f"the game is at move {game.seq}, not {expected_seq}: ask for a snapshot"
+            )
+        eng = replay(game)
+        if eng.is_terminal():
+            raise NotYourTurn("the game is over")
+        if eng.to_move != HUMAN_SEAT:
+            raise NotYourTurn(f"it is seat {eng.to_move}'s turn, not yours")
+        event = _apply(game, eng, HUMAN_SEAT, action)
+        _store(game, eng)
+        game.save()
+        _after_commit(game, eng, events=[event])
+    return game
+
+
+def play_bots(game_pk: int, expected_seq: int) -> int:
+    """Play every consecutive bot move (seats 1-3) from version `expected_seq`.
+
+    Idempotent: a stale or repeated call (the game moved on, or is over) does nothing.
+    Returns the number of moves played.
+    """
+    with transaction.atomic():
+        try:
+            game = Game.objects.select_for_update().get(pk=game_pk)
+        except Game.DoesNotExist:
+            return 0
+        if game.seq != expected_seq or game.status != Game.Status.ACTIVE:
+            return 0
+        eng = replay(game)
+        bot = get_bot(game.bot_level)
+        events = []
+        while not eng.is_terminal() and eng.to_move != HUMAN_SEAT:
+            seat = eng.to_move
+            choice = bot.act(eng.observation(seat), bot_seed(game.seed, eng.deal_number, seat))
+            # A bot's illegal move is a bug in the bot: let it fail loudly (no except).
+            events.append(_apply(game, eng, seat, choice))
+        if not events:
+            return 0
+        _store(game, eng)
+        game.save()
+        _after_commit(game, eng, events=events)
+    return len(events)
+
+
+def set_fast_play(public_id, user, value: bool | None = None) -> Game:
+    """Set (or toggle, with value None) "vlot doorspelen" for the owner's game."""
+    with transaction.atomic():
+        try:
+            game = Game.objects.select_for_update().get(public_id=public_id, owner=user)
+        except (Game.DoesNotExist, ValueError, TypeError):
+            raise GameNotFound("no such game") from None
+        game.fast_play = (not game.fast_play) if value is None else bool(value)
+        game.save(update_fields=["fast_play", "updated"])
+    return game
+
+
+# --- internals ---------------------------------------------------------------------------
+
+
+def _apply(game: Game, eng: engine.Game, seat: int, action: str) -> Event:
+    """Apply one move for `seat` to the replayed engine game; the one path for all seats."""
+    try:
+        eng.apply_action(action)
+    except ValueError as exc:  # engine.IllegalMove is a ValueError naming the rule
+        if seat != HUMAN_SEAT:
+            raise
+        raise IllegalAction(str(exc)) from exc
+    game.actions = [*game.actions, action]
+    game.seq = len(game.actions)
+    return Event(game.seq, seat, action, eng.observation(HUMAN_SEAT))
+
+
+def _store(game: Game, eng: engine.Game) -> None:
+    # Saved in the same row write as seq and actions, so it always matches them.
+    game.state = eng.observation(HUMAN_SEAT)
+    if eng.is_terminal() and game.status != Game.Status.FINISHED:
+        game.status = Game.Status.FINISHED
+        game.final_score = eng.score_for(HUMAN_SEAT)
+        try:
+            from engine import records
+
+            game.record = records.write_text(eng)
+        except ImportError:  # records not in the engine yet: the view rebuilds it later
+            logger.warning("engine.records unavailable; game %s stored without record", game.pk)
+
+
+def _after_commit(game: Game, eng: engine.Game, events: list[Event]) -> None:
+    group = game.group_name
+    messages = [e.as_message() for e in events]
+    if messages:
+        transaction.on_commit(lambda: send_events(group, messages))
+    if not eng.is_terminal() and eng.to_move != HUMAN_SEAT:
+        from .tasks import play_bots as play_bots_task
+
+        pk, seq = game.pk, game.seq
+        transaction.on_commit(lambda: play_bots_task.delay(pk, seq))
+
+
+def send_events(group: str, messages: list[dict[str, Any]]) -> None:
+    layer = get_channel_layer()
+    if layer is None:
+        return
+    send = async_to_sync(layer.group_send)
+    for message in messages:
+        send(group, {"type": "game.event", "payload": message})

@@ -1,0 +1,31 @@
+from django.contrib import admin
+
+from .models import Game
+
+
+@admin.register(Game)
+class GameAdmin(admin.ModelAdmin):
+    list_display = (
+        "public_id",
+        "owner",
+        "rules",
+        "bot_level",
+        "status",
+        "seq",
+        "final_score",
+        "created",
+    )
+    list_filter = ("status", "rules", "bot_level")
+    search_fields = ("public_id", "owner__username", "seed")
+    readonly_fields = (
+        "public_id",
+        "seed",
+        "rules",
+        "actions",
+        "seq",
+        "state",
+        "record",
+        "final_score",
+        "created",
+        "updated",
+    )

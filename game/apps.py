@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class GameConfig(AppConfig):
+    default_auto_field = "django.db.models.BigAutoField"
+    name = "game"
+    verbose_name = "Spelen"

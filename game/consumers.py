@@ -1,0 +1,91 @@
+"""The game websocket. Thin: identity from scope["user"], schema check, then actions."""
+
+from __future__ import annotations
+
+import json
+import logging
+
+from channels.db import database_sync_to_async
+from channels.generic.websocket import AsyncJsonWebsocketConsumer
+from django.conf import settings
+
+from . import actions, messages
+from .models import group_name
+
+logger = logging.getLogger(__name__)
+
+CLOSE_NOT_FOUND = 4404
+
+
+class GameConsumer(AsyncJsonWebsocketConsumer):
+    group: str | None = None
+
+    async def connect(self) -> None:
+        self.user = self.scope.get("user")
+        self.public_id = self.scope["url_route"]["kwargs"]["game_id"]
+        try:
+            snapshot = await database_sync_to_async(actions.snapshot)(self.public_id, self.user)
+        except actions.GameNotFound:
+            await self.accept()
+            await self.send_error("not_found", "no such game")
+            await self.close(code=CLOSE_NOT_FOUND)
+            return
+        # Join before sending the snapshot so no event can fall between the two; the
+        # client drops events whose seq is not above the snapshot's.
+        self.group = group_name(self.public_id)
+        await self.channel_layer.group_add(self.group, self.channel_name)
+        await self.accept()
+        await self.send_json(snapshot)
+
+    async def disconnect(self, code: int) -> None:
+        if self.group:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
+        # Parsing is ours (not the base class's) so bad input becomes an error message.
+        if text_data is None:
+            await self.send_error("bad_message", "send JSON text frames")
+            return
+        if len(text_data) > settings.GAME_WS_MAX_MESSAGE_BYTES:
+            await self.send_error("bad_message", "message too large")
+            return
+        try:
+            content = json.loads(text_data)
+        except ValueError:
+            await self.send_error("bad_message", "not valid JSON")
+            return
+        await self.receive_json(content)
+
+    async def receive_json(self, content, **kwargs) -> None:
+        if self.group is None:
+            return
+        try:
+            message = messages.parse(content)
+        except messages.BadMessage as exc:
+            await self.send_error(exc.code, str(exc))
+            return
+        if isinstance(message, messages.SnapshotMessage):
+            try:
+                snap = await database_sync_to_async(actions.snapshot)(self.public_id, self.user)
+            except actions.GameNotFound as exc:
+                await self.send_error(exc.code, str(exc))
+                return
+            await self.send_json(snap)
+            return
+        try:
+            # The resulting events reach this socket through the group, after commit.
+            await database_sync_to_async(actions.apply_action)(
+                self.public_id, self.user, message.action, message.seq
+            )
+        except actions.ActionError as exc:
+            await self.send_error(exc.code, str(exc))
+
+    async def game_event(self, event) -> None:
+        await self.send_json(event["payload"])
+
+    async def send_error(self, code: str, message: str) -> None:
+        await self.send_json({"type": "error", "code": code, "message": message})
+
+    @classmethod
+    async def encode_json(cls, content) -> str:
+        return json.dumps(content, separators=(",", ":"))

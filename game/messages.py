@@ -1,0 +1,51 @@
+"""The strict schema of what a browser may send over the game websocket.
+
+    {"type": "action", "action": "<str, 1..16 chars>", "seq": <int >= 0>}
+    {"type": "snapshot"}
+
+Anything else is a BadMessage; nothing reaches game/actions.py unvalidated.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+MAX_ACTION_LENGTH = 16
+
+
+class BadMessage(ValueError):
+    code = "bad_message"
+
+
+@dataclass(frozen=True)
+class ActionMessage:
+    action: str
+    seq: int
+
+
+@dataclass(frozen=True)
+class SnapshotMessage:
+    pass
+
+
+def parse(content: object) -> ActionMessage | SnapshotMessage:
+    if not isinstance(content, dict):
+        raise BadMessage("a message is a JSON object")
+    kind = content.get("type")
+    if kind == "snapshot":
+        if set(content) != {"type"}:
+            raise BadMessage("a snapshot request has no other fields")
+        return SnapshotMessage()
+    if kind == "action":
+        if set(content) != {"type", "action", "seq"}:
+            raise BadMessage("an action message has exactly the fields type, action, seq")
+        action, seq = content["action"], content["seq"]
+        if not isinstance(action, str) or not 1 <= len(action) <= MAX_ACTION_LENGTH:
+            raise BadMessage(f"action must be a string of 1 to {MAX_ACTION_LENGTH} characters")
+        if not action.isascii() or not action.isprintable():
+            raise BadMessage("action must be printable ASCII")
+        # bool is an int subclass in Python; true/false is not a move number.
+        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
+            raise BadMessage("seq must be a non-negative integer")
+        return ActionMessage(action=action, seq=seq)
+    raise BadMessage("unknown message type (expected 'action' or 'snapshot')")

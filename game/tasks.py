@@ -1,0 +1,10 @@
+"""Celery tasks take ids, are idempotent and short (see actions.play_bots)."""
+
+from celery import shared_task
+
+from . import actions
+
+
+@shared_task(name="game.tasks.play_bots", queue="bots", ignore_result=True)
+def play_bots(game_pk: int, expected_seq: int) -> int:
+    return actions.play_bots(game_pk, expected_seq)

@@ -1,0 +1,89 @@
+"""HTTP views: thin wrappers around game/actions.py.
+
+Anonymous quick play: a visitor without an account who starts a game gets a guest
+user (unusable password) and is logged in, so that every game has an owner and the
+websocket can trust scope["user"] alone, like for registered players.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+
+from django.contrib.auth import get_user_model, login
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_http_methods, require_POST
+
+from . import actions
+from .models import Game
+
+GUEST_PREFIX = "gast-"
+
+
+def home(request: HttpRequest) -> HttpResponse:
+    games = []
+    if request.user.is_authenticated:
+        games = list(Game.objects.filter(owner=request.user)[:10])
+    return render(request, "home.html", {"games": games})
+
+
+@require_http_methods(["GET", "POST"])
+def play(request: HttpRequest) -> HttpResponse:
+    user = request.user if request.user.is_authenticated else _login_guest(request)
+    game = actions.create_game(user)
+    return redirect("game", game_id=game.public_id)
+
+
+def table(request: HttpRequest, game_id) -> HttpResponse:
+    game = _owned(request, game_id)
+    state = actions.observation(game)
+    context = {
+        "game": game,
+        "state": state,
+        "state_json": json.dumps(state),
+        "ws_path": game.ws_path,
+        "seq": game.seq,
+    }
+    return render(request, "game/table.html", context)
+
+
+def record(request: HttpRequest, game_id) -> HttpResponse:
+    game = _owned(request, game_id)
+    response = HttpResponse(actions.record_text(game), content_type="text/plain; charset=utf-8")
+    response["Content-Disposition"] = f'attachment; filename="manillen-{game.public_id}.txt"'
+    return response
+
+
+def state(request: HttpRequest, game_id) -> JsonResponse:
+    game = _owned(request, game_id)
+    return JsonResponse(actions.snapshot_message(game))
+
+
+@require_POST
+def fast_play(request: HttpRequest, game_id) -> HttpResponse:
+    raw = request.POST.get("fast_play")
+    value = None if raw is None else raw.lower() in ("1", "true", "on", "yes")
+    try:
+        game = actions.set_fast_play(game_id, request.user, value)
+    except actions.GameNotFound:
+        raise Http404("no such game") from None
+    if request.headers.get("Accept", "").startswith("application/json"):
+        return JsonResponse({"fast_play": game.fast_play})
+    return redirect("game", game_id=game.public_id)
+
+
+def _owned(request: HttpRequest, game_id) -> Game:
+    try:
+        return actions.get_owned_game(game_id, request.user)
+    except actions.GameNotFound:
+        raise Http404("no such game") from None
+
+
+def _login_guest(request: HttpRequest):
+    user_model = get_user_model()
+    user = user_model(username=GUEST_PREFIX + secrets.token_hex(6))
+    user.set_unusable_password()
+    user.save()
+    login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+    return user
