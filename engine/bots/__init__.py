@@ -1,0 +1,38 @@
+"""Bots: every one is a pure function of (observation, seed).
+
+>>> bot = get_bot("heuristic")
+>>> bot.name
+'heuristic'
+"""
+
+from __future__ import annotations
+
+from .base import Bot, View, bot_seed, decision_rng
+from .heuristic import HeuristicBot
+from .random_bot import RandomBot
+
+_FACTORIES = {
+    "random": RandomBot,
+    "heuristic": HeuristicBot,
+    "beginner": HeuristicBot,
+}
+
+
+def register(name: str, factory) -> None:
+    """Add a bot level (the strong bots register themselves here)."""
+    _FACTORIES[name] = factory
+
+
+def available() -> list[str]:
+    return sorted(_FACTORIES)
+
+
+def get_bot(name: str = "heuristic") -> Bot:
+    try:
+        factory = _FACTORIES[name]
+    except KeyError:
+        raise ValueError(f"unknown bot {name!r}: choose one of {', '.join(available())}") from None
+    return factory()
+
+
+__all__ = ["Bot", "View", "bot_seed", "decision_rng", "get_bot", "register", "available", "HeuristicBot", "RandomBot"]
