@@ -1,0 +1,47 @@
+// Card text <-> what people see. Engine notation: rank "7 8 9 J Q K A T" + suit "S H D C".
+
+export const SUITS = ["S", "H", "C", "D"]; // alternating colours when no trump is chosen
+export const SUIT_SYMBOL = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663" };
+export const RED = new Set(["H", "D"]);
+// High to low, the same in every suit: 10 (manille) A K Q J 9 8 7.
+export const RANK_ORDER = ["T", "A", "K", "Q", "J", "9", "8", "7"];
+
+export function rankText(rank) {
+  return rank === "T" ? "10" : rank;
+}
+
+export function parse(card) {
+  return { rank: card.slice(0, -1), suit: card.slice(-1) };
+}
+
+export function display(card) {
+  const { rank, suit } = parse(card);
+  return rankText(rank) + SUIT_SYMBOL[suit];
+}
+
+export function isRed(card) {
+  return RED.has(parse(card).suit);
+}
+
+// Trump first, then the other suits keeping colours alternating where possible.
+export function suitOrder(trump) {
+  if (!trump || !SUIT_SYMBOL[trump]) return SUITS.slice();
+  const rest = SUITS.filter((s) => s !== trump);
+  const out = [trump];
+  while (rest.length) {
+    const lastRed = RED.has(out[out.length - 1]);
+    const i = rest.findIndex((s) => RED.has(s) !== lastRed);
+    out.push(rest.splice(i === -1 ? 0 : i, 1)[0]);
+  }
+  return out;
+}
+
+export function sortHand(hand, trump) {
+  const order = suitOrder(trump);
+  return hand.slice().sort((a, b) => {
+    const pa = parse(a);
+    const pb = parse(b);
+    const ds = order.indexOf(pa.suit) - order.indexOf(pb.suit);
+    return ds !== 0 ? ds : RANK_ORDER.indexOf(pa.rank) - RANK_ORDER.indexOf(pb.rank);
+  });
+}

@@ -1,0 +1,350 @@
+// The table's controller: keeps the shown state, paces incoming events so people can
+// follow the bots, and turns clicks and keys into actions for the server.
+import { GameSocket } from "./socket.js";
+import * as R from "./render.js";
+
+const CARD_RE = /^[789JQKAT][SHDC]$/;
+const BOT_PAUSE_MS = 600;
+const TRICK_PAUSE_MS = 1100;
+const COLLECT_MS = 350;
+const SCALES = [0.75, 0.85, 1, 1.15, 1.3, 1.5];
+const store = {
+  get(k) {
+    try {
+      return window.localStorage.getItem(`manillen.${k}`);
+    } catch {
+      return null;
+    }
+  },
+  set(k, v) {
+    try {
+      window.localStorage.setItem(`manillen.${k}`, v);
+    } catch {
+      /* private mode: the setting lasts for this page only */
+    }
+  },
+};
+
+const root = document.getElementById("table-root");
+const $ = (sel) => root.querySelector(sel);
+
+const dict = {};
+document.querySelectorAll("#i18n [data-k]").forEach((n) => {
+  dict[n.dataset.k] = n.textContent.trim();
+});
+function t(key, params = {}) {
+  const raw = dict[key] ?? key;
+  return raw.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
+}
+
+const ui = {
+  state: JSON.parse(document.getElementById("initial-state").textContent),
+  seq: Number(root.dataset.seq || 0), // newest seq received from the server
+  shownSeq: Number(root.dataset.seq || 0), // seq of the state on screen
+  queue: [],
+  busy: false,
+  gen: 0,
+  pending: null, // action sent, no answer yet
+  trickView: null, // a completed trick still lying in the middle
+  note: "",
+  error: "",
+  fast: false,
+  wake: null,
+  holdUntil: 0,
+  collectTimer: null,
+};
+
+function interactive() {
+  return !ui.busy && ui.queue.length === 0 && ui.pending === null;
+}
+
+function draw() {
+  const s = ui.state;
+  root.dataset.phase = s.phase;
+  root.dataset.seq = String(ui.shownSeq);
+  root.dataset.toMove = s.to_move ?? "";
+  root.classList.toggle("waiting", !interactive());
+  R.renderSeats(root, s, t);
+  const cur = s.current_trick?.cards || [];
+  const trick = $("#trick");
+  if (cur.length) {
+    R.renderTrick(trick, cur);
+  } else if (ui.trickView) {
+    R.renderTrick(trick, ui.trickView.cards, ui.trickView);
+  } else {
+    R.renderTrick(trick, []);
+  }
+  R.renderHand($("#hand"), s, { interactive: interactive(), t });
+  R.renderChoices($("#choices"), s, { interactive: interactive(), t });
+  $("#prompt").textContent = R.promptText(s, t);
+  $("#prompt").classList.toggle("mine", s.to_move === s.seat && !s.game_over);
+  $("#note").textContent = ui.note;
+  $("#error").textContent = ui.error;
+  $("#error").hidden = !ui.error;
+  R.renderBoard($("#board-body"), $("#board-foot"), s, t);
+  const [wij, zij] = s.scores || [0, 0];
+  $("#mini-wij").textContent = String(wij);
+  $("#mini-zij").textContent = String(zij);
+  R.renderEnd($("#end"), s, t);
+  const endBoard = $("[data-end-board]");
+  if (endBoard && !$("#end").hidden) endBoard.replaceChildren($("#board table").cloneNode(true));
+}
+
+// The trick that this step completed, if any: {cards, winner}.
+function completedTrick(prev, next, msg) {
+  const pt = prev.tricks || [];
+  const nt = next.tricks || [];
+  if (next.deal_number === prev.deal_number && nt.length > pt.length) {
+    const last = nt[nt.length - 1];
+    return { cards: last.cards, winner: last.winner ?? null };
+  }
+  const pc = prev.current_trick?.cards || [];
+  if (next.deal_number !== prev.deal_number && pc.length === 3 && CARD_RE.test(msg.action || "")) {
+    return { cards: [...pc, [msg.actor, msg.action]], winner: null };
+  }
+  return null;
+}
+
+function dealNote(prev, next) {
+  const pb = prev.board || [];
+  const nb = next.board || [];
+  if (nb.length <= pb.length) return null;
+  const last = nb[nb.length - 1];
+  const [w, z] = last.written || [0, 0];
+  const [cw, cz] = last.card_points || ["?", "?"];
+  const head = t("deal_result", { n: last.deal, wij: cw, zij: cz });
+  if (w > 0) return `${head} ${t("wij_write", { n: w })}`;
+  if (z > 0) return `${head} ${t("zij_write", { n: z })}`;
+  return `${head} ${t("nobody_writes")}`;
+}
+
+function sleep(ms) {
+  if (ui.fast || ms <= 0) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      ui.wake = null;
+      resolve();
+    }
+    ui.wake = done;
+  });
+}
+
+async function collectTrick() {
+  const view = ui.trickView;
+  if (!view || view.collecting) return;
+  view.collecting = true;
+  draw();
+  await new Promise((r) => setTimeout(r, ui.fast ? 0 : COLLECT_MS));
+  if (ui.trickView === view) {
+    ui.trickView = null;
+    draw();
+  }
+}
+
+async function pump() {
+  if (ui.busy) return;
+  ui.busy = true;
+  const gen = ui.gen;
+  while (ui.queue.length && gen === ui.gen) {
+    // Hold the previous step on screen long enough to be read (not in fast play).
+    await sleep(ui.holdUntil - Date.now());
+    if (gen !== ui.gen) break;
+    if (ui.trickView) await collectTrick();
+    if (gen !== ui.gen || !ui.queue.length) break;
+    const msg = ui.queue.shift();
+    const prev = ui.state;
+    const next = msg.state;
+    const mine = msg.actor === next.seat;
+    const done = completedTrick(prev, next, msg);
+    const note = dealNote(prev, next);
+    if (mine) {
+      ui.pending = null;
+      ui.error = "";
+    }
+    ui.state = next;
+    ui.shownSeq = msg.seq;
+    if (done) {
+      ui.trickView = { ...done, collecting: false };
+      if (!note) ui.note = "";
+      clearTimeout(ui.collectTimer);
+      ui.collectTimer = setTimeout(collectTrick, ui.fast ? 600 : TRICK_PAUSE_MS);
+    }
+    if (note) ui.note = note;
+    let wait = mine ? 0 : BOT_PAUSE_MS;
+    if (done) wait = Math.max(wait, TRICK_PAUSE_MS);
+    ui.holdUntil = Date.now() + wait;
+    ui.busy = ui.queue.length > 0;
+    draw();
+    ui.busy = true;
+  }
+  if (gen === ui.gen) {
+    ui.busy = false;
+    draw();
+  }
+}
+
+function onMessage(msg) {
+  if (msg.type === "snapshot" && msg.state) {
+    ui.gen += 1;
+    ui.queue.length = 0;
+    ui.busy = false;
+    ui.pending = null;
+    ui.trickView = null;
+    ui.state = msg.state;
+    ui.seq = ui.shownSeq = Number(msg.seq);
+    draw();
+  } else if (msg.type === "event" && msg.state) {
+    const n = Number(msg.seq);
+    if (n <= ui.seq) return; // already have it
+    if (n !== ui.seq + 1) {
+      socket.requestSnapshot();
+      return;
+    }
+    ui.seq = n;
+    ui.queue.push(msg);
+    pump();
+  } else if (msg.type === "error") {
+    onError(msg);
+  }
+}
+
+function onError(msg) {
+  const card = ui.pending;
+  ui.pending = null;
+  if (msg.code === "stale" || msg.code === "not_your_turn") {
+    ui.error = msg.code === "not_your_turn" ? t("wait_turn") : "";
+    socket.requestSnapshot();
+  } else {
+    ui.error = msg.message || t("refused");
+  }
+  draw();
+  if (card && CARD_RE.test(card)) {
+    const btn = $(`#hand [data-card="${card}"]`);
+    if (btn) {
+      btn.classList.add("refused");
+      btn.focus();
+      setTimeout(() => btn.classList.remove("refused"), 500);
+    }
+  }
+}
+
+function act(action) {
+  if (!interactive()) return;
+  const s = ui.state;
+  if (s.to_move !== s.seat || s.game_over) {
+    ui.error = t("wait_turn");
+    draw();
+    return;
+  }
+  ui.pending = action;
+  ui.error = "";
+  socket.send({ type: "action", action, seq: ui.seq });
+  draw();
+}
+
+function setStatus(status) {
+  const conn = $("#conn");
+  const text = { closed: t("conn_lost"), reconnecting: t("conn_retry") }[status] || "";
+  conn.textContent = text;
+  conn.hidden = !text;
+  if (status === "closed") ui.pending = null;
+}
+
+// --- controls --------------------------------------------------------------------
+
+function moveFocus(container, selector, ev) {
+  const items = [...container.querySelectorAll(selector)];
+  const i = items.indexOf(document.activeElement);
+  if (i === -1) return;
+  const keys = { ArrowLeft: i - 1, ArrowUp: i - 1, ArrowRight: i + 1, ArrowDown: i + 1, Home: 0, End: items.length - 1 };
+  if (!(ev.key in keys)) return;
+  ev.preventDefault();
+  items[(keys[ev.key] + items.length) % items.length].focus();
+}
+
+$("#hand").addEventListener("click", (ev) => {
+  const btn = ev.target.closest("button[data-card]");
+  if (btn) act(btn.dataset.card);
+});
+$("#hand").addEventListener("keydown", (ev) => moveFocus($("#hand"), "button[data-card]", ev));
+$("#choices").addEventListener("click", (ev) => {
+  const btn = ev.target.closest("button[data-action]");
+  if (btn) act(btn.dataset.action);
+});
+$("#choices").addEventListener("keydown", (ev) => moveFocus($("#choices"), "button", ev));
+
+function csrfToken() {
+  const input = document.querySelector("input[name=csrfmiddlewaretoken]");
+  if (input) return input.value;
+  const m = document.cookie.match(/(?:^|;\s*)csrftoken=([^;]+)/);
+  return m ? decodeURIComponent(m[1]) : "";
+}
+
+const fastBox = $("#fast-play");
+function setFast(on, { persist = true } = {}) {
+  ui.fast = on;
+  fastBox.checked = on;
+  root.classList.toggle("fast", on);
+  if (on && ui.wake) ui.wake();
+  if (!persist) return;
+  store.set("fastPlay", on ? "1" : "0");
+  const url = root.dataset.fastPlayUrl;
+  if (url) {
+    const body = new URLSearchParams({ fast_play: on ? "1" : "0" });
+    fetch(url, {
+      method: "POST",
+      body,
+      credentials: "same-origin",
+      headers: { "X-CSRFToken": csrfToken(), Accept: "application/json" },
+    }).catch(() => {});
+  }
+}
+fastBox.addEventListener("change", () => setFast(fastBox.checked));
+{
+  const saved = store.get("fastPlay");
+  const server = (root.dataset.fastPlay || "").toLowerCase() === "true";
+  setFast(saved === null ? server : saved === "1", { persist: saved !== null && (saved === "1") !== server });
+}
+
+let scaleIdx = SCALES.indexOf(Number(store.get("scale")));
+if (scaleIdx === -1) scaleIdx = SCALES.indexOf(1);
+function applyScale() {
+  root.style.setProperty("--scale", String(SCALES[scaleIdx]));
+  $("#btn-smaller").disabled = scaleIdx === 0;
+  $("#btn-larger").disabled = scaleIdx === SCALES.length - 1;
+  store.set("scale", String(SCALES[scaleIdx]));
+}
+$("#btn-smaller").addEventListener("click", () => {
+  scaleIdx = Math.max(0, scaleIdx - 1);
+  applyScale();
+});
+$("#btn-larger").addEventListener("click", () => {
+  scaleIdx = Math.min(SCALES.length - 1, scaleIdx + 1);
+  applyScale();
+});
+applyScale();
+
+const scoresBtn = $("#btn-scores");
+function setBoard(open) {
+  root.classList.toggle("board-open", open);
+  scoresBtn.setAttribute("aria-expanded", String(open));
+}
+scoresBtn.addEventListener("click", () => setBoard(!root.classList.contains("board-open")));
+$("#board-close")?.addEventListener("click", () => {
+  setBoard(false);
+  scoresBtn.focus();
+});
+document.addEventListener("keydown", (ev) => {
+  if (ev.key === "Escape" && root.classList.contains("board-open") && window.innerWidth < 900) setBoard(false);
+});
+setBoard(window.innerWidth >= 900);
+
+// --- go ------------------------------------------------------------------------
+const socket = new GameSocket(root.dataset.wsPath, { onMessage, onStatus: setStatus });
+draw();
+if (root.dataset.wsPath) socket.connect();
+
+// For debugging from the console and for tests; not an API.
+window.manillenTable = { ui, draw };

@@ -1,0 +1,264 @@
+// Pure DOM rendering of one observation. No network, no timers: main.js decides
+// what to show when; these functions only draw it.
+import { display, isRed, parse, rankText, sortHand, SUIT_SYMBOL } from "./cards.js";
+
+const SEAT_CLASS = ["south", "west", "north", "east"];
+const ANNOUNCE_ACTIONS = ["blind", "look", "mee", "tegen", "pass"];
+
+function el(tag, attrs = {}, children = []) {
+  const node = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === null || v === undefined || v === false) continue;
+    if (k === "class") node.className = v;
+    else if (k === "text") node.textContent = v;
+    else node.setAttribute(k, v === true ? "" : String(v));
+  }
+  for (const c of [].concat(children)) if (c) node.append(c);
+  return node;
+}
+
+export function seatName(seat, t) {
+  return t(`seat_${seat}`);
+}
+
+export function cardFace(card, { tag = "span", attrs = {} } = {}) {
+  const { rank, suit } = parse(card);
+  const face = el(tag, {
+    class: `card face ${isRed(card) ? "red" : "black"}`,
+    "aria-label": display(card),
+    ...attrs,
+  });
+  face.append(
+    el("span", { class: "corner", "aria-hidden": "true" }, [
+      el("span", { class: "rank", text: rankText(rank) }),
+      el("span", { class: "suit", text: SUIT_SYMBOL[suit] }),
+    ]),
+    el("span", { class: "pip", "aria-hidden": "true", text: SUIT_SYMBOL[suit] }),
+  );
+  return face;
+}
+
+export function cardBack(extraClass = "") {
+  return el("span", { class: `card back ${extraClass}`.trim(), "aria-hidden": "true" });
+}
+
+// What the dealer chose, shown under his name for the whole deal.
+export function choiceText(state, t) {
+  if (!state.trump_chosen) return "";
+  const mult = state.multiplier > 1 ? ` \u00d7${state.multiplier}` : "";
+  if (state.no_trump) return `${t("no_trump")}${mult}`;
+  if (state.trump) return `${t("trump")} ${SUIT_SYMBOL[state.trump]}${mult}`;
+  return "";
+}
+
+export function renderSeats(root, state, t) {
+  const over = state.phase === "game_over" || state.game_over;
+  for (let seat = 0; seat < 4; seat += 1) {
+    const box = root.querySelector(`.seat[data-seat="${seat}"]`);
+    if (!box) continue;
+    const toMove = !over && state.to_move === seat;
+    box.classList.toggle("to-move", toMove);
+    box.querySelector(".dot").hidden = !toMove;
+    box.querySelector(".name").textContent = seatName(seat, t);
+    const sub = box.querySelector(".seat-sub");
+    const lines = [];
+    if (state.dealer === seat) {
+      lines.push(t("deals"));
+      const choice = choiceText(state, t);
+      if (choice) lines.push(choice);
+    }
+    for (const [who, word] of state.announcements || []) {
+      if (who === seat) lines.push(t(`said_${word}`) || word);
+    }
+    sub.textContent = lines.join(" \u00b7 ");
+    const backs = box.querySelector(".backs");
+    if (backs) {
+      const n = (state.hand_sizes || [])[seat] ?? 0;
+      backs.replaceChildren(...Array.from({ length: n }, () => cardBack("small")));
+      backs.setAttribute("aria-label", t("cards_left", { n }));
+    }
+  }
+}
+
+// cards: [[seat, "KS"], ...]; winner: seat or null once the trick is complete.
+export function renderTrick(container, cards, { winner = null, collecting = false } = {}) {
+  container.replaceChildren();
+  container.classList.toggle("complete", winner !== null);
+  container.classList.toggle("collecting", collecting);
+  container.dataset.winner = winner === null ? "" : SEAT_CLASS[winner];
+  for (const [seat, card] of cards) {
+    const face = cardFace(card, { attrs: { "data-trick-card": card, "data-seat": seat } });
+    face.classList.add("played", `from-${SEAT_CLASS[seat]}`);
+    if (winner === seat) face.classList.add("winning");
+    container.append(face);
+  }
+}
+
+export function renderHand(container, state, { interactive, t }) {
+  const focused = document.activeElement?.dataset?.card;
+  const hadFocus = container.contains(document.activeElement);
+  container.replaceChildren();
+  if (state.hand === null || state.hand === undefined) {
+    const n = (state.hand_sizes || [])[state.seat ?? 0] ?? 8;
+    container.classList.add("face-down");
+    container.setAttribute("aria-label", t("hand_face_down"));
+    for (let i = 0; i < n; i += 1) container.append(cardBack());
+    return;
+  }
+  container.classList.remove("face-down");
+  container.setAttribute("aria-label", t("your_cards"));
+  const legal = new Set(interactive ? state.legal || [] : []);
+  const myTurn = interactive && state.phase === "play" && state.to_move === state.seat;
+  container.classList.toggle("my-turn", myTurn);
+  for (const card of sortHand(state.hand, state.trump_chosen ? state.trump : null)) {
+    const ok = legal.has(card);
+    const btn = cardFace(card, {
+      tag: "button",
+      attrs: {
+        type: "button",
+        "data-card": card,
+        "data-legal": ok || null,
+        "aria-label": ok ? display(card) : `${display(card)} (${t("not_allowed_now")})`,
+      },
+    });
+    if (myTurn && !ok) btn.classList.add("dim");
+    container.append(btn);
+  }
+  const again = focused && container.querySelector(`[data-card="${focused}"]`);
+  if (again) again.focus();
+  else if (hadFocus && myTurn) container.querySelector("[data-legal]")?.focus();
+}
+
+export function renderChoices(container, state, { interactive, t }) {
+  container.replaceChildren();
+  const legal = interactive && state.to_move === state.seat ? state.legal || [] : [];
+  const trumps = legal.filter((a) => a.startsWith("trump:"));
+  const extras = legal.filter((a) => ANNOUNCE_ACTIONS.includes(a));
+  if (!trumps.length && !extras.length) {
+    container.hidden = true;
+    return;
+  }
+  container.hidden = false;
+  for (const action of trumps) {
+    const suit = action.slice(6);
+    const isNone = suit === "none";
+    const label = isNone ? t("no_trump_button") : `${SUIT_SYMBOL[suit]} ${t(`suit_${suit}`)}`;
+    container.append(
+      el("button", {
+        type: "button",
+        class: `choice trump-${suit} ${isNone ? "none" : isRed(`7${suit}`) ? "red" : "black"}`,
+        "data-action": action,
+        "data-trump": suit,
+        text: label,
+      }),
+    );
+  }
+  for (const action of extras) {
+    container.append(
+      el("button", {
+        type: "button",
+        class: `choice announce ${action}`,
+        "data-action": action,
+        "data-announce": action,
+        text: t(`action_${action}`),
+      }),
+    );
+  }
+}
+
+export function promptText(state, t) {
+  if (state.phase === "game_over" || state.game_over) return t("game_over");
+  const seat = state.seat ?? 0;
+  const legal = state.legal || [];
+  if (state.to_move === seat) {
+    if (state.phase === "trump") return t("you_deal_choose");
+    if (state.phase === "blind") return t("you_deal_blind");
+    if (state.phase === "announce") {
+      if (legal.includes("mee")) return t("announce_mee");
+      if (legal.includes("tegen")) return t("announce_tegen");
+      return t("your_turn");
+    }
+    const cards = state.current_trick?.cards || [];
+    return cards.length === 0 ? t("you_lead") : t("you_follow");
+  }
+  const who = seatName(state.to_move, t);
+  if (state.phase === "trump" || state.phase === "blind") {
+    if (state.hand === null && state.dealer === 2) return t("partner_chooses");
+    return t("someone_chooses", { name: who });
+  }
+  return t("someone_to_move", { name: who });
+}
+
+function signed(n) {
+  return n > 0 ? `+${n}` : n < 0 ? `\u2212${-n}` : "0";
+}
+
+function boardRow(cells, cls) {
+  return el(
+    "tr",
+    { class: cls },
+    cells.map((c, i) => el(i === 0 ? "th" : "td", { scope: i === 0 ? "row" : null }, c)),
+  );
+}
+
+function markFor(entry, t) {
+  const bits = [];
+  if (entry.no_trump) bits.push(t("nt_short"));
+  else if (entry.trump) {
+    bits.push(el("span", { class: isRed(`7${entry.trump}`) ? "red" : "", text: SUIT_SYMBOL[entry.trump] }));
+  }
+  if (entry.multiplier > 1) bits.push(el("span", { class: "mult", text: ` \u00d7${entry.multiplier}` }));
+  return el("span", { class: "mark" }, bits);
+}
+
+export function renderBoard(tbody, tfoot, state, t) {
+  tbody.replaceChildren();
+  for (const entry of state.board || []) {
+    const [w, z] = entry.written || [0, 0];
+    const pts = entry.card_points || [];
+    const row = boardRow(
+      [String(entry.deal), markFor(entry, t), w ? String(w) : "\u00b7", z ? String(z) : "\u00b7"],
+      "done",
+    );
+    if (pts.length) row.title = t("card_points", { wij: pts[0], zij: pts[1] });
+    tbody.append(row);
+  }
+  const over = state.phase === "game_over" || state.game_over;
+  if (!over && state.deal_number) {
+    const [w, z] = state.team_points || [0, 0];
+    const cur = {
+      trump: state.trump_chosen ? state.trump : null,
+      no_trump: state.trump_chosen && state.no_trump,
+      multiplier: state.multiplier,
+    };
+    const row = boardRow([String(state.deal_number), markFor(cur, t), String(w), String(z)], "current");
+    row.title = t("current_deal_points");
+    tbody.append(row);
+  }
+  const [sw, sz] = state.scores || [0, 0];
+  tfoot.replaceChildren(boardRow([t("total"), "", String(sw), String(sz)], "total"));
+}
+
+export function renderEnd(box, state, t) {
+  const over = state.phase === "game_over" || state.game_over;
+  if (!over) {
+    box.hidden = true;
+    box.removeAttribute("data-game-over");
+    box.removeAttribute("data-score");
+    return;
+  }
+  const [wij, zij] = state.outcome?.scores || state.scores || [0, 0];
+  const score = wij - zij;
+  box.hidden = false;
+  box.setAttribute("data-game-over", "");
+  box.setAttribute("data-score", String(score));
+  box.querySelector("[data-end-wij]").textContent = String(wij);
+  box.querySelector("[data-end-zij]").textContent = String(zij);
+  box.querySelector("[data-end-score]").textContent = signed(score);
+  const winner = state.outcome ? state.outcome.winner : wij > zij ? 0 : wij < zij ? 1 : null;
+  const myTeam = (state.seat ?? 0) % 2;
+  box.querySelector("[data-end-title]").textContent =
+    winner === null || winner === undefined ? t("draw") : winner === myTeam ? t("won") : t("lost");
+}
+
+export { signed };
