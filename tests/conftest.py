@@ -1,0 +1,82 @@
+"""Shared fixtures for the integration and realtime suites.
+
+Two modes, one suite:
+- embedded (default): SQLite, InMemoryChannelLayer, Celery tasks run eagerly in process;
+- production stack (DATABASE_URL and REDIS_URL set, as in .ci/run): PostgreSQL,
+  channels_redis and a REAL Celery worker process, started here once per session and
+  pointed at the test database that pytest-django created.
+Tests that make moves use `transactional_db` so that commits (and so on_commit events
+and task dispatch) really happen and a worker in another process can see the rows.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+
+from tests.helpers import PRODUCTION_STACK, ROOT
+
+
+def pytest_report_header(config):
+    if PRODUCTION_STACK:
+        return "manillen: production stack (PostgreSQL + channels_redis + Celery worker)"
+    return "manillen: embedded mode (SQLite + in-memory layer + eager Celery)"
+
+
+@pytest.fixture(scope="session")
+def bot_worker(django_db_setup, django_db_blocker):
+    """A Celery worker on the bots queue (production stack only), else None."""
+    if not PRODUCTION_STACK:
+        yield None
+        return
+    from django.db import connection
+
+    from config.celery import app
+
+    name = f"manillen-test-{os.getpid()}@localhost"
+    app.control.purge()  # tasks left behind by an earlier, interrupted run
+    env = {**os.environ, "DATABASE_NAME": connection.settings_dict["NAME"]}
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "bots,celery",
+         "-c", "1", "--pool=solo", "-l", "warning", "-n", name, "--without-gossip",
+         "--without-mingle", "--without-heartbeat"],
+        cwd=ROOT, env=env,
+    )  # fmt: skip
+    try:
+        deadline = time.monotonic() + 60
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"celery worker exited with code {proc.returncode}")
+            replies = app.control.ping(destination=[name], timeout=0.5)
+            if replies:
+                break
+            if time.monotonic() > deadline:
+                pytest.fail("celery worker did not answer a ping within 60 s")
+        yield proc
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture
+def live_game_db(transactional_db, bot_worker):
+    """Committed database + whatever plays the bots in this mode."""
+    return bot_worker
+
+
+@pytest.fixture
+def user(django_user_model):
+    return django_user_model.objects.create_user("south", password="pw-south-123")
+
+
+@pytest.fixture
+def other_user(django_user_model):
+    return django_user_model.objects.create_user("intruder", password="pw-intruder-123")

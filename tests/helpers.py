@@ -1,0 +1,59 @@
+"""Helpers shared by the integration and realtime tests (not fixtures)."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+PRODUCTION_STACK = bool(os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL"))
+CARD_RE = re.compile(r"^[789JQKAT][SHDC]$")
+
+
+def wait_for_turn(public_id, timeout: float = 15.0):
+    """Wait until South is to move or the game is over; return the fresh Game row.
+
+    In embedded mode the bots have already replied by the time an action returns; with
+    a real worker they answer a little later, in another process.
+    """
+    from game.models import Game
+
+    deadline = time.monotonic() + timeout
+    while True:
+        game = Game.objects.get(public_id=public_id)
+        state = game.state or {}
+        if state.get("game_over") or state.get("to_move") == 0:
+            return game
+        if time.monotonic() > deadline:
+            raise AssertionError(f"bots did not reply within {timeout}s (seq {game.seq})")
+        time.sleep(0.02)
+
+
+def card_tokens(payload: Any) -> set[str]:
+    """Every string in a JSON payload that is a card, wherever it is nested."""
+    found: set[str] = set()
+    stack = [payload]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list):
+            stack.extend(item)
+        elif isinstance(item, str) and CARD_RE.match(item):
+            found.add(item)
+    return found
+
+
+def hidden_cards(seed: str, rules: str, actions: list[str]) -> set[str]:
+    """Cards South may not see after `actions`: the other three hands (and South's own
+    while it is face down, when North deals)."""
+    import engine
+
+    eng = engine.Game.replay(seed, rules, actions)
+    hidden = {str(c) for seat in (1, 2, 3) for c in eng.deal.hand(seat)}
+    if eng.observation(0)["hand"] is None:
+        hidden |= {str(c) for c in eng.deal.hand(0)}
+    return hidden

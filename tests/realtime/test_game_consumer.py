@@ -1,0 +1,179 @@
+"""The game websocket: snapshot on connect, strict schema, events for every move."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from channels.db import database_sync_to_async
+from channels.testing import WebsocketCommunicator
+from django.test import Client
+
+from config.asgi import application
+from game import actions
+from game.models import Game
+from tests.helpers import card_tokens, hidden_cards, wait_for_turn
+
+pytestmark = [pytest.mark.usefixtures("live_game_db")]
+
+TIMEOUT = 10
+
+
+def _session_cookie(user) -> bytes:
+    client = Client()
+    client.force_login(user)
+    return f"sessionid={client.cookies['sessionid'].value}".encode()
+
+
+@database_sync_to_async
+def _make_game(user, seed="ws-test-1"):
+    game = actions.create_game(user, seed=seed)
+    return wait_for_turn(game.public_id), _session_cookie(user)
+
+
+@database_sync_to_async
+def _reload(game) -> Game:
+    return Game.objects.get(pk=game.pk)
+
+
+@database_sync_to_async
+def _cookie(user) -> bytes:
+    return _session_cookie(user)
+
+
+def _communicator(game_id, cookie: bytes | None, origin=b"http://testserver"):
+    headers = [(b"origin", origin), (b"host", b"testserver")]
+    if cookie:
+        headers.append((b"cookie", cookie))
+    return WebsocketCommunicator(application, f"/ws/game/{game_id}/", headers=headers)
+
+
+async def _connect(game, cookie):
+    comm = _communicator(game.public_id, cookie)
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    assert connected
+    snapshot = await comm.receive_json_from(timeout=TIMEOUT)
+    return comm, snapshot
+
+
+async def test_connect_sends_a_snapshot_of_souths_view(user):
+    game, cookie = await _make_game(user)
+    comm, snapshot = await _connect(game, cookie)
+    assert snapshot["type"] == "snapshot"
+    assert snapshot["seq"] == game.seq
+    assert snapshot["state"]["seat"] == 0
+    assert snapshot["state"] == game.state
+    await comm.send_json_to({"type": "snapshot"})
+    again = await comm.receive_json_from(timeout=TIMEOUT)
+    assert again == snapshot
+    await comm.disconnect()
+
+
+async def test_other_users_and_anonymous_visitors_get_not_found(user, other_user):
+    game, _ = await _make_game(user)
+    for cookie in (await _cookie(other_user), None):
+        comm = _communicator(game.public_id, cookie)
+        connected, _ = await comm.connect(timeout=TIMEOUT)
+        assert connected
+        message = await comm.receive_json_from(timeout=TIMEOUT)
+        assert message["type"] == "error" and message["code"] == "not_found"
+        assert "state" not in message
+        closed = await comm.receive_output(timeout=TIMEOUT)
+        assert closed["type"] == "websocket.close"
+        await comm.disconnect()
+
+
+async def test_foreign_origin_is_rejected(user):
+    game, cookie = await _make_game(user)
+    comm = _communicator(game.public_id, cookie, origin=b"http://evil.example")
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    assert not connected
+
+
+HOSTILE = [
+    "not json",
+    "[1, 2, 3]",
+    "42",
+    "null",
+    json.dumps({"type": "action"}),
+    json.dumps({"type": "action", "action": "TS"}),
+    json.dumps({"type": "action", "action": "TS", "seq": "3"}),
+    json.dumps({"type": "action", "action": "TS", "seq": True}),
+    json.dumps({"type": "action", "action": "TS", "seq": -1}),
+    json.dumps({"type": "action", "action": "TS", "seq": 1.5}),
+    json.dumps({"type": "action", "action": 7, "seq": 0}),
+    json.dumps({"type": "action", "action": "", "seq": 0}),
+    json.dumps({"type": "action", "action": "T" * 17, "seq": 0}),
+    json.dumps({"type": "action", "action": "T♠", "seq": 0}),
+    json.dumps({"type": "action", "action": "TS", "seq": 0, "user_id": 1}),
+    json.dumps({"type": "snapshot", "seat": 2}),
+    json.dumps({"type": "become_north"}),
+    json.dumps({"action": "TS", "seq": 0}),
+    json.dumps({"type": "action", "action": "TS", "seq": 0, "pad": "x" * 5000}),
+]
+
+
+async def test_hostile_messages_get_an_error_and_change_nothing(user):
+    game, cookie = await _make_game(user)
+    comm, snapshot = await _connect(game, cookie)
+    for text in HOSTILE:
+        await comm.send_to(text_data=text)
+        reply = await comm.receive_json_from(timeout=TIMEOUT)
+        assert reply["type"] == "error", text
+        assert reply["code"] == "bad_message", (text, reply)
+    await comm.send_to(bytes_data=b"\x00\x01")
+    reply = await comm.receive_json_from(timeout=TIMEOUT)
+    assert reply["code"] == "bad_message"
+    assert await comm.receive_nothing(timeout=0.2)
+    after = await _reload(game)
+    assert (after.seq, after.actions) == (game.seq, game.actions)
+    await comm.disconnect()
+
+
+async def test_illegal_and_stale_moves_get_their_error_code(user):
+    game, cookie = await _make_game(user)
+    comm, snapshot = await _connect(game, cookie)
+    state = snapshot["state"]
+    await comm.send_json_to({"type": "action", "action": state["legal"][0], "seq": game.seq + 5})
+    reply = await comm.receive_json_from(timeout=TIMEOUT)
+    assert reply["type"] == "error" and reply["code"] == "stale"
+    await comm.send_json_to({"type": "action", "action": "ZZ", "seq": game.seq})
+    reply = await comm.receive_json_from(timeout=TIMEOUT)
+    assert reply["type"] == "error" and reply["code"] == "illegal"
+    assert reply["message"]
+    after = await _reload(game)
+    assert after.seq == game.seq
+    await comm.disconnect()
+
+
+async def test_a_legal_move_brings_events_for_it_and_every_bot_reply(user):
+    game, cookie = await _make_game(user)
+    comm, snapshot = await _connect(game, cookie)
+    seq = snapshot["seq"]
+    payloads = [snapshot]
+    for _ in range(6):  # a few moves: trick ends, bot leads, maybe a new deal
+        state = payloads[-1]["state"]
+        if state["game_over"]:
+            break
+        await comm.send_json_to({"type": "action", "action": state["legal"][0], "seq": seq})
+        while True:
+            event = await comm.receive_json_from(timeout=TIMEOUT)
+            assert event["type"] == "event", event
+            assert event["seq"] == seq + 1  # versioned, no gaps
+            seq = event["seq"]
+            payloads.append(event)
+            if event["state"]["to_move"] == 0 or event["state"]["game_over"]:
+                break
+        assert payloads[-1]["actor"] in (0, 1, 2, 3)
+    human = [p for p in payloads if p.get("actor") == 0]
+    bots = [p for p in payloads if p.get("actor") in (1, 2, 3)]
+    assert human and bots
+    after = await _reload(game)
+    assert after.seq == seq
+    assert [p["action"] for p in payloads[1:]] == after.actions[game.seq :]
+    # South's view only, and not one card South may not see, in any payload.
+    for payload in payloads:
+        assert payload["state"]["seat"] == 0
+        hidden = hidden_cards(after.seed, after.rules, after.actions[: payload["seq"]])
+        assert not (card_tokens(payload) & hidden), payload
+    await comm.disconnect()
