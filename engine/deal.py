@@ -23,6 +23,7 @@ from typing import NamedTuple
 from .cards import (
     ABOVE,
     CARD_BY_TEXT,
+    CARD_TEXT,
     CARDS,
     FULL_DECK,
     RANK_POINTS,
@@ -105,7 +106,7 @@ class Deal:
         "rules", "number", "dealer", "hands", "initial_hands", "turned", "phase", "to_move",
         "trump", "no_trump", "blind", "trump_chosen", "doublings", "announcements",
         "_ann_side", "_ann_index", "tie_factor", "_trick", "_led", "_win_seat", "_win_card",
-        "tricks", "team_points", "tricks_won", "result", "actions", "_dir",
+        "tricks", "team_points", "tricks_won", "result", "actions", "_dir", "_lm",
     )  # fmt: skip
 
     def __init__(
@@ -145,6 +146,7 @@ class Deal:
         self.tricks_won = [0, 0]
         self.result: DealResult | None = None
         self.actions: list[str] = []
+        self._lm = -1  # cached legal mask of the position, -1 when unknown
         if rs.trump_by_turned_card:
             if turned is None or not (hands[dealer] >> turned & 1):
                 raise ValueError("these rules turn the dealer's last card: give it as turned=")
@@ -258,7 +260,7 @@ class Deal:
     def legal_actions(self) -> list[str]:
         phase = self.phase
         if phase == PLAY:
-            return mask_texts(self._legal_mask())
+            return mask_texts(self.legal_mask())
         if phase == TRUMP:
             acts = list(TRUMP_ACTIONS)
             if self.rules.allow_no_trump:
@@ -274,10 +276,17 @@ class Deal:
         """The cards the player to move may play (empty outside the play phase)."""
         if self.phase != PLAY:
             return []
-        return mask_cards(self._legal_mask())
+        m = self._lm
+        if m < 0:
+            m = self._lm = self._legal_mask()
+        return mask_cards(m)
 
     def legal_mask(self) -> int:
-        return self._legal_mask() if self.phase == PLAY else 0
+        if self.phase != PLAY:
+            return 0
+        if self._lm < 0:
+            self._lm = self._legal_mask()
+        return self._lm
 
     def _legal_mask(self) -> int:
         # Hot path: mirrors _legal_explained() without building reasons.
@@ -482,7 +491,10 @@ class Deal:
                     raise IllegalMove("unknown_action", str(e), action=str(card)) from None
         if self.phase != PLAY:
             raise self._wrong_phase(str(card))
-        if not (self._legal_mask() >> card & 1):
+        m = self._lm
+        if m < 0:
+            m = self._legal_mask()
+        if not (m >> card & 1):
             raise self._refusal(card)
         self._play(card)
 
@@ -490,19 +502,22 @@ class Deal:
         """Play without checking legality (for search code that already knows)."""
         p = self.to_move
         self.hands[p] &= ~(1 << card)
-        self.actions.append(str(card))
+        self.actions.append(CARD_TEXT[card])
+        self._lm = -1
         trick = self._trick
         if not trick:
             self._led = card >> 3
             self._win_card = card
             self._win_seat = p
-        else:
-            w = self._win_card
-            if (card >> 3) == (w >> 3):
-                if card > w:
-                    self._win_card, self._win_seat = card, p
-            elif (card >> 3) == self.trump:
+            trick.append((p, card))
+            self.to_move = (p + self._dir) % 4
+            return
+        w = self._win_card
+        if (card >> 3) == (w >> 3):
+            if card > w:
                 self._win_card, self._win_seat = card, p
+        elif (card >> 3) == self.trump:
+            self._win_card, self._win_seat = card, p
         trick.append((p, card))
         if len(trick) < 4:
             self.to_move = (p + self._dir) % 4
@@ -511,14 +526,15 @@ class Deal:
         team = winner & 1
         pts = _POINTS[trick[0][1]] + _POINTS[trick[1][1]] + _POINTS[trick[2][1]] + _POINTS[trick[3][1]]
         pts += self.rules.trick_bonus
-        self.tricks.append(Trick(trick[0][0], tuple(trick), winner))
-        if len(self.tricks) == 8:
+        tricks = self.tricks
+        tricks.append(Trick(trick[0][0], tuple(trick), winner))
+        if len(tricks) == 8:
             pts += self.rules.last_trick_bonus
         self.team_points[team] += pts
         self.tricks_won[team] += 1
         self._trick = []
         self.to_move = winner
-        if len(self.tricks) == 8:
+        if len(tricks) == 8:
             self._finish()
 
     def _finish(self) -> None:

@@ -15,8 +15,10 @@ True
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
+import struct
 from dataclasses import dataclass
 
 from .cards import CARDS, Card
@@ -34,36 +36,41 @@ def seed_bytes(seed: str | bytes | int) -> bytes:
 
 
 class _Stream:
-    """Counter-mode HMAC-SHA256 byte stream with unbiased bounded integers."""
+    """Counter-mode byte stream with unbiased bounded integers.
 
-    __slots__ = ("_key", "_label", "_counter", "_buf", "_pos")
+    One HMAC-SHA256 of the seed and a label gives a subkey; block *i* of the stream is
+    SHA-256(subkey || i).  Both are fixed algorithms, so the stream never changes.
+    """
+
+    __slots__ = ("_subkey", "_counter", "_words", "_pos")
 
     def __init__(self, key: bytes, label: bytes) -> None:
-        self._key = key
-        self._label = label
+        self._subkey = hmac.digest(key, label, "sha256")
         self._counter = 0
-        self._buf = b""
+        self._words: tuple[int, ...] = ()
         self._pos = 0
 
-    def _u32(self) -> int:
-        if self._pos + 4 > len(self._buf):
-            msg = self._label + b"/" + str(self._counter).encode()
-            self._buf = hmac.new(self._key, msg, hashlib.sha256).digest()
-            self._counter += 1
-            self._pos = 0
-        v = int.from_bytes(self._buf[self._pos : self._pos + 4], "big")
-        self._pos += 4
-        return v
+    def _refill(self, blocks: int) -> None:
+        data = b"".join(
+            hashlib.sha256(self._subkey + (self._counter + i).to_bytes(4, "big")).digest() for i in range(blocks)
+        )
+        self._counter += blocks
+        self._words = struct.unpack(">%dI" % (8 * blocks), data)
+        self._pos = 0
 
     def below(self, n: int) -> int:
         """Uniform integer in [0, n) by rejection sampling (no modulo bias)."""
         limit = (1 << 32) - (1 << 32) % n
         while True:
-            v = self._u32()
+            if self._pos >= len(self._words):
+                self._refill(4)
+            v = self._words[self._pos]
+            self._pos += 1
             if v < limit:
                 return v % n
 
 
+@functools.lru_cache(maxsize=256)
 def first_dealer(seed: str | bytes | int) -> int:
     return _Stream(seed_bytes(seed), _DOMAIN + b"dealer").below(4)
 
