@@ -1,0 +1,101 @@
+"""HTTP views: quick play, the table page, downloads, fast play, accounts."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from game.models import Game
+from tests.helpers import wait_for_turn
+
+pytestmark = pytest.mark.usefixtures("live_game_db")
+
+
+def _start(client) -> Game:
+    response = client.post("/play/")
+    assert response.status_code == 302
+    game = Game.objects.latest("created")
+    assert response["Location"] == f"/game/{game.public_id}/"
+    return wait_for_turn(game.public_id)
+
+
+def test_home_page_links_to_play_and_login(client):
+    response = client.get("/")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "/play/" in body
+    assert "/accounts/login/" in body
+
+
+def test_anonymous_quick_play_gets_a_guest_player_and_a_game(client):
+    game = _start(client)
+    assert game.owner.username.startswith("gast-")
+    assert not game.owner.has_usable_password()
+    response = client.get(f"/game/{game.public_id}/")
+    assert response.status_code == 200
+    assert [t.name for t in response.templates][0] == "game/table.html"
+    assert response.context["game"] == game
+    assert response.context["ws_path"] == f"/ws/game/{game.public_id}/"
+    assert response.context["seq"] == game.seq
+    assert json.loads(response.context["state_json"]) == response.context["state"] == game.state
+
+
+def test_get_play_also_starts_a_game_for_a_logged_in_user(client, user):
+    client.force_login(user)
+    response = client.get("/play/")
+    assert response.status_code == 302
+    assert Game.objects.get(owner=user).public_id.hex in response["Location"].replace("-", "")
+
+
+def test_only_the_owner_sees_a_game(client, other_user):
+    game = _start(client)
+    urls = [f"/game/{game.public_id}/", f"/game/{game.public_id}/state.json",
+            f"/game/{game.public_id}/record.txt"]  # fmt: skip
+    stranger = client.__class__()
+    for url in urls:
+        assert stranger.get(url).status_code == 404
+    stranger.force_login(other_user)
+    for url in urls:
+        assert stranger.get(url).status_code == 404
+    assert stranger.post(f"/game/{game.public_id}/fast/").status_code == 404
+    assert client.get("/game/00000000-0000-0000-0000-000000000000/").status_code == 404
+
+
+def test_state_json_is_the_owners_snapshot(client):
+    game = _start(client)
+    data = client.get(f"/game/{game.public_id}/state.json").json()
+    assert data == {"type": "snapshot", "seq": game.seq, "state": game.state}
+
+
+def test_record_download_is_the_engine_game_record(client):
+    records = pytest.importorskip("engine.records")
+    import engine
+
+    game = _start(client)
+    response = client.get(f"/game/{game.public_id}/record.txt")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/plain")
+    assert "attachment" in response["Content-Disposition"]
+    eng = engine.Game.replay(game.seed, game.rules, game.actions)
+    assert response.content.decode() == records.write_text(eng)
+
+
+def test_fast_play_is_toggled_by_post_only(client):
+    game = _start(client)
+    url = f"/game/{game.public_id}/fast/"
+    assert client.get(url).status_code == 405
+    response = client.post(url, {"fast_play": "1"}, headers={"Accept": "application/json"})
+    assert response.json() == {"fast_play": True}
+    assert client.post(url).status_code == 302  # toggle, back to the table
+    game.refresh_from_db()
+    assert game.fast_play is False
+
+
+def test_login_and_logout_work(client, user):
+    assert client.get("/accounts/login/").status_code == 200
+    response = client.post("/accounts/login/", {"username": "south", "password": "pw-south-123"})
+    assert response.status_code == 302
+    assert client.get("/").context["user"] == user
+    assert client.post("/accounts/logout/").status_code == 302
+    assert not client.get("/").context["user"].is_authenticated
