@@ -191,6 +191,35 @@ def play_bots(game_pk: int, expected_seq: int) -> int:
     return len(events)
 
 
+def autoplay(game_pk: int) -> int:
+    """Play the game to its end with the bot in every seat, South included.
+
+    For a tournament closing with the rule "finish by the bot". Each move, South's too,
+    goes through `_apply` with the bot seeded by (seed, deal number, seat), as always.
+    Returns the number of moves played (0 if the game was already over).
+    """
+    with transaction.atomic():
+        try:
+            game = Game.objects.select_for_update().get(pk=game_pk)
+        except Game.DoesNotExist:
+            return 0
+        if game.status != Game.Status.ACTIVE:
+            return 0
+        eng = replay(game)
+        bot = get_bot(game.bot_level)
+        events = []
+        while not eng.is_terminal():
+            seat = eng.to_move
+            choice = bot.act(eng.observation(seat), bot_seed(game.seed, eng.deal_number, seat))
+            events.append(_apply(game, eng, seat, choice))
+        if not events:
+            return 0
+        _store(game, eng)
+        game.save()
+        _after_commit(game, eng, events=events)
+    return len(events)
+
+
 def set_fast_play(public_id, user, value: bool | None = None) -> Game:
     """Set (or toggle, with value None) "vlot doorspelen" for the owner's game."""
     with transaction.atomic():
@@ -234,6 +263,11 @@ def _store(game: Game, eng: engine.Game) -> None:
 
 
 def _after_commit(game: Game, eng: engine.Game, events: list[Event]) -> None:
+    if events and eng.is_terminal():
+        # This transaction made the last move: let tournaments finish the entry atomically.
+        from .signals import game_finished
+
+        game_finished.send(sender=Game, game=game, engine_game=eng)
     group = game.group_name
     messages = [e.as_message() for e in events]
     if messages:

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from . import actions
 from .models import Game
+from .signals import is_seed_sealed
 
 GUEST_PREFIX = "gast-"
 
@@ -50,6 +51,9 @@ def table(request: HttpRequest, game_id) -> HttpResponse:
 
 def record(request: HttpRequest, game_id) -> HttpResponse:
     game = _owned(request, game_id)
+    if is_seed_sealed(game):
+        # A record names the seed; a running tournament's seed reveals every hand.
+        raise Http404("the record is available when the tournament closes")
     response = HttpResponse(actions.record_text(game), content_type="text/plain; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="manillen-{game.public_id}.txt"'
     return response

@@ -1,0 +1,18 @@
+"""Hooks other apps (tournaments) connect to, so game/ never imports them.
+
+`game_finished` is sent inside the transaction that finishes the game, after the row
+is saved: a receiver's writes commit (or roll back) together with the finish.
+Arguments: game (game.models.Game), engine_game (the finished engine.Game).
+
+`seed_sealed` asks whether a game's seed must stay secret for now (a tournament
+that has not closed): a receiver returning True hides the record download.
+"""
+
+from django.dispatch import Signal
+
+game_finished = Signal()
+seed_sealed = Signal()
+
+
+def is_seed_sealed(game) -> bool:
+    return any(response is True for _, response in seed_sealed.send(sender=type(game), game=game))
