@@ -1,0 +1,862 @@
+"""Game records: a PGN/PBN-like text format and its JSON twin (see docs/records.md).
+
+A record holds header tags and, per deal, the hands as dealt, the dealer's trump
+actions, the announcements, the eight tricks and the score lines.  A record is always
+made from a seeded game: on reading, the hands are checked against
+:func:`engine.deal_for` and the whole game is replayed, so a corrupt record raises
+:class:`engine.InvalidRecord` naming the line and the reason.
+
+>>> from engine import Game
+>>> from engine.bots import get_bot, bot_seed
+>>> g, bot = Game("records-doc"), get_bot("heuristic")
+>>> while not g.is_terminal():
+...     s = g.to_move
+...     g.apply_action(bot.act(g.observation(s), bot_seed(g.seed, g.deal_number, s)))
+>>> text = write_text(g, {"Event": "Doc test"})
+>>> rec = read_text(text)
+>>> rec.actions == g.actions, rec.replay().board == g.board
+(True, True)
+>>> read_json(write_json(g)).actions == g.actions
+True
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from .cards import CARD_BY_TEXT, Card
+from .deal import BLIND, DONE, LOOK, MEE, NO_TRUMP_ACTION, PASS, TEGEN, TRUMP, Deal
+from .dealing import commitment, deal_for, seed_bytes
+from .errors import IllegalMove, InvalidRecord
+from .game import Game
+from .messages import explain
+from .rules import PRESETS, get_rules
+
+FORMAT = "manillen-record/1"
+SEAT_LETTERS = "SWNE"  # seat 0..3
+SEAT_WORDS = ("South", "West", "North", "East")
+TAG_ORDER = (
+    "Event", "Site", "Date", "Round", "Board", "Seed", "Commitment", "Rules",
+    "South", "West", "North", "East", "Result", "Games", "Termination",
+)  # fmt: skip
+GENERATED_TAGS = ("Seed", "Commitment", "Rules", "Result", "Games", "Termination")
+
+_TAG_RE = re.compile(r'^\[([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\]\s*(?:;.*)?$')
+_HEADER_RE = re.compile(r"^\{Deal\s+(\d+)\}(?:\s+Game\s+(\d+))?\s+Dealer\s+(\S+)$")
+_TRICK_RE = re.compile(r"^(\d+)\.\s*(.*)$")
+_SCORE_RE = re.compile(r"^Score\s+(\d+)-(\d+)\s+x(\d+)\s+written\s+(\d+)-(\d+)\s+total\s+(\d+)-(\d+)$")
+_END_RE = re.compile(r"^End\s+(\d+)-(\d+)\s+(boom|deal_limit)$")
+_RESULT_RE = re.compile(r"^(\d+)-(\d+)$")
+_DATE_RE = re.compile(r"^(\d{4}|\?{4})\.(\d\d|\?\?)\.(\d\d|\?\?)$")
+
+
+# --------------------------------------------------------------------------- data
+@dataclass
+class TrickRecord:
+    leader: int
+    cards: list[tuple[int, str]]  # (seat, card text) in playing order
+    winner: int | None = None  # None while the trick is incomplete
+    points: int | None = None  # card points in the trick (no trick bonus)
+
+
+@dataclass
+class ScoreRecord:
+    card_points: tuple[int, int]  # per team, with trick / turned-card points where the preset has them
+    multiplier: int
+    written: tuple[int, int]
+    total: tuple[int, int]  # running totals of the current game after this deal
+
+
+@dataclass
+class DealRecord:
+    number: int  # 1-based across the match, as deal_for numbers them
+    dealer: int
+    hands: list[list[str]]  # seat 0..3, the 8 cards at the start of the deal
+    game: int = 1  # 1-based game of the match
+    turned: str | None = None  # the dealer's turned card (french, malilla)
+    bidding: list[str] = field(default_factory=list)  # "look", "blind", "trump:H", "trump:none"
+    announcements: list[tuple[int, str]] = field(default_factory=list)  # (seat, mee|tegen|pass)
+    tricks: list[TrickRecord] = field(default_factory=list)
+    score: ScoreRecord | None = None  # None while the deal is unfinished
+    end: tuple[tuple[int, int], str] | None = None  # the game ended after this deal
+    where: dict = field(default_factory=dict, compare=False, repr=False)  # element -> line
+
+    @property
+    def actions(self) -> list[str]:
+        """This deal's action strings, exactly as :attr:`engine.Game.actions` holds them."""
+        acts = list(self.bidding)
+        acts += [call for _, call in self.announcements]
+        for t in self.tricks:
+            acts += [c for _, c in t.cards]
+        return acts
+
+
+@dataclass
+class GameRecord:
+    tags: dict[str, str]
+    deals: list[DealRecord]
+    tag_lines: dict = field(default_factory=dict, compare=False, repr=False)
+
+    @property
+    def seed(self) -> str:
+        return self.tags["Seed"]
+
+    @property
+    def rules(self) -> str:
+        return self.tags.get("Rules", "flemish")
+
+    @property
+    def result(self) -> str:
+        return self.tags.get("Result", "*")
+
+    @property
+    def actions(self) -> list[str]:
+        acts: list[str] = []
+        for d in self.deals:
+            acts += d.actions
+        return acts
+
+    def replay(self) -> Game:
+        """The game rebuilt with :meth:`engine.Game.replay` from the seed and the actions."""
+        return Game.replay(self.seed, self.rules, self.actions)
+
+    def verify(self) -> Game:
+        """Replay and check every line; raises InvalidRecord, returns the game."""
+        return _verify(self)
+
+    def to_text(self) -> str:
+        return _format_text(self)
+
+    def to_json(self) -> dict:
+        return _to_json(self)
+
+    @classmethod
+    def from_game(cls, game: Game, tags: dict | None = None) -> GameRecord:
+        return _from_game(game, tags)
+
+
+# --------------------------------------------------------------------------- helpers
+def _hand_sort_key(text: str) -> tuple[int, int]:
+    c = CARD_BY_TEXT[text]
+    return (c >> 3, -(c & 7))  # suits S H D C, ranks 10 A K Q J 9 8 7
+
+
+def sort_hand(cards) -> list[str]:
+    """Card texts in record order: by suit (S H D C), high to low."""
+    return sorted((str(c) for c in cards), key=_hand_sort_key)
+
+
+def _seed_text(seed: Any) -> str:
+    if isinstance(seed, bytes):
+        try:
+            return seed.decode("utf-8")
+        except UnicodeDecodeError:
+            raise ValueError("a record needs a text seed; this one is not UTF-8") from None
+    return str(seed_bytes(seed), "utf-8")
+
+
+def _pair(a: tuple[int, int] | list[int]) -> str:
+    return f"{a[0]}-{a[1]}"
+
+
+def _escape(value: str) -> str:
+    if "\n" in value or "\r" in value:
+        raise ValueError(f"a tag value is one line: {value!r}")
+    return value.replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _unescape(value: str) -> str:
+    return re.sub(r"\\(.)", r"\1", value)
+
+
+def _seat(letter: str, where, what: str = "seat") -> int:
+    if len(letter) == 1 and letter in SEAT_LETTERS:
+        return SEAT_LETTERS.index(letter)
+    raise _err(f"unknown {what} {letter!r}: seats are S W N E", where)
+
+
+def _card(text: str, where) -> str:
+    if text in CARD_BY_TEXT:
+        return text
+    try:
+        hint = f" (write {Card.parse(text)})"
+    except ValueError:
+        hint = ""
+    raise _err(f"unknown card {text!r}: cards are written like TS, AH, 7C{hint}", where)
+
+
+def _err(reason: str, where) -> InvalidRecord:
+    if isinstance(where, int) or where is None:
+        return InvalidRecord(reason, where)
+    return InvalidRecord(f"{where}: {reason}")
+
+
+def _game_over_line(game: Game) -> str:
+    return _pair(game.outcome.scores) if game.outcome else "*"
+
+
+# --------------------------------------------------------------------------- from a game
+def _from_game(game: Game, tags: dict | None) -> GameRecord:
+    if getattr(game, "_deals", None) is not None:
+        raise ValueError("a record needs a game dealt from its seed (deal_for), not custom deals")
+    rules = game.rules
+    if PRESETS.get(rules.name) != rules:
+        raise ValueError(f"a record names a preset; the rules {rules.name!r} are a custom variant")
+    seed = _seed_text(game.seed)
+    replay = Game(seed, rules)
+    deals: list[DealRecord] = []
+
+    def start(d: Deal, game_index: int) -> DealRecord:
+        return DealRecord(
+            number=d.number,
+            dealer=d.dealer,
+            hands=[sort_hand(replay.spec(d.number).hands[s]) for s in range(4)],
+            game=game_index + 1,
+            turned=None if d.turned is None else str(d.turned),
+        )
+
+    cur = start(replay.deal, replay.game_index) if game.actions else None
+    for a in game.actions:
+        d = replay.deal
+        if cur is None or cur.number != d.number:
+            cur = start(d, replay.game_index)
+        games_before = len(replay.games)
+        phase = d.phase
+        seat = d.to_move
+        replay.apply_action(a)
+        if phase == PLAY_PHASE:
+            if not cur.tricks or len(cur.tricks[-1].cards) == 4:
+                cur.tricks.append(TrickRecord(seat, []))
+            cur.tricks[-1].cards.append((seat, a))
+            if len(cur.tricks[-1].cards) == 4:
+                t = d.tricks[len(cur.tricks) - 1]
+                cur.tricks[-1].winner, cur.tricks[-1].points = t.winner, t.points
+        elif phase == "announce":
+            cur.announcements.append((seat, a))
+        else:
+            cur.bidding.append(a)
+        if d.phase == DONE:
+            res = d.result
+            if len(replay.games) > games_before:
+                g = replay.games[-1]
+                total, cur.end = g.scores, (g.scores, g.reason)
+            else:
+                total = (replay.scores[0], replay.scores[1])
+            cur.score = ScoreRecord(res.card_points, res.multiplier, res.written, tuple(total))
+            deals.append(cur)
+            cur = None
+    if cur is not None:
+        deals.append(cur)
+    if replay.actions != [str(a) for a in game.actions]:
+        raise ValueError("the game's actions do not replay")  # pragma: no cover - defensive
+    merged = _tags_for(replay, seed, tags)
+    return GameRecord(merged, deals)
+
+
+PLAY_PHASE = "play"
+
+
+def _tags_for(game: Game, seed: str, tags: dict | None) -> dict[str, str]:
+    given = {str(k): str(v) for k, v in (tags or {}).items()}
+    for k in given:
+        if not re.match(r"^[A-Za-z][A-Za-z0-9_]*$", k):
+            raise ValueError(f"a tag name is a letter followed by letters, digits or _: {k!r}")
+    generated = {
+        "Seed": seed,
+        "Commitment": commitment(seed),
+        "Rules": game.rules.name,
+        "Result": _game_over_line(game),
+    }
+    if game.rules.games_to_win > 1:
+        generated["Games"] = _pair(game.games_won)
+    generated["Termination"] = game.outcome.reason if game.outcome else "unterminated"
+    for k, v in generated.items():
+        if k in given and given[k] != v:
+            raise ValueError(f"tag {k} is {given[k]!r} but the game says {v!r}")
+    out: dict[str, str] = {}
+    defaults = {"Event": "?", "Date": "????.??.??", "South": "?", "West": "?", "North": "?", "East": "?"}
+    for k in TAG_ORDER:
+        if k in generated:
+            out[k] = generated[k]
+        elif k in given:
+            out[k] = given[k]
+        elif k in defaults:
+            out[k] = defaults[k]
+    for k, v in given.items():
+        if k not in out:
+            out[k] = v
+    if not _DATE_RE.match(out["Date"]):
+        raise ValueError(f"Date is written YYYY.MM.DD (?? for unknown parts), got {out['Date']!r}")
+    return out
+
+
+# --------------------------------------------------------------------------- text
+def _format_trump(bidding: list[str]) -> str:
+    words = []
+    for a in bidding:
+        if a in (LOOK, BLIND):
+            words.append(a)
+        elif a == NO_TRUMP_ACTION:
+            words.append("none")
+        else:
+            words.append(a.split(":", 1)[1])
+    return " ".join(words)
+
+
+def _format_text(rec: GameRecord) -> str:
+    lines = ["; Manillen game record, format manillen-record/1 (docs/records.md)"]
+    for k, v in rec.tags.items():
+        lines.append(f'[{k} "{_escape(v)}"]')
+    match = get_rules(rec.rules).games_to_win > 1
+    for d in rec.deals:
+        lines.append("")
+        game = f" Game {d.game}" if match else ""
+        lines.append(f"{{Deal {d.number}}}{game} Dealer {SEAT_LETTERS[d.dealer]}")
+        lines.append("Hands " + " ".join(f"{SEAT_LETTERS[s]}:" + " ".join(d.hands[s]) for s in range(4)))
+        if d.turned is not None:
+            lines.append(f"Turned {d.turned}")
+        if d.bidding:
+            lines.append("Trump " + _format_trump(d.bidding))
+        if d.announcements:
+            lines.append("Announce " + " ".join(f"{SEAT_LETTERS[s]}:{c}" for s, c in d.announcements))
+        for i, t in enumerate(d.tricks, 1):
+            line = f"{i}. " + " ".join(f"{SEAT_LETTERS[s]}:{c}" for s, c in t.cards)
+            if t.winner is not None:
+                line += f"  ; {SEAT_LETTERS[t.winner]} +{t.points}"
+            lines.append(line)
+        if d.score is not None:
+            sc = d.score
+            lines.append(
+                f"Score {_pair(sc.card_points)} x{sc.multiplier} written {_pair(sc.written)} total {_pair(sc.total)}"
+            )
+        if d.end is not None:
+            lines.append(f"End {_pair(d.end[0])} {d.end[1]}")
+    return "\n".join(lines) + "\n"
+
+
+def write_text(game: Game, tags: dict | None = None) -> str:
+    """The game as a text record; ``tags`` adds Event, Date, players, ...
+
+    Seed, Commitment, Rules, Result, Games and Termination come from the game.
+    """
+    return _from_game(game, tags).to_text()
+
+
+def _strip_comment(line: str) -> str:
+    i = line.find(";")
+    return (line if i < 0 else line[:i]).strip()
+
+
+# Order of the lines inside a deal block.
+_ORDER = {"hands": 1, "turned": 2, "trump": 3, "announce": 4, "trick": 5, "score": 6, "end": 7}
+
+
+def _parse_text(text: str) -> GameRecord:
+    tags: dict[str, str] = {}
+    tag_lines: dict[str, int] = {}
+    deals: list[DealRecord] = []
+    cur: DealRecord | None = None
+    last = 0  # rank of the last line kept in the current deal
+    for n, raw in enumerate(text.splitlines(), 1):
+        stripped = raw.strip()
+        if stripped.startswith("["):
+            m = _TAG_RE.match(stripped)
+            if not m:
+                raise InvalidRecord(f'bad tag line {stripped!r}: write [Name "value"]', n)
+            if deals:
+                raise InvalidRecord(f"tag {m.group(1)} after the deals: tags come first", n)
+            if m.group(1) in tags:
+                raise InvalidRecord(f"tag {m.group(1)} given twice", n)
+            tags[m.group(1)] = _unescape(m.group(2))
+            tag_lines[m.group(1)] = n
+            continue
+        line = _strip_comment(raw)
+        if not line:
+            continue
+        if line.startswith("{"):
+            m = _HEADER_RE.match(line)
+            if not m:
+                raise InvalidRecord(f"bad deal header {line!r}: write {{Deal 1}} Dealer W", n)
+            if cur is not None:
+                _close(cur, last, n)
+            cur = DealRecord(int(m.group(1)), _seat(m.group(3), n, "dealer"), [], int(m.group(2) or 1))
+            cur.where["header"] = n
+            deals.append(cur)
+            last = 0
+            continue
+        keyword = line.split(None, 1)[0]
+        rest = line[len(keyword) :].strip()
+        if _TRICK_RE.match(line):
+            kind = "trick"
+        elif keyword in ("Hands", "Turned", "Trump", "Announce", "Score", "End"):
+            kind = keyword.lower()
+        else:
+            raise InvalidRecord(f"unknown line {line!r}", n)
+        if cur is None:
+            raise InvalidRecord(f"{keyword} line before the first {{Deal n}} header", n)
+        rank = _ORDER[kind]
+        if rank < last or (rank == last and kind != "trick"):
+            raise InvalidRecord(f"{keyword} line out of place in deal {cur.number}", n)
+        if kind != "hands" and last == 0:
+            raise InvalidRecord(f"deal {cur.number}: the Hands line must come first", n)
+        last = rank
+        if kind == "hands":
+            cur.hands = _parse_hands(rest, n)
+            cur.where["hands"] = n
+        elif kind == "turned":
+            cur.turned = _card(rest, n)
+            cur.where["turned"] = n
+        elif kind == "trump":
+            cur.bidding = _parse_trump(rest.split(), n)
+            cur.where["trump"] = n
+        elif kind == "announce":
+            cur.announcements = []
+            for tok in rest.split():
+                seat, _, call = tok.partition(":")
+                if call not in (MEE, TEGEN, PASS):
+                    raise InvalidRecord(f"bad announcement {tok!r}: write E:mee, S:tegen or W:pass", n)
+                cur.announcements.append((_seat(seat, n), call))
+            if not cur.announcements:
+                raise InvalidRecord("empty Announce line", n)
+            cur.where["announce"] = n
+        elif kind == "trick":
+            m = _TRICK_RE.match(line)
+            number = int(m.group(1))
+            if number != len(cur.tricks) + 1:
+                raise InvalidRecord(f"trick {number} where trick {len(cur.tricks) + 1} was expected", n)
+            if cur.tricks and len(cur.tricks[-1].cards) < 4:
+                raise InvalidRecord(f"trick {number - 1} has fewer than four cards", cur.where[f"trick{number - 1}"])
+            cards = []
+            for tok in m.group(2).split():
+                seat, sep, card = tok.partition(":")
+                if not sep:
+                    raise InvalidRecord(f"bad card {tok!r} in a trick: write seat:card, e.g. W:KS", n)
+                cards.append((_seat(seat, n), _card(card, n)))
+            if not 1 <= len(cards) <= 4:
+                raise InvalidRecord(f"a trick has one to four cards, got {len(cards)}", n)
+            if number > 8:
+                raise InvalidRecord("a deal has eight tricks", n)
+            cur.tricks.append(TrickRecord(cards[0][0], cards))
+            cur.where[f"trick{number}"] = n
+        elif kind == "score":
+            m = _SCORE_RE.match(line)
+            if not m:
+                raise InvalidRecord(f"bad Score line {line!r}: write Score 38-22 x1 written 8-0 total 40-12", n)
+            v = [int(x) for x in m.groups()]
+            cur.score = ScoreRecord((v[0], v[1]), v[2], (v[3], v[4]), (v[5], v[6]))
+            cur.where["score"] = n
+        elif kind == "end":
+            m = _END_RE.match(line)
+            if not m:
+                raise InvalidRecord(f"bad End line {line!r}: write End 104-61 boom (or deal_limit)", n)
+            cur.end = ((int(m.group(1)), int(m.group(2))), m.group(3))
+            cur.where["end"] = n
+    if cur is not None:
+        _close(cur, last, len(text.splitlines()) + 1)
+    return GameRecord(tags, deals, tag_lines)
+
+
+def _close(cur: DealRecord, last: int, n: int) -> None:
+    if last == 0:
+        raise InvalidRecord(f"deal {cur.number} has no Hands line", cur.where["header"])
+
+
+def _parse_hands(rest: str, n: int) -> list[list[str]]:
+    hands: dict[int, list[str]] = {}
+    seat = None
+    for tok in rest.split():
+        if ":" in tok:
+            letter, _, tok = tok.partition(":")
+            seat = _seat(letter, n)
+            if seat in hands:
+                raise InvalidRecord(f"seat {letter} has two hands", n)
+            hands[seat] = []
+            if not tok:
+                continue
+        if seat is None:
+            raise InvalidRecord("Hands: start each hand with its seat, e.g. S:TS AS ...", n)
+        hands[seat].append(_card(tok, n))
+    missing = [SEAT_LETTERS[s] for s in range(4) if s not in hands]
+    if missing:
+        raise InvalidRecord(f"Hands: no hand for {' '.join(missing)}", n)
+    return [hands[s] for s in range(4)]
+
+
+def _parse_trump(tokens: list[str], where) -> list[str]:
+    acts = []
+    for tok in tokens:
+        t = tok if tok in (LOOK, BLIND) else tok.upper()
+        if t in (LOOK, BLIND):
+            acts.append(t)
+        elif t in ("S", "H", "D", "C"):
+            acts.append("trump:" + t)
+        elif t == "NONE":
+            acts.append(NO_TRUMP_ACTION)
+        else:
+            raise _err(f"bad trump {tok!r}: write S, H, D, C, none (and look/blind where the rules have them)", where)
+    if not acts:
+        raise _err("empty Trump line", where)
+    return acts
+
+
+def read_text(text: str, *, verify: bool = True) -> GameRecord:
+    """Parse a text record and (by default) verify it by replaying it."""
+    rec = _parse_text(text)
+    if verify:
+        _verify(rec)
+    return rec
+
+
+# --------------------------------------------------------------------------- verification
+def _where(d: DealRecord, key: str, fallback: str | None = None):
+    if key in d.where:
+        return d.where[key]
+    if fallback is not None and fallback in d.where:
+        return d.where[fallback]
+    return d.where.get("header")
+
+
+def _check_tags(rec: GameRecord) -> tuple[str, Any]:
+    tl = rec.tag_lines
+    first_deal = rec.deals[0].where.get("header") if rec.deals else None
+    if "Seed" not in rec.tags:
+        raise _err("missing Seed tag: a record is replayed from its seed", first_deal if tl else "tags")
+    seed = rec.tags["Seed"]
+    rules_name = rec.tags.get("Rules", "flemish")
+    if rules_name not in PRESETS:
+        raise _err(f"unknown Rules {rules_name!r}: choose one of {', '.join(PRESETS)}", tl.get("Rules", "tags.Rules"))
+    if "Commitment" in rec.tags and rec.tags["Commitment"].strip().lower() != commitment(seed):
+        raise _err("Commitment does not match the Seed", tl.get("Commitment", "tags.Commitment"))
+    if "Date" in rec.tags and not _DATE_RE.match(rec.tags["Date"]):
+        raise _err(f"bad Date {rec.tags['Date']!r}: write YYYY.MM.DD", tl.get("Date", "tags.Date"))
+    result = rec.tags.get("Result", "*")
+    if result != "*" and not _RESULT_RE.match(result):
+        raise _err(f"bad Result {result!r}: write wij-zij like 104-61, or *", tl.get("Result", "tags.Result"))
+    return seed, get_rules(rules_name)
+
+
+def _verify(rec: GameRecord) -> Game:
+    seed, rules = _check_tags(rec)
+    tl = rec.tag_lines
+    g = Game(seed, rules)
+    for i, dr in enumerate(rec.deals):
+        head = _where(dr, "header")
+        if g.is_terminal():
+            raise _err(f"deal {dr.number} after the end of the game", head)
+        if dr.number != g.deal_number:
+            raise _err(f"deal {dr.number} where deal {g.deal_number} was expected", head)
+        if rules.games_to_win > 1 and dr.game != g.game_index + 1:
+            raise _err(f"deal {dr.number} belongs to game {g.game_index + 1}, not {dr.game}", head)
+        if rules.games_to_win == 1 and dr.game != 1:
+            raise _err(f"these rules play one game, not game {dr.game}", head)
+        d = g.deal
+        games_before = len(g.games)
+        if dr.dealer != d.dealer:
+            raise _err(
+                f"deal {dr.number}: the dealer is {SEAT_LETTERS[d.dealer]} for this seed, not {SEAT_LETTERS[dr.dealer]}",
+                head,
+            )
+        _check_hands(dr, g)
+        if (dr.turned is None) != (d.turned is None) or (dr.turned is not None and dr.turned != str(d.turned)):
+            want = "no turned card" if d.turned is None else f"turned card {d.turned}"
+            raise _err(f"deal {dr.number}: the seed gives {want}", _where(dr, "turned", "hands"))
+        played: set[str] = set()
+        # Trump
+        for a in dr.bidding:
+            if d.phase not in (BLIND, TRUMP):
+                raise _err(f"no trump choice in this deal: the turned card sets trump ({a})", _where(dr, "trump"))
+            _apply(g, a, _where(dr, "trump"))
+        if dr.bidding and d.phase in (BLIND, TRUMP):
+            raise _err("the Trump line stops before trump is chosen", _where(dr, "trump"))
+        for seat, call in dr.announcements:
+            if d.phase != "announce":
+                raise _err(f"announcement {SEAT_LETTERS[seat]}:{call} when no announcement is open", _where(dr, "announce"))
+            if seat != d.to_move:
+                raise _err(
+                    f"announcement by {SEAT_LETTERS[seat]} but {SEAT_LETTERS[d.to_move]} speaks now", _where(dr, "announce")
+                )
+            _apply(g, call, _where(dr, "announce"))
+        last_deal = i == len(rec.deals) - 1
+        for k, t in enumerate(dr.tricks, 1):
+            w = _where(dr, f"trick{k}")
+            if d.phase in (BLIND, TRUMP):
+                raise _err(f"deal {dr.number}: cards played before trump was chosen (missing Trump line)", w)
+            if d.phase == "announce":
+                raise _err(f"deal {dr.number}: cards played before the announcements are done", w)
+            for seat, card in t.cards:
+                if card in played:
+                    raise _err(f"card {card} is played twice in deal {dr.number}", w)
+                if seat != d.to_move:
+                    raise _err(f"{SEAT_LETTERS[seat]}:{card} but it is {SEAT_LETTERS[d.to_move]}'s turn", w)
+                holder = next(s for s in range(4) if card in dr.hands[s])
+                if holder != seat:
+                    raise _err(f"{SEAT_LETTERS[seat]} plays {card}, which {SEAT_LETTERS[holder]} holds", w)
+                played.add(card)
+                _apply(g, card, w, f"illegal card {SEAT_LETTERS[seat]}:{card}: ")
+            if len(t.cards) < 4 and not (last_deal and k == len(dr.tricks)):
+                raise _err(f"trick {k} has fewer than four cards", w)
+            if len(t.cards) == 4:
+                real = d.tricks[k - 1]
+                if t.winner is not None and t.winner != real.winner:
+                    raise _err(f"trick {k} is won by {SEAT_LETTERS[real.winner]}, not {SEAT_LETTERS[t.winner]}", w)
+                if t.points is not None and t.points != real.points:
+                    raise _err(f"trick {k} holds {real.points} points, not {t.points}", w)
+        if d.phase != DONE:
+            if not last_deal:
+                raise _err(f"deal {dr.number} is unfinished but more deals follow", _where(dr, "score", "header"))
+            if dr.score is not None:
+                raise _err(f"a Score line for the unfinished deal {dr.number}", _where(dr, "score"))
+            if dr.end is not None:
+                raise _err(f"an End line for the unfinished deal {dr.number}", _where(dr, "end"))
+            break
+        _check_score(dr, d, g, games_before)
+    # The result
+    result = rec.tags.get("Result", "*")
+    rline = tl.get("Result", "tags.Result")
+    if g.is_terminal():
+        want = _pair(g.outcome.scores)
+        if result != want:
+            raise _err(f"Result is {result!r} but the game ends {want}", rline)
+        if "Games" in rec.tags and rec.tags["Games"] != _pair(g.games_won):
+            raise _err(f"Games is {rec.tags['Games']!r} but the match ends {_pair(g.games_won)}", tl.get("Games", "tags.Games"))
+        term = rec.tags.get("Termination")
+        if term is not None and term != g.outcome.reason:
+            raise _err(f"Termination is {term!r} but the game ended by {g.outcome.reason}", tl.get("Termination", "tags.Termination"))
+    elif result != "*":
+        raise _err(f"Result is {result!r} but the game is not finished: write *", rline)
+    return g
+
+
+def _check_hands(dr: DealRecord, g: Game) -> None:
+    w = _where(dr, "hands")
+    seen: set[str] = set()
+    for s, hand in enumerate(dr.hands):
+        if len(hand) != 8:
+            raise _err(f"{SEAT_LETTERS[s]} holds {len(hand)} cards, not 8", w)
+        for c in hand:
+            if c in seen:
+                raise _err(f"card {c} is dealt twice", w)
+            seen.add(c)
+    spec = g.spec(dr.number)
+    for s in range(4):
+        if sorted(dr.hands[s]) != sorted(str(c) for c in spec.hands[s]):
+            raise _err(
+                f"deal {dr.number}: the hands do not match the seed ({SEAT_LETTERS[s]} holds {' '.join(sort_hand(spec.hands[s]))})",
+                w,
+            )
+
+
+def _apply(g: Game, action: str, where, prefix: str = "") -> None:
+    try:
+        g.apply_action(action)
+    except IllegalMove as e:
+        raise _err(prefix + explain(e, "en"), where) from None
+
+
+def _check_score(dr: DealRecord, d: Deal, g: Game, games_before: int) -> None:
+    res = d.result
+    w = _where(dr, "score")
+    if dr.score is None:
+        raise _err(f"deal {dr.number} is complete but has no Score line", _where(dr, f"trick{len(dr.tricks)}", "header"))
+    sc = dr.score
+    game_ended = len(g.games) > games_before
+    if game_ended:
+        summary = g.games[-1]
+        total = summary.scores
+    else:
+        total = (g.scores[0], g.scores[1])
+    checks = [
+        ("card points", tuple(sc.card_points), tuple(res.card_points)),
+        ("multiplier", sc.multiplier, res.multiplier),
+        ("written", tuple(sc.written), tuple(res.written)),
+        ("total", tuple(sc.total), tuple(total)),
+    ]
+    for name, got, want in checks:
+        if got != want:
+            show = (lambda v: f"x{v}") if name == "multiplier" else _pair
+            raise _err(f"deal {dr.number}: {name} {show(got)} in the record, {show(want)} in the replay", w)
+    if game_ended:
+        if dr.end is None:
+            raise _err(f"the game ends after deal {dr.number} ({_pair(total)}): an End line is missing", w)
+        if tuple(dr.end[0]) != tuple(total) or dr.end[1] != summary.reason:
+            raise _err(f"End {_pair(dr.end[0])} {dr.end[1]} but the game ended {_pair(total)} {summary.reason}", _where(dr, "end"))
+    elif dr.end is not None:
+        raise _err(f"End line after deal {dr.number} but the game goes on", _where(dr, "end"))
+
+
+# --------------------------------------------------------------------------- JSON
+def _to_json(rec: GameRecord) -> dict:
+    deals = []
+    for d in rec.deals:
+        item: dict[str, Any] = {
+            "deal": d.number,
+            "game": d.game,
+            "dealer": SEAT_LETTERS[d.dealer],
+            "hands": {SEAT_LETTERS[s]: list(d.hands[s]) for s in range(4)},
+            "turned": d.turned,
+            "trump": list(d.bidding),
+            "announcements": [[SEAT_LETTERS[s], c] for s, c in d.announcements],
+            "tricks": [
+                {
+                    "leader": SEAT_LETTERS[t.leader],
+                    "cards": [[SEAT_LETTERS[s], c] for s, c in t.cards],
+                    "winner": None if t.winner is None else SEAT_LETTERS[t.winner],
+                    "points": t.points,
+                }
+                for t in d.tricks
+            ],
+            "score": None
+            if d.score is None
+            else {
+                "card_points": list(d.score.card_points),
+                "multiplier": d.score.multiplier,
+                "written": list(d.score.written),
+                "total": list(d.score.total),
+            },
+            "end": None if d.end is None else {"scores": list(d.end[0]), "reason": d.end[1]},
+        }
+        deals.append(item)
+    return {"format": FORMAT, "tags": dict(rec.tags), "deals": deals, "actions": rec.actions}
+
+
+def write_json(game: Game, tags: dict | None = None, *, as_string: bool = False, indent: int | None = 1):
+    """The game as a JSON record: a dict, or its text with ``as_string=True``."""
+    data = _from_game(game, tags).to_json()
+    return json.dumps(data, indent=indent, ensure_ascii=False) + "\n" if as_string else data
+
+
+def _need(obj, key, kind, where):
+    if not isinstance(obj, dict) or key not in obj:
+        raise _err(f"missing {key!r}", where)
+    v = obj[key]
+    if kind is not None and not isinstance(v, kind) or isinstance(v, bool):
+        raise _err(f"{key!r} must be {getattr(kind, '__name__', kind)}", where)
+    return v
+
+
+def _ints2(v, name, where) -> tuple[int, int]:
+    if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in v)):
+        raise _err(f"{name} must be two integers", where)
+    return (v[0], v[1])
+
+
+def _parse_json(data) -> GameRecord:
+    if isinstance(data, (str, bytes)):
+        try:
+            data = json.loads(data)
+        except json.JSONDecodeError as e:
+            raise InvalidRecord(f"not JSON: {e.msg}", e.lineno) from None
+    if not isinstance(data, dict):
+        raise InvalidRecord("a JSON record is an object")
+    fmt = data.get("format", FORMAT)
+    if fmt != FORMAT:
+        raise InvalidRecord(f"unknown format {fmt!r}: expected {FORMAT!r}")
+    tags = _need(data, "tags", dict, "record")
+    for k, v in tags.items():
+        if not isinstance(v, str) or not re.match(r"^[A-Za-z][A-Za-z0-9_]*$", k):
+            raise _err(f"bad tag {k!r}: names are words, values strings", f"tags.{k}")
+    deals = []
+    for i, item in enumerate(_need(data, "deals", list, "record"), 1):
+        w = f"deals[{i - 1}]"
+        number = _need(item, "deal", int, w)
+        wd = f"deal {number}"
+        hands_obj = _need(item, "hands", dict, wd)
+        hands = []
+        for s in SEAT_LETTERS:
+            h = hands_obj.get(s)
+            if not isinstance(h, list):
+                raise _err(f"hands: no hand for {s}", wd)
+            hands.append([_card(c if isinstance(c, str) else repr(c), f"{wd}, hands") for c in h])
+        dr = DealRecord(number, _seat(_need(item, "dealer", str, wd), wd, "dealer"), hands, item.get("game", 1))
+        if not isinstance(dr.game, int):
+            raise _err("'game' must be int", wd)
+        dr.where = {"header": wd, "hands": f"{wd}, hands", "turned": f"{wd}, turned", "trump": f"{wd}, trump",
+                    "announce": f"{wd}, announcements", "score": f"{wd}, score", "end": f"{wd}, end"}  # fmt: skip
+        turned = item.get("turned")
+        dr.turned = None if turned is None else _card(str(turned), f"{wd}, turned")
+        trump = item.get("trump", [])
+        if not isinstance(trump, list) or not all(isinstance(a, str) for a in trump):
+            raise _err("trump must be a list of action strings", f"{wd}, trump")
+        for a in trump:
+            if a not in (LOOK, BLIND, NO_TRUMP_ACTION, "trump:S", "trump:H", "trump:D", "trump:C"):
+                raise _err(f"bad trump action {a!r}", f"{wd}, trump")
+        dr.bidding = list(trump)
+        for a in item.get("announcements", []):
+            if not (isinstance(a, list) and len(a) == 2 and a[1] in (MEE, TEGEN, PASS)):
+                raise _err(f"bad announcement {a!r}: write [\"E\", \"mee\"]", f"{wd}, announcements")
+            dr.announcements.append((_seat(str(a[0]), f"{wd}, announcements"), a[1]))
+        for k, t in enumerate(item.get("tricks", []), 1):
+            wt = f"{wd}, trick {k}"
+            dr.where[f"trick{k}"] = wt
+            cards = _need(t, "cards", list, wt)
+            parsed = []
+            for c in cards:
+                if not (isinstance(c, list) and len(c) == 2 and isinstance(c[0], str) and isinstance(c[1], str)):
+                    raise _err(f"bad card {c!r}: write [\"W\", \"KS\"]", wt)
+                parsed.append((_seat(c[0], wt), _card(c[1], wt)))
+            if not 1 <= len(parsed) <= 4:
+                raise _err(f"a trick has one to four cards, got {len(parsed)}", wt)
+            if k > 8:
+                raise _err("a deal has eight tricks", wt)
+            leader = t.get("leader")
+            if leader is not None and _seat(str(leader), wt) != parsed[0][0]:
+                raise _err("leader is not the first card's seat", wt)
+            winner = t.get("winner")
+            points = t.get("points")
+            if points is not None and not isinstance(points, int):
+                raise _err("points must be an integer", wt)
+            dr.tricks.append(TrickRecord(parsed[0][0], parsed, None if winner is None else _seat(str(winner), wt), points))
+        sc = item.get("score")
+        if sc is not None:
+            ws = f"{wd}, score"
+            mult = _need(sc, "multiplier", int, ws)
+            dr.score = ScoreRecord(
+                _ints2(sc.get("card_points"), "card_points", ws), mult,
+                _ints2(sc.get("written"), "written", ws), _ints2(sc.get("total"), "total", ws),
+            )  # fmt: skip
+        end = item.get("end")
+        if end is not None:
+            we = f"{wd}, end"
+            reason = _need(end, "reason", str, we)
+            dr.end = (_ints2(end.get("scores"), "scores", we), reason)
+        deals.append(dr)
+    rec = GameRecord(dict(tags), deals, {k: f"tags.{k}" for k in tags})
+    if "actions" in data:
+        acts = data["actions"]
+        if not isinstance(acts, list) or not all(isinstance(a, str) for a in acts):
+            raise InvalidRecord("actions: a list of action strings")
+        rec._json_actions = acts  # type: ignore[attr-defined]
+    return rec
+
+
+def read_json(data, *, verify: bool = True) -> GameRecord:
+    """Parse a JSON record (dict or text) and (by default) verify it by replaying it."""
+    rec = _parse_json(data)
+    if verify:
+        _verify(rec)
+        acts = getattr(rec, "_json_actions", None)
+        if acts is not None and acts != rec.actions:
+            k = next((i for i, (a, b) in enumerate(zip(acts, rec.actions)) if a != b), min(len(acts), len(rec.actions)))
+            raise InvalidRecord(f"actions: entry {k + 1} disagrees with the deals")
+    return rec
+
+
+def read_record(data) -> GameRecord:
+    """A text or JSON record, whichever ``data`` is (dict, JSON text or record text)."""
+    if isinstance(data, dict):
+        return read_json(data)
+    if isinstance(data, bytes):
+        data = data.decode("utf-8")
+    s = data.lstrip()
+    if s.startswith("{") and not s.startswith("{Deal"):
+        return read_json(data)
+    return read_text(data)
+
+
+__all__ = [
+    "FORMAT", "GameRecord", "DealRecord", "TrickRecord", "ScoreRecord", "write_text", "read_text",
+    "write_json", "read_json", "read_record", "sort_hand",
+]  # fmt: skip
