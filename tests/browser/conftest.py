@@ -1,0 +1,154 @@
+"""Browser fixtures: a real ASGI server (HTTP + WebSockets) and Debian's Chromium.
+
+pytest-django's live_server speaks WSGI only, so the table's websocket would have
+nothing to talk to. Instead we start uvicorn as a subprocess on a free loopback port:
+- embedded mode: its own SQLite file (migrated here), in-memory layer, eager bots;
+- production stack (DATABASE_URL + REDIS_URL): the test database pytest-django made,
+  channels_redis, and the Celery worker from tests/conftest.py playing the bots.
+Playwright never downloads a browser here: it drives /usr/bin/chromium.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import PRODUCTION_STACK, ROOT
+
+CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _wait_http(url: str, proc: subprocess.Popen, log: Path, timeout: float = 40.0) -> None:
+    deadline = time.monotonic() + timeout
+    while True:
+        if proc.poll() is not None:
+            pytest.fail(f"ASGI server exited with {proc.returncode}:\n{log.read_text()[-3000:]}")
+        try:
+            with urllib.request.urlopen(url, timeout=2) as resp:
+                if resp.status == 200:
+                    return
+        except OSError:
+            pass
+        if time.monotonic() > deadline:
+            pytest.fail(f"ASGI server did not answer {url}:\n{log.read_text()[-3000:]}")
+        time.sleep(0.2)
+
+
+@pytest.fixture(scope="session")
+def asgi_server(request, tmp_path_factory):
+    """Base URL of a running ASGI server for the browser tests."""
+    env = {**os.environ, "DEBUG": "1", "PYTHONUNBUFFERED": "1"}
+    tmp = tmp_path_factory.mktemp("browser-server")
+    if PRODUCTION_STACK:
+        # The worker fixture makes sure the test database exists and bots get played.
+        request.getfixturevalue("bot_worker")
+        from django.db import connection
+
+        env["DATABASE_NAME"] = connection.settings_dict["NAME"]
+    else:
+        for key in ("DATABASE_URL", "DATABASE_NAME", "REDIS_URL"):
+            env.pop(key, None)
+        env["SQLITE_PATH"] = str(tmp / "browser.sqlite3")
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+        )
+    port = _free_port()
+    log = tmp / "server.log"
+    with open(log, "w") as out:
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "config.asgi:application",
+             "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
+    base = f"http://127.0.0.1:{port}"
+    try:
+        _wait_http(base + "/", proc, log)
+        yield base
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="session")
+def browser():
+    sync_api = pytest.importorskip("playwright.sync_api")
+    if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
+        pytest.skip(f"no Chromium at {CHROMIUM} (make chromium installs Debian's)")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    rep = outcome.get_result()
+    setattr(item, f"rep_{rep.when}", rep)
+
+
+def _new_page(request, browser, **context_args):
+    ctx = browser.new_context(locale="nl-BE", **context_args)
+    page = ctx.new_page()
+    page.set_default_timeout(15_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.js_errors = errors
+    return ctx, page
+
+
+def _finish(request, ctx, page):
+    rep = getattr(request.node, "rep_call", None)
+    if rep is not None and rep.failed:
+        ARTIFACTS.mkdir(exist_ok=True)
+        try:
+            page.screenshot(path=str(ARTIFACTS / f"{request.node.name}.png"), full_page=True)
+        except Exception as exc:  # the page may be gone; the test failure says more
+            print(f"screenshot failed: {exc}")
+    ctx.close()
+
+
+@pytest.fixture
+def page(request, browser):
+    ctx, pg = _new_page(request, browser, viewport={"width": 1280, "height": 900})
+    yield pg
+    _finish(request, ctx, pg)
+
+
+@pytest.fixture
+def phone_page(request, browser):
+    ctx, pg = _new_page(
+        request, browser, viewport={"width": 390, "height": 844}, is_mobile=True, has_touch=True
+    )
+    yield pg
+    _finish(request, ctx, pg)

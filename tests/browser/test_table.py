@@ -1,0 +1,149 @@
+"""The table in a real browser: a whole game to the boom, a refused card, a phone."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+expect = pytest.importorskip("playwright.sync_api").expect
+
+
+GAME_BUDGET_S = 150
+SEQ_JS = "Number(document.getElementById('table-root').dataset.seq)"
+
+
+def _hand(page) -> list[str]:
+    return page.locator("#hand [data-card]").evaluate_all("els => els.map(e => e.dataset.card)")
+
+
+def _seq(page) -> int:
+    return page.evaluate(SEQ_JS)
+
+
+def _wait_seq_above(page, seq: int) -> None:
+    page.wait_for_function(f"s => {SEQ_JS} > s", arg=seq)
+
+
+def _open_table(page, base: str) -> None:
+    page.goto(base + "/play/")
+    expect(page.locator("#table-root")).to_be_visible()
+    page.wait_for_function("() => window.manillenTable !== undefined")
+
+
+def _try_illegal_card(page) -> bool:
+    """Click a card South may not play; it must be refused and change nothing."""
+    illegal = page.locator("#hand [data-card]:not([data-legal])")
+    if not illegal.count():
+        return False
+    before_hand, before_seq = _hand(page), _seq(page)
+    card = illegal.first.get_attribute("data-card")
+    illegal.first.click()
+    error = page.locator("#error")
+    expect(error).to_be_visible()
+    expect(error).not_to_have_text("")
+    assert _hand(page) == before_hand, "a refused card must stay in the hand"
+    assert _seq(page) == before_seq, "a refused card must not change the game"
+    expect(page.locator(f'#hand [data-card="{card}"]')).to_have_count(1)
+    return True
+
+
+def test_play_a_whole_game_to_the_boom(page, asgi_server):
+    _open_table(page, asgi_server)
+    page.locator("#fast-play").check()
+    expect(page.locator("#fast-play")).to_be_checked()
+
+    refused_once = False
+    chose_trump = False
+    cards_played = 0
+    deadline = time.monotonic() + GAME_BUDGET_S
+    end = page.locator("[data-game-over]")
+    while not end.is_visible():
+        assert time.monotonic() < deadline, f"game not over after {cards_played} cards"
+        trump = page.locator("[data-trump]")
+        legal = page.locator("#hand [data-card][data-legal]")
+        if trump.count():
+            seq = _seq(page)
+            trump.first.click()
+            _wait_seq_above(page, seq)
+            chose_trump = True
+        elif legal.count():
+            if not refused_once and _try_illegal_card(page):
+                refused_once = True
+                continue
+            seq = _seq(page)
+            legal.first.click()
+            _wait_seq_above(page, seq)
+            cards_played += 1
+        else:
+            page.wait_for_timeout(30)
+
+    assert refused_once, "never had a card to refuse"
+    assert cards_played >= 8
+    wij = int(page.locator("[data-end-wij]").inner_text())
+    zij = int(page.locator("[data-end-zij]").inner_text())
+    assert max(wij, zij) >= 101
+    assert int(end.get_attribute("data-score")) == wij - zij
+    shown = page.locator("[data-end-score]").inner_text().replace("\u2212", "-").lstrip("+")
+    assert int(shown) == wij - zij
+    expect(page.locator("[data-new-game]")).to_be_visible()
+    print(f"played {cards_played} cards, chose trump: {chose_trump}, {wij}-{zij}")
+    assert not page.js_errors, page.js_errors
+
+
+def test_phone_table_fits_and_cards_are_tappable(phone_page, asgi_server):
+    page = phone_page
+    _open_table(page, asgi_server)
+    page.locator("#fast-play").check()
+
+    def no_horizontal_scroll():
+        width = page.evaluate("document.documentElement.scrollWidth")
+        inner = page.evaluate("window.innerWidth")
+        assert width <= inner, f"page is {width}px wide in a {inner}px screen"
+
+    no_horizontal_scroll()
+    page.wait_for_selector("[data-trump], #hand [data-card][data-legal]")
+    for box in page.locator("#hand [data-card]").evaluate_all(
+        "els => els.map(e => e.getBoundingClientRect().toJSON())"
+    ):
+        assert box["left"] >= 0 and box["right"] <= 390
+        assert box["width"] >= 36 and box["height"] >= 44, box
+
+    for _ in range(3):  # tap a few times: trump buttons or legal cards
+        page.wait_for_selector("[data-trump], #hand [data-card][data-legal], [data-game-over]")
+        seq = _seq(page)
+        target = page.locator("[data-trump], #hand [data-card][data-legal]").first
+        target.tap()
+        _wait_seq_above(page, seq)
+    no_horizontal_scroll()
+
+    page.get_by_role("button", name="groter scherm").tap()
+    page.get_by_role("button", name="groter scherm").tap()
+    no_horizontal_scroll()
+    page.get_by_role("button", name="Scores").tap()
+    expect(page.locator("#board")).to_be_visible()
+    assert not page.js_errors, page.js_errors
+
+
+def test_keyboard_arrows_and_enter_play_a_card(page, asgi_server):
+    _open_table(page, asgi_server)
+    page.wait_for_selector("[data-trump], #hand [data-card][data-legal]")
+    trump = page.locator("[data-trump]")
+    if trump.count():
+        seq = _seq(page)
+        trump.first.focus()
+        page.keyboard.press("Enter")
+        _wait_seq_above(page, seq)
+        page.wait_for_selector("#hand [data-card][data-legal]")
+    first = page.locator("#hand [data-card]").first
+    first.focus()
+    page.keyboard.press("ArrowRight")
+    focused = page.evaluate("document.activeElement.dataset.card")
+    assert focused == _hand(page)[1]
+    legal = page.locator("#hand [data-card][data-legal]").first
+    card = legal.get_attribute("data-card")
+    legal.focus()
+    seq = _seq(page)
+    page.keyboard.press("Enter")
+    _wait_seq_above(page, seq)
+    expect(page.locator(f'#hand [data-card="{card}"]')).to_have_count(0)
