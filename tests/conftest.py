@@ -28,6 +28,15 @@ def pytest_report_header(config):
 
 
 @pytest.fixture(scope="session")
+def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
+    # Consumers reach the database from executor threads; persistent connections there
+    # would outlive the tests and keep PostgreSQL from dropping the test database.
+    from django.conf import settings
+
+    settings.DATABASES["default"]["CONN_MAX_AGE"] = 0
+
+
+@pytest.fixture(scope="session")
 def bot_worker(django_db_setup, django_db_blocker):
     """A Celery worker on the bots queue (production stack only), else None."""
     if not PRODUCTION_STACK:
