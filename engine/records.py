@@ -604,6 +604,7 @@ def _verify(rec: GameRecord) -> Game:
                     raise _err(f"trick {k} is won by {SEAT_LETTERS[real.winner]}, not {SEAT_LETTERS[t.winner]}", w)
                 if t.points is not None and t.points != real.points:
                     raise _err(f"trick {k} holds {real.points} points, not {t.points}", w)
+                t.winner, t.points = real.winner, real.points
         if d.phase != DONE:
             if not last_deal:
                 raise _err(f"deal {dr.number} is unfinished but more deals follow", _where(dr, "score", "header"))

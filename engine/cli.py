@@ -1,0 +1,573 @@
+"""Command line: ``python -m engine play | replay | selfplay | verify | deal``.
+
+Pure standard library (argparse, statistics); run ``python -m engine --help``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import secrets
+import statistics
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from .cards import CARD_BY_TEXT, SUIT_NAMES, SUIT_SYMBOLS, Card, parse_suit
+from .deal import DONE
+from .dealing import commitment, deal_for, verify_commitment
+from .errors import IllegalMove, InvalidRecord
+from .game import Game
+from .messages import SEAT_NAMES, explain
+from .records import SEAT_LETTERS, GameRecord, read_record, sort_hand, write_json, write_text
+from .rules import PRESETS
+
+LANGS = ("nl", "en", "fr")
+
+UI: dict[str, dict[str, str]] = {
+    "en": {
+        "welcome": "Manillen: you are South, partner North; seed {seed}, rules {rules}. Type a card (TS, 10s, ah), ? for help, q to quit.",
+        "deal": "=== Deal {n} (game {game}) - dealer {dealer} ===",
+        "hand": "Your hand",
+        "hidden": "(your cards stay face down until your partner has chosen trump)",
+        "trick": "Trick",
+        "empty": "(empty)",
+        "trump_is": "Trump: {trump}",
+        "no_trump": "no trump",
+        "turn": "{seat} to play",
+        "prompt": "Your move> ",
+        "prompt_trump": "Choose trump (S H D C{none})> ",
+        "prompt_blind": "Blind no trump or look at your cards? (blind/look)> ",
+        "prompt_ann": "{call} or pass?> ",
+        "said": "{seat}: {action}",
+        "won": "{seat} wins the trick ({points} points)",
+        "score": "Deal {n}: card points WIJ {a} - ZIJ {b}, x{mult}, written {wa}-{wb}; total WIJ {ta} - ZIJ {tb}",
+        "board": "Board",
+        "game_end": "Game {game} over: WIJ {a} - ZIJ {b}",
+        "over": "Game over: WIJ {a} - ZIJ {b} ({reason}). Your score: {score:+d}",
+        "legal": "Legal: {legal}",
+        "bad_input": "I do not understand {text!r}: {reason}",
+        "bye": "Bye. Seed {seed}: replay with --seed {seed}",
+        "saved": "Record saved to {path}",
+        "wij": "WIJ",
+        "zij": "ZIJ",
+    },
+    "nl": {
+        "welcome": "Manillen: jij bent Zuid, je partner Noord; seed {seed}, regels {rules}. Typ een kaart (TS, 10s, ah), ? voor hulp, q om te stoppen.",
+        "deal": "=== Spel {n} (partij {game}) - gever {dealer} ===",
+        "hand": "Je kaarten",
+        "hidden": "(je kaarten blijven gedekt tot je partner troef gekozen heeft)",
+        "trick": "Slag",
+        "empty": "(leeg)",
+        "trump_is": "Troef: {trump}",
+        "no_trump": "zonder troef",
+        "turn": "{seat} is aan zet",
+        "prompt": "Jouw zet> ",
+        "prompt_trump": "Kies troef (S H D C{none})> ",
+        "prompt_blind": "Blind zonder troef of kijken? (blind/look)> ",
+        "prompt_ann": "{call} of pass?> ",
+        "said": "{seat}: {action}",
+        "won": "{seat} wint de slag ({points} punten)",
+        "score": "Spel {n}: kaartpunten WIJ {a} - ZIJ {b}, x{mult}, geschreven {wa}-{wb}; totaal WIJ {ta} - ZIJ {tb}",
+        "board": "Scorebord",
+        "game_end": "Partij {game} gedaan: WIJ {a} - ZIJ {b}",
+        "over": "Gedaan: WIJ {a} - ZIJ {b} ({reason}). Jouw score: {score:+d}",
+        "legal": "Toegelaten: {legal}",
+        "bad_input": "Ik begrijp {text!r} niet: {reason}",
+        "bye": "Tot ziens. Seed {seed}: opnieuw met --seed {seed}",
+        "saved": "Verslag bewaard in {path}",
+        "wij": "WIJ",
+        "zij": "ZIJ",
+    },
+    "fr": {
+        "welcome": "Manille : vous êtes Sud, partenaire Nord ; seed {seed}, règles {rules}. Tapez une carte (TS, 10s, ah), ? pour l'aide, q pour quitter.",
+        "deal": "=== Donne {n} (partie {game}) - donneur {dealer} ===",
+        "hand": "Votre main",
+        "hidden": "(vos cartes restent cachées tant que votre partenaire n'a pas choisi l'atout)",
+        "trick": "Pli",
+        "empty": "(vide)",
+        "trump_is": "Atout : {trump}",
+        "no_trump": "sans atout",
+        "turn": "{seat} joue",
+        "prompt": "Votre coup> ",
+        "prompt_trump": "Choisissez l'atout (S H D C{none})> ",
+        "prompt_blind": "Sans-atout aveugle ou regarder ? (blind/look)> ",
+        "prompt_ann": "{call} ou pass ?> ",
+        "said": "{seat} : {action}",
+        "won": "{seat} gagne le pli ({points} points)",
+        "score": "Donne {n} : points NOUS {a} - EUX {b}, x{mult}, marqué {wa}-{wb} ; total NOUS {ta} - EUX {tb}",
+        "board": "Tableau",
+        "game_end": "Partie {game} terminée : NOUS {a} - EUX {b}",
+        "over": "Fin : NOUS {a} - EUX {b} ({reason}). Votre score : {score:+d}",
+        "legal": "Permis : {legal}",
+        "bad_input": "Je ne comprends pas {text!r} : {reason}",
+        "bye": "Au revoir. Seed {seed} : rejouez avec --seed {seed}",
+        "saved": "Partie enregistrée dans {path}",
+        "wij": "NOUS",
+        "zij": "EUX",
+    },
+}
+
+
+def t(lang: str, key: str, **kw) -> str:
+    return UI.get(lang, UI["en"])[key].format(**kw)
+
+
+# --------------------------------------------------------------------------- display
+def show_cards(cards) -> str:
+    """``10♠ A♠ 7♠  K♥ 9♥``: by suit, high to low, a wider gap between suits."""
+    out, prev = [], None
+    for text in sort_hand(cards):
+        c = CARD_BY_TEXT[text]
+        if prev is not None and c.suit != prev:
+            out.append("")
+        out.append(c.display())
+        prev = c.suit
+    return " ".join(out)
+
+
+def show_action(action: str, lang: str) -> str:
+    if action in CARD_BY_TEXT:
+        return CARD_BY_TEXT[action].display()
+    if action.startswith("trump:"):
+        s = action.split(":", 1)[1]
+        if s == "none":
+            return UI[lang]["no_trump"]
+        return f"{UI[lang]['trump_is'].format(trump=SUIT_SYMBOLS[s])} ({SUIT_NAMES[lang][s]})"
+    return action
+
+
+def seat_name(seat: int, lang: str) -> str:
+    return SEAT_NAMES[lang][seat]
+
+
+def show_board(g: Game, lang: str, out: TextIO) -> None:
+    board = g.board
+    if not board:
+        return
+    w, z = UI[lang]["wij"], UI[lang]["zij"]
+    print(f"{UI[lang]['board']}:", file=out)
+    print(f"  {'#':>3} {'dealer':<7} {'trump':<6} {'x':>2} {w:>5} {z:>5}", file=out)
+    ta = tb = 0
+    for r in board:
+        ta += r["written"][0]
+        tb += r["written"][1]
+        trump = "-" if r["no_trump"] else SUIT_SYMBOLS.get(r["trump"] or "", "?")
+        print(
+            f"  {r['deal']:>3} {seat_name(r['dealer'], lang):<7} {trump:<6} {r['multiplier']:>2} "
+            f"{r['written'][0]:>5} {r['written'][1]:>5}   ({ta}-{tb})",
+            file=out,
+        )
+
+
+# --------------------------------------------------------------------------- play
+def bot_action(g: Game, bot, seat: int) -> str:
+    from .bots import bot_seed
+
+    return bot.act(g.observation(seat), bot_seed(g.seed, g.deal_number, seat))
+
+
+def _read_line(inp: TextIO, out: TextIO, prompt: str) -> str | None:
+    out.write(prompt)
+    out.flush()
+    line = inp.readline()
+    if not line:
+        out.write("\n")
+        return None
+    return line.strip()
+
+
+def parse_input(text: str, g: Game) -> str:
+    """What the player typed -> an action string (ValueError with a reason if unclear)."""
+    phase = g.deal.phase
+    low = text.strip().lower()
+    if phase == "blind":
+        if low in ("blind", "look", "kijk", "kijken", "regarder"):
+            return "blind" if low == "blind" else "look"
+        raise ValueError("blind or look")
+    if phase == "trump":
+        if low.startswith("trump:"):
+            low = low[6:]
+        s = parse_suit(low)
+        return "trump:none" if s is None else "trump:" + "SHDC"[s]
+    if phase == "announce":
+        if low in ("mee", "tegen", "pass"):
+            return low
+        raise ValueError(" / ".join(g.legal_actions()))
+    return str(Card.parse(text))
+
+
+def play(args, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
+    from .bots import get_bot
+
+    lang = args.lang
+    seed = args.seed if args.seed is not None else secrets.token_hex(6)
+    g = Game(seed, args.rules)
+    bot = get_bot(args.bot)
+    print(t(lang, "welcome", seed=seed, rules=g.rules.name), file=out)
+    announced_deal = 0
+    try:
+        while not g.is_terminal():
+            deal = g.deal
+            if g.deal_number != announced_deal:
+                announced_deal = g.deal_number
+                print("", file=out)
+                print(
+                    t(lang, "deal", n=g.deal_number, game=g.game_index + 1, dealer=seat_name(deal.dealer, lang)),
+                    file=out,
+                )
+                if deal.turned is not None:
+                    print(t(lang, "trump_is", trump=deal.turned.display()), file=out)
+            seat = g.to_move
+            if seat == 0:
+                action = _ask(g, lang, inp, out)
+                if action is None:
+                    print(t(lang, "bye", seed=seed), file=out)
+                    return 0
+            else:
+                action = bot_action(g, bot, seat)
+                print("  " + t(lang, "said", seat=seat_name(seat, lang), action=show_action(action, lang)), file=out)
+            n_tricks = len(deal.tricks)
+            g.apply_action(action)
+            if len(deal.tricks) > n_tricks:
+                tr = deal.tricks[-1]
+                print("  -> " + t(lang, "won", seat=seat_name(tr.winner, lang), points=tr.points), file=out)
+            if deal.phase == DONE:
+                r = deal.result
+                done_game = g.games[-1] if g.games and sum(x.deals for x in g.games) == deal.number else None
+                total = done_game.scores if done_game else g.scores
+                print(
+                    t(lang, "score", n=deal.number, a=r.card_points[0], b=r.card_points[1], mult=r.multiplier,
+                      wa=r.written[0], wb=r.written[1], ta=total[0], tb=total[1]),
+                    file=out,
+                )  # fmt: skip
+                if done_game is None:
+                    show_board(g, lang, out)
+                elif not g.is_terminal():
+                    print(t(lang, "game_end", game=done_game.index + 1, a=total[0], b=total[1]), file=out)
+        o = g.outcome
+        print(t(lang, "over", a=o.scores[0], b=o.scores[1], reason=o.reason, score=g.score_for(0)), file=out)
+        return 0
+    finally:
+        if args.record:
+            path = Path(args.record)
+            tags = {"Event": "python -m engine play", "South": "you", "West": f"bot:{args.bot}",
+                    "North": f"bot:{args.bot}", "East": f"bot:{args.bot}"}  # fmt: skip
+            if path.suffix == ".json":
+                path.write_text(write_json(g, tags, as_string=True), encoding="utf-8")
+            else:
+                path.write_text(write_text(g, tags), encoding="utf-8")
+            print(t(lang, "saved", path=path), file=out)
+
+
+def _ask(g: Game, lang: str, inp: TextIO, out: TextIO) -> str | None:
+    deal = g.deal
+    obs = g.observation(0)
+    if deal.phase == "play":
+        trick = deal.current_trick
+        shown = ", ".join(f"{seat_name(s, lang)} {c.display()}" for s, c in trick) or UI[lang]["empty"]
+        trump = UI[lang]["no_trump"] if deal.trump is None else SUIT_SYMBOLS[deal.trump_suit]
+        print(f"  {t(lang, 'trump_is', trump=trump)} | {UI[lang]['trick']} {len(deal.tricks) + 1}: {shown}", file=out)
+    hand = obs["hand"]
+    print(f"  {UI[lang]['hand']}: " + (show_cards(hand) if hand is not None else UI[lang]["hidden"]), file=out)
+    while True:
+        if deal.phase == "trump":
+            none = " none" if g.rules.allow_no_trump else ""
+            prompt = t(lang, "prompt_trump", none=none)
+        elif deal.phase == "blind":
+            prompt = t(lang, "prompt_blind")
+        elif deal.phase == "announce":
+            prompt = t(lang, "prompt_ann", call=g.legal_actions()[0])
+        else:
+            prompt = t(lang, "prompt")
+        text = _read_line(inp, out, prompt)
+        if text is None or text.lower() in ("q", "quit", "exit", "stop"):
+            return None
+        if not text:
+            continue
+        if text in ("?", "help", "h"):
+            print("  " + t(lang, "legal", legal=" ".join(show_action(a, lang) for a in g.legal_actions())), file=out)
+            continue
+        try:
+            action = parse_input(text, g)
+        except ValueError as e:
+            print("  " + t(lang, "bad_input", text=text, reason=e), file=out)
+            continue
+        try:
+            test = g.deal.clone()
+            test.apply_action(action)
+        except IllegalMove as e:
+            print("  ! " + explain(e, lang), file=out)
+            continue
+        return action
+
+
+# --------------------------------------------------------------------------- replay
+def replay(args, out: TextIO = sys.stdout) -> int:
+    lang = args.lang
+    try:
+        data = Path(args.file).read_text(encoding="utf-8") if args.file != "-" else sys.stdin.read()
+    except OSError as e:
+        print(f"cannot read {args.file}: {e}", file=sys.stderr)
+        return 2
+    try:
+        rec = read_record(data)
+    except InvalidRecord as e:
+        print(f"{args.file}: invalid record: {e}", file=sys.stderr)
+        return 1
+    g = rec.replay()
+    print_record(rec, g, lang, out)
+    return 0
+
+
+def print_record(rec: GameRecord, g: Game, lang: str, out: TextIO) -> None:
+    for k, v in rec.tags.items():
+        print(f"{k}: {v}", file=out)
+    for d in rec.deals:
+        print("", file=out)
+        print(t(lang, "deal", n=d.number, game=d.game, dealer=seat_name(d.dealer, lang)), file=out)
+        for s in range(4):
+            print(f"  {seat_name(s, lang):<6} {show_cards(d.hands[s])}", file=out)
+        if d.turned is not None:
+            print("  " + t(lang, "trump_is", trump=CARD_BY_TEXT[d.turned].display()), file=out)
+        for a in d.bidding:
+            print("  " + t(lang, "said", seat=seat_name(d.dealer, lang), action=show_action(a, lang)), file=out)
+        for s, call in d.announcements:
+            print("  " + t(lang, "said", seat=seat_name(s, lang), action=call), file=out)
+        for i, tr in enumerate(d.tricks, 1):
+            cards = ", ".join(f"{seat_name(s, lang)} {CARD_BY_TEXT[c].display()}" for s, c in tr.cards)
+            won = "" if tr.winner is None else " -> " + t(lang, "won", seat=seat_name(tr.winner, lang), points=tr.points)
+            print(f"  {i}. {cards}{won}", file=out)
+        if d.score is not None:
+            sc = d.score
+            print(
+                "  " + t(lang, "score", n=d.number, a=sc.card_points[0], b=sc.card_points[1], mult=sc.multiplier,
+                         wa=sc.written[0], wb=sc.written[1], ta=sc.total[0], tb=sc.total[1]),
+                file=out,
+            )  # fmt: skip
+        if d.end is not None:
+            print("  " + t(lang, "game_end", game=d.game, a=d.end[0][0], b=d.end[0][1]), file=out)
+    print("", file=out)
+    if g.outcome:
+        o = g.outcome
+        winner = {0: UI[lang]["wij"], 1: UI[lang]["zij"], None: "="}[o.winner]
+        print(f"Result {rec.result} ({o.reason}, {winner})", file=out)
+    else:
+        print(f"Result * (unfinished, WIJ {g.scores[0]} - ZIJ {g.scores[1]})", file=out)
+    print("OK: the record replays and every score line matches", file=out)
+
+
+# --------------------------------------------------------------------------- selfplay
+def play_out(seed: str, rules: str, bots_by_seat: list) -> Game:
+    from .bots import bot_seed
+
+    g = Game(seed, rules)
+    while not g.is_terminal():
+        s = g.to_move
+        g.apply_action(bots_by_seat[s].act(g.observation(s), bot_seed(seed, g.deal_number, s)))
+    return g
+
+
+class Progress:
+    def __init__(self, total: int, stream: TextIO, width: int = 30, enabled: bool = True) -> None:
+        self.total, self.stream, self.width, self.enabled = total, stream, width, enabled
+
+    def update(self, done: int) -> None:
+        if not self.enabled:
+            return
+        filled = self.width * done // max(1, self.total)
+        self.stream.write(f"\r[{'#' * filled}{' ' * (self.width - filled)}] {done}/{self.total}")
+        if done >= self.total:
+            self.stream.write("\n")
+        self.stream.flush()
+
+
+def mean_ci(values: list[float], z: float = 1.959964) -> tuple[float, float, float]:
+    """Mean and a normal-approximation 95 % confidence interval."""
+    m = statistics.fmean(values)
+    if len(values) < 2:
+        return m, -math.inf, math.inf
+    half = z * statistics.stdev(values) / math.sqrt(len(values))
+    return m, m - half, m + half
+
+
+def selfplay(args, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    from .bots import get_bot
+
+    names = [n.strip() for n in args.bots.split(",")]
+    if len(names) != 2 or not all(names):
+        print("--bots takes two names, e.g. heuristic,random", file=err)
+        return 2
+    try:
+        bots = [get_bot(n) for n in names]
+    except ValueError as e:
+        print(e, file=err)
+        return 2
+    if args.games < 1:
+        print("--games must be at least 1", file=err)
+        return 2
+    rec_dir = Path(args.record_dir) if args.record_dir else None
+    if rec_dir:
+        rec_dir.mkdir(parents=True, exist_ok=True)
+    label = [f"{names[0]} (A)", f"{names[1]} (B)"] if names[0] == names[1] else names
+    points = [0, 0]  # card points per bot over all deals
+    deals = 0
+    won = [0, 0]
+    draws = 0
+    dagscore = [0, 0]
+    diffs: list[float] = []  # per game pair: mean card points per deal, A - B
+    progress = Progress(args.games, err, enabled=not args.quiet)
+    progress.update(0)
+    for i in range(1, args.games + 1):
+        seed = f"{args.seed}-{i}"
+        pair_pts = [0, 0]
+        pair_deals = 0
+        for swap in (0, 1):
+            a_team = swap  # A sits on 0/2 in the first game, on 1/3 in the second
+            seats = [bots[0] if (s & 1) == a_team else bots[1] for s in range(4)]
+            g = play_out(seed, args.rules, seats)
+            for r in g.results:
+                pair_pts[0] += r.card_points[a_team]
+                pair_pts[1] += r.card_points[1 - a_team]
+            pair_deals += len(g.results)
+            w = g.outcome.winner
+            if w is None:
+                draws += 1
+            else:
+                won[0 if w == a_team else 1] += 1
+            dagscore[0] += g.score_for(a_team)
+            dagscore[1] += g.score_for(1 - a_team)
+            if rec_dir:
+                tags = {"Event": f"selfplay {names[0]} vs {names[1]}", "Round": str(i), "Board": "ab"[swap]}
+                for s in range(4):
+                    tags[("South", "West", "North", "East")[s]] = f"bot:{names[0] if (s & 1) == a_team else names[1]}"
+                (rec_dir / f"{seed}-{'ab'[swap]}.txt").write_text(write_text(g, tags), encoding="utf-8")
+        points[0] += pair_pts[0]
+        points[1] += pair_pts[1]
+        deals += pair_deals
+        diffs.append((pair_pts[0] - pair_pts[1]) / pair_deals)
+        progress.update(i)
+    n_games = 2 * args.games
+    print(f"selfplay: {args.games} game pairs ({n_games} games, teams swapped), seed {args.seed}, rules {args.rules}", file=out)
+    width = max(len(x) for x in label)
+    for k in (0, 1):
+        print(
+            f"{label[k]:<{width}}  card points/deal {points[k] / deals:6.2f}  games won {won[k]}/{n_games}"
+            f"  mean dagscore {dagscore[k] / n_games:+.1f}",
+            file=out,
+        )
+    if draws:
+        print(f"draws: {draws}", file=out)
+    m, lo, hi = mean_ci(diffs)
+    print(
+        f"difference {label[0]} - {label[1]}: {m:+.2f} card points/deal, 95% CI [{lo:+.2f}, {hi:+.2f}]"
+        f" (paired over {len(diffs)} game pairs)",
+        file=out,
+    )
+    return 0
+
+
+# --------------------------------------------------------------------------- verify / deal
+def print_deal(seed: str, number: int, rules: str, lang: str, out: TextIO) -> None:
+    spec = deal_for(seed, number, rules)
+    print(f"Deal {number}: dealer {seat_name(spec.dealer, lang)}", file=out)
+    for s in range(4):
+        print(f"  {seat_name(s, lang):<6} {show_cards(spec.hands[s])}", file=out)
+    if spec.turned is not None:
+        print(f"  turned {spec.turned.display()}", file=out)
+    hands = " ".join(f"{SEAT_LETTERS[s]}:" + " ".join(sort_hand(spec.hands[s])) for s in range(4))
+    print(f"  Hands {hands}" + (f"  Turned {spec.turned}" if spec.turned is not None else ""), file=out)
+
+
+def verify(args, out: TextIO = sys.stdout) -> int:
+    if not verify_commitment(args.seed, args.commitment):
+        print(f"FAILED: the commitment does not match seed {args.seed!r}", file=out)
+        print(f"  published {args.commitment.strip().lower()}", file=out)
+        print(f"  computed  {commitment(args.seed)}", file=out)
+        return 1
+    print(f"OK: commitment {commitment(args.seed)} matches seed {args.seed!r}", file=out)
+    print(f"rules {args.rules}, deals 1..{args.deals}", file=out)
+    for k in range(1, args.deals + 1):
+        print_deal(args.seed, k, args.rules, args.lang, out)
+    return 0
+
+
+def deal_cmd(args, out: TextIO = sys.stdout) -> int:
+    if args.number < 1:
+        print("--number starts at 1", file=sys.stderr)
+        return 2
+    print(f"seed {args.seed!r}, rules {args.rules}", file=out)
+    print_deal(args.seed, args.number, args.rules, args.lang, out)
+    return 0
+
+
+# --------------------------------------------------------------------------- argparse
+def build_parser() -> argparse.ArgumentParser:
+    from .bots import available
+
+    p = argparse.ArgumentParser(
+        prog="python -m engine",
+        description="Manillen engine: play against the bots, replay and verify records, bot matches, deals.",
+    )
+    sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
+    rules = dict(choices=sorted(PRESETS), default="flemish", help="rule preset (default flemish)")
+    lang = dict(choices=LANGS, default="nl", help="language of names and messages (default nl)")
+
+    sp = sub.add_parser("play", help="play a game as South against the bots")
+    sp.add_argument("--rules", **rules)
+    sp.add_argument("--seed", help="game seed (default: a random one, printed)")
+    sp.add_argument("--bot", default="heuristic", choices=available(), help="bot for the other three seats")
+    sp.add_argument("--lang", **lang)
+    sp.add_argument("--record", metavar="FILE", help="save the game record here at the end (.json for JSON)")
+    sp.set_defaults(func=lambda a: play(a))
+
+    sp = sub.add_parser("replay", help="verify a game record (text or JSON) and print it trick by trick")
+    sp.add_argument("file", metavar="FILE", help="record file, - for stdin")
+    sp.add_argument("--lang", **lang)
+    sp.set_defaults(func=lambda a: replay(a))
+
+    sp = sub.add_parser("selfplay", help="duplicate bot match: each seed played twice with the teams swapped")
+    sp.add_argument("--games", type=int, default=10, help="number of game pairs (default 10)")
+    sp.add_argument("--seed", default="selfplay", help="base seed; game i uses SEED-i")
+    sp.add_argument("--bots", default="heuristic,random", help="two bot names, A,B (default heuristic,random)")
+    sp.add_argument("--rules", **rules)
+    sp.add_argument("--record-dir", metavar="DIR", help="write every game's record into DIR")
+    sp.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
+    sp.set_defaults(func=lambda a: selfplay(a))
+
+    sp = sub.add_parser("verify", help="check a tournament's commitment against its seed and print its deals")
+    sp.add_argument("--seed", required=True)
+    sp.add_argument("--commitment", required=True, metavar="HEX", help="the published SHA-256 commitment")
+    sp.add_argument("--deals", type=int, default=10, help="how many deals to print (default 10)")
+    sp.add_argument("--rules", **rules)
+    sp.add_argument("--lang", **lang)
+    sp.set_defaults(func=lambda a: verify(a))
+
+    sp = sub.add_parser("deal", help="print one deal of a seed")
+    sp.add_argument("--seed", required=True)
+    sp.add_argument("--number", type=int, default=1, help="deal number, from 1")
+    sp.add_argument("--rules", **rules)
+    sp.add_argument("--lang", **lang)
+    sp.set_defaults(func=lambda a: deal_cmd(a))
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.reconfigure(errors="replace")  # suit symbols on a non-UTF-8 terminal
+        except (AttributeError, ValueError):
+            pass
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 0
+
+
+__all__ = ["main", "build_parser", "show_cards", "parse_input", "mean_ci"]
