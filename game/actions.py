@@ -156,7 +156,7 @@ def apply_action(public_id, user, action: str, expected_seq: int) -> Game:
         if eng.to_move != HUMAN_SEAT:
             raise NotYourTurn(f"it is seat {eng.to_move}'s turn, not yours")
         event = _apply(game, eng, HUMAN_SEAT, action)
-        _store(game, eng)
+        _store(game, eng, event.state)
         game.save()
         _after_commit(game, eng, events=[event])
     return game
@@ -185,7 +185,7 @@ def play_bots(game_pk: int, expected_seq: int) -> int:
             events.append(_apply(game, eng, seat, choice))
         if not events:
             return 0
-        _store(game, eng)
+        _store(game, eng, events[-1].state)
         game.save()
         _after_commit(game, eng, events=events)
     return len(events)
@@ -214,7 +214,7 @@ def autoplay(game_pk: int) -> int:
             events.append(_apply(game, eng, seat, choice))
         if not events:
             return 0
-        _store(game, eng)
+        _store(game, eng, events[-1].state)
         game.save()
         _after_commit(game, eng, events=events)
     return len(events)
@@ -248,9 +248,9 @@ def _apply(game: Game, eng: engine.Game, seat: int, action: str) -> Event:
     return Event(game.seq, seat, action, eng.observation(HUMAN_SEAT))
 
 
-def _store(game: Game, eng: engine.Game) -> None:
+def _store(game: Game, eng: engine.Game, state: dict[str, Any] | None = None) -> None:
     # Saved in the same row write as seq and actions, so it always matches them.
-    game.state = eng.observation(HUMAN_SEAT)
+    game.state = state if state is not None else eng.observation(HUMAN_SEAT)
     if eng.is_terminal() and game.status != Game.Status.FINISHED:
         game.status = Game.Status.FINISHED
         game.final_score = eng.score_for(HUMAN_SEAT)
@@ -283,6 +283,11 @@ def send_events(group: str, messages: list[dict[str, Any]]) -> None:
     layer = get_channel_layer()
     if layer is None:
         return
-    send = async_to_sync(layer.group_send)
-    for message in messages:
-        send(group, {"type": "game.event", "payload": message})
+
+    async def send_all() -> None:
+        # One event loop hop for the whole batch: from a worker, async_to_sync starts a
+        # loop (and a channels_redis connection) per call.
+        for message in messages:
+            await layer.group_send(group, {"type": "game.event", "payload": message})
+
+    async_to_sync(send_all)()
