@@ -64,3 +64,24 @@ def snapshot(d: Deal) -> tuple:
         tuple(str(c) for c in d.legal_moves()),
         tuple(repr(d.observation(s)) for s in range(4)),
     )
+
+
+def finish_randomly(d: Deal, rng) -> Deal:
+    """A clone of ``d`` played to the end with random legal actions."""
+    d = d.clone()
+    while not d.is_terminal():
+        d.apply_action(rng.choice(d.legal_actions()))
+    return d
+
+
+def find_playout(d: Deal, predicate, seed: int | str = 0, tries: int = 3000) -> Deal:
+    """The first random continuation of ``d`` (seeded) whose finished deal satisfies
+    ``predicate``; ``.actions`` of the result holds the whole action list."""
+    import random
+
+    rng = random.Random(seed)
+    for _ in range(tries):
+        done = finish_randomly(d, rng)
+        if predicate(done):
+            return done
+    raise AssertionError("no continuation found")
