@@ -72,6 +72,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "channels",
     "game",
+    "tournaments",
 ]
 
 MIDDLEWARE = [
@@ -155,7 +156,16 @@ else:
     CELERY_TASK_EAGER_PROPAGATES = True
 
 CELERY_TASK_DEFAULT_QUEUE = "celery"
-CELERY_TASK_ROUTES = {"game.tasks.*": {"queue": "bots"}}
+CELERY_TASK_ROUTES = {
+    "game.tasks.*": {"queue": "bots"},
+    "tournaments.tasks.recompute_rankings": {"queue": "rankings"},
+}
+# The day tournament (daglijst) opens once a day (idempotent: get_or_create by date);
+# `tick` starts and closes tournaments whose play window begins or ends.
+CELERY_BEAT_SCHEDULE = {
+    "open-day-tournament": {"task": "tournaments.tasks.open_day_tournament", "schedule": 15 * 60},
+    "tournaments-tick": {"task": "tournaments.tasks.tick", "schedule": 60},
+}
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ACKS_LATE = True

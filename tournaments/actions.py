@@ -1,0 +1,413 @@
+"""The single mutation path for clubs, tournaments and entries.
+
+Views, consumers, tasks and the game-finished hook call these functions; nothing else
+saves tournament state. Rows that several requests race on (the tournament when
+joining or closing, the entry when it finishes) are locked with select_for_update,
+and rankings are recomputed by a task queued after commit.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import logging
+import secrets
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.utils import timezone
+from django.utils.text import slugify
+
+import engine
+from game import actions as game_actions
+from game.models import Game
+
+from . import replays
+from .models import AuditLog, Club, DealResult, Entry, Tournament, TournamentDeal
+
+logger = logging.getLogger(__name__)
+
+
+class TournamentError(Exception):
+    code = "error"
+
+
+class NotAllowed(TournamentError):
+    code = "not_allowed"
+
+
+class CannotJoin(TournamentError):
+    code = "cannot_join"
+
+
+# --- who may do what --------------------------------------------------------------------
+
+
+def is_organizer(user, tournament: Tournament) -> bool:
+    if not (user and user.is_authenticated):
+        return False
+    if user.is_staff or tournament.created_by_id == user.pk:
+        return True
+    return tournament.club is not None and tournament.club.is_organizer(user)
+
+
+def entry_of(user, tournament: Tournament) -> Entry | None:
+    if not (user and user.is_authenticated):
+        return None
+    return Entry.objects.filter(tournament=tournament, player=user).first()
+
+
+def can_see_results(user, tournament: Tournament) -> bool:
+    """Standings, travellers and other entries' plays.
+
+    Everybody after close. Before: a player whose own game is finished (if the
+    tournament shows results "after you finish"), or an organizer without an entry
+    still being played (an organizer who looks can no longer enter: see mark_seen).
+    """
+    if tournament.is_closed:
+        return True
+    entry = entry_of(user, tournament)
+    if entry is not None:
+        return (
+            entry.status == Entry.Status.FINISHED
+            and tournament.results_visibility == Tournament.Visibility.AFTER_FINISH
+        )
+    return is_organizer(user, tournament)
+
+
+def can_view_tournament(user, tournament: Tournament) -> bool:
+    if tournament.status == Tournament.Status.DRAFT:
+        return is_organizer(user, tournament)
+    if tournament.club is None or tournament.is_closed:
+        return True
+    return tournament.club.is_member(user) or is_organizer(user, tournament)
+
+
+def mark_seen(tournament: Tournament, user) -> None:
+    """Record that `user` has seen the deals or results: they may not enter any more."""
+    if user and user.is_authenticated and not tournament.is_closed:
+        tournament.deals_seen_by.add(user)
+
+
+# --- clubs ------------------------------------------------------------------------------
+
+
+def create_club(user, name: str) -> Club:
+    base = slugify(name)[:80] or "club"
+    with transaction.atomic():
+        slug = base
+        while Club.objects.filter(slug=slug).exists():
+            slug = f"{base}-{secrets.token_hex(2)}"
+        club = Club.objects.create(name=name, slug=slug)
+        club.organizers.add(user)
+        club.members.add(user)
+    return club
+
+
+def join_club(user, invite_code: str) -> Club:
+    club = Club.objects.filter(invite_code=invite_code.strip()).first()
+    if club is None or not invite_code.strip():
+        raise CannotJoin("unknown invite code")
+    club.members.add(user)
+    return club
+
+
+def new_club_invite(user, club: Club) -> Club:
+    if not club.is_organizer(user):
+        raise NotAllowed("only the club's organizers can do that")
+    club.invite_code = secrets.token_urlsafe(6)
+    club.save(update_fields=["invite_code"])
+    return club
+
+
+# --- tournaments ------------------------------------------------------------------------
+
+
+def create_tournament(
+    actor,
+    *,
+    name: str,
+    club: Club | None = None,
+    rules: str = "flemish",
+    bot_level: str | None = None,
+    capacity: int = 10,
+    starts_at: dt.datetime | None = None,
+    ends_at: dt.datetime | None = None,
+    live_start: bool = False,
+    results_visibility: str = Tournament.Visibility.AFTER_FINISH,
+    unfinished_rule: str = Tournament.Unfinished.BOT,
+    invite_code: str = "",
+    seed: str | None = None,
+    day: dt.date | None = None,
+    open_now: bool = False,
+) -> Tournament:
+    """A draft tournament (or an open one with open_now). The seed is secret until close."""
+    if actor is not None:
+        if club is None and not actor.is_staff:
+            raise NotAllowed("a public tournament needs a staff account; choose your club")
+        if club is not None and not club.is_organizer(actor):
+            raise NotAllowed("only the club's organizers can create its tournaments")
+    engine.get_rules(rules)  # ValueError for an unknown preset, before anything is stored
+    bot_level = bot_level or settings.GAME_DEFAULT_BOT
+    from engine.bots import get_bot
+
+    get_bot(bot_level)
+    if ends_at and starts_at and ends_at <= starts_at:
+        raise TournamentError("the play window ends before it starts")
+    seed = (seed or "").strip() or secrets.token_hex(16)
+    with transaction.atomic():
+        t = Tournament.objects.create(
+            club=club,
+            name=name,
+            rules=rules,
+            bot_level=bot_level,
+            seed=seed,
+            seed_commitment=engine.commitment(seed),
+            capacity=capacity,
+            starts_at=starts_at,
+            ends_at=ends_at,
+            live_start=live_start,
+            results_visibility=results_visibility,
+            unfinished_rule=unfinished_rule,
+            invite_code=invite_code.strip(),
+            day=day,
+            created_by=actor,
+        )
+        if open_now:
+            _open(t)
+    return t
+
+
+def open_tournament(tournament_id: int, actor) -> Tournament:
+    with transaction.atomic():
+        t = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if actor is not None and not is_organizer(actor, t):
+            raise NotAllowed("only organizers can open the tournament")
+        if t.status != Tournament.Status.DRAFT:
+            return t
+        _open(t)
+    return t
+
+
+def _open(t: Tournament) -> None:
+    """Generate and store the deals, publish the commitment."""
+    TournamentDeal.objects.bulk_create(
+        TournamentDeal(tournament=t, **replays.spec_as_dict(spec))
+        for spec in replays.deal_specs(t.seed, t.rules)
+    )
+    t.status = Tournament.Status.OPEN
+    t.opened_at = timezone.now()
+    _maybe_running(t)
+    t.save()
+
+
+def _maybe_running(t: Tournament, now=None) -> bool:
+    now = now or timezone.now()
+    if t.status == Tournament.Status.OPEN and (t.starts_at is None or t.starts_at <= now):
+        t.status = Tournament.Status.RUNNING
+        return True
+    return False
+
+
+def join(tournament_id: int, user, invite_code: str = "") -> Entry:
+    """One entry per account: the entry's game has the tournament's seed, rules and bots."""
+    if not (user and user.is_authenticated):
+        raise CannotJoin("log in to take part")
+    with transaction.atomic():
+        t = Tournament.objects.select_for_update().get(pk=tournament_id)
+        existing = Entry.objects.filter(tournament=t, player=user).first()
+        if existing is not None:
+            return existing
+        if t.status not in (Tournament.Status.OPEN, Tournament.Status.RUNNING):
+            raise CannotJoin("this tournament is not open")
+        now = timezone.now()
+        if t.ends_at and now >= t.ends_at:
+            raise CannotJoin("the play window has closed")
+        if t.live_start and t.starts_at and now < t.starts_at:
+            raise CannotJoin("this tournament starts for everybody at the same time")
+        if t.club is not None and not (t.club.is_member(user) or is_organizer(user, t)):
+            if not (t.invite_code and invite_code.strip() == t.invite_code):
+                raise CannotJoin("this tournament is for the club's members")
+        if t.invite_code and not t.club and invite_code.strip() != t.invite_code:
+            raise CannotJoin("this tournament needs an invite code")
+        if t.deals_seen_by.filter(pk=user.pk).exists():
+            raise CannotJoin("you have seen this tournament's deals or results")
+        if Entry.objects.filter(tournament=t).count() >= t.capacity:
+            raise CannotJoin("the tournament is full")
+        game = game_actions.create_game(user, seed=t.seed, rules=t.rules, bot_level=t.bot_level)
+        try:
+            with transaction.atomic():
+                entry = Entry.objects.create(tournament=t, player=user, game=game)
+        except IntegrityError:
+            raise CannotJoin("you already have an entry") from None
+        if _maybe_running(t, now):
+            t.save(update_fields=["status"])
+    return entry
+
+
+def game_finished(game: Game, engine_game: engine.Game, mode: str = "played") -> Entry | None:
+    """The hook: the entry of a finished game finishes (same transaction as the game)."""
+    entry = Entry.objects.select_for_update().filter(game=game).first()
+    if entry is None or entry.status != Entry.Status.PLAYING:
+        return None
+    if entry.tournament.is_closed:
+        return None  # scored "as played" at close: later play no longer counts
+    _finish_entry(entry, game, mode)
+    return entry
+
+
+def _finish_entry(entry: Entry, game: Game, mode: str) -> None:
+    eng, played = replays.split_deals(game.seed, game.rules, list(game.actions))
+    DealResult.objects.filter(entry=entry).delete()
+    DealResult.objects.bulk_create(
+        DealResult(
+            entry=entry,
+            number=d.number,
+            dealer=d.result["dealer"],
+            trump=d.result["trump"] or "",
+            no_trump=d.result["no_trump"],
+            card_points=d.result["card_points"],
+            multiplier=d.result["multiplier"],
+            written=d.result["written"],
+            tricks=d.tricks,
+            actions=d.actions,
+        )
+        for d in played
+    )
+    entry.game_score = eng.score_for(game_actions.HUMAN_SEAT)
+    entry.score = entry.game_score
+    entry.deals_played = len(played)
+    entry.status = Entry.Status.FINISHED
+    entry.finish_mode = mode
+    entry.finished_at = timezone.now()
+    entry.save()
+    schedule_rankings(entry.tournament_id)
+
+
+def schedule_rankings(tournament_id: int) -> None:
+    from .tasks import recompute_rankings
+
+    transaction.on_commit(lambda: recompute_rankings.delay(tournament_id))
+
+
+def close_tournament(tournament_id: int, actor=None, *, now=None) -> Tournament:
+    """Close: unfinished games are finished by the bot or scored as played so far
+    (the tournament's `unfinished_rule`); the seed is then revealed."""
+    with transaction.atomic():
+        t = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if actor is not None and not is_organizer(actor, t):
+            raise NotAllowed("only organizers can close the tournament")
+        if t.is_closed:
+            return t
+        for entry in Entry.objects.select_for_update().filter(
+            tournament=t, status=Entry.Status.PLAYING
+        ):
+            if t.unfinished_rule == Tournament.Unfinished.BOT:
+                game_actions.autoplay(entry.game_id)  # the hook finishes the entry
+                entry.refresh_from_db()
+                if entry.status == Entry.Status.FINISHED:
+                    entry.finish_mode = "bot"
+                    entry.save(update_fields=["finish_mode"])
+                else:  # the game was already over but unseen by the hook
+                    _finish_entry(entry, Game.objects.get(pk=entry.game_id), "bot")
+            else:
+                _finish_entry(entry, Game.objects.get(pk=entry.game_id), "as_played")
+        t.status = Tournament.Status.CLOSED
+        t.closed_at = now or timezone.now()
+        t.save(update_fields=["status", "closed_at"])
+        AuditLog.objects.create(
+            tournament=t, actor=actor, action="close",
+            after={"unfinished_rule": t.unfinished_rule}, reason="",
+        )  # fmt: skip
+        schedule_rankings(t.pk)
+    return t
+
+
+def correct_score(entry_id: int, actor, score: int, reason: str) -> Entry:
+    reason = (reason or "").strip()
+    if not reason:
+        raise TournamentError("a correction needs a reason")
+    with transaction.atomic():
+        entry = Entry.objects.select_for_update().select_related("tournament").get(pk=entry_id)
+        if not is_organizer(actor, entry.tournament):
+            raise NotAllowed("only organizers can correct scores")
+        if entry.status != Entry.Status.FINISHED:
+            raise TournamentError("only a finished entry's score can be corrected")
+        before = entry.score
+        entry.score = int(score)
+        entry.save(update_fields=["score"])
+        AuditLog.objects.create(
+            tournament=entry.tournament, entry=entry, actor=actor, action="correct_score",
+            before={"score": before, "player": entry.player.get_username()},
+            after={"score": entry.score}, reason=reason,
+        )  # fmt: skip
+        schedule_rankings(entry.tournament_id)
+    return entry
+
+
+def remove_entry(entry_id: int, actor, reason: str) -> Entry:
+    reason = (reason or "").strip()
+    if not reason:
+        raise TournamentError("a removal needs a reason")
+    with transaction.atomic():
+        entry = Entry.objects.select_for_update().select_related("tournament").get(pk=entry_id)
+        if not is_organizer(actor, entry.tournament):
+            raise NotAllowed("only organizers can remove entries")
+        before = entry.status
+        # Kept (not deleted): the player cannot re-enter and the log can name it.
+        entry.status = Entry.Status.REMOVED
+        entry.rank = None
+        entry.save(update_fields=["status", "rank"])
+        AuditLog.objects.create(
+            tournament=entry.tournament, entry=entry, actor=actor, action="remove_entry",
+            before={"status": before, "player": entry.player.get_username()},
+            after={"status": entry.status}, reason=reason,
+        )  # fmt: skip
+        schedule_rankings(entry.tournament_id)
+    return entry
+
+
+# --- the day list -----------------------------------------------------------------------
+
+
+def day_tournament(day: dt.date | None = None) -> Tournament:
+    """Today's public tournament (the daglijst), created and opened once per date."""
+    day = day or timezone.localdate()
+    existing = Tournament.objects.filter(day=day).first()
+    if existing is not None:
+        return existing
+    tz = timezone.get_current_timezone()
+    start = timezone.make_aware(dt.datetime.combine(day, dt.time.min), tz)
+    try:
+        with transaction.atomic():
+            return create_tournament(
+                None,
+                name=f"Daglijst {day:%d-%m-%Y}",
+                rules=settings.GAME_DEFAULT_RULES,
+                capacity=getattr(settings, "TOURNAMENT_DAY_CAPACITY", 100000),
+                starts_at=start,
+                ends_at=start + dt.timedelta(days=1),
+                day=day,
+                open_now=True,
+            )
+    except IntegrityError:  # a concurrent run created it first
+        return Tournament.objects.get(day=day)
+
+
+def tick(now=None) -> dict[str, int]:
+    """Periodic: open → running when the window starts; close when it has ended."""
+    now = now or timezone.now()
+    started = 0
+    for t in Tournament.objects.filter(status=Tournament.Status.OPEN, starts_at__lte=now):
+        with transaction.atomic():
+            t = Tournament.objects.select_for_update().get(pk=t.pk)
+            if _maybe_running(t, now):
+                t.save(update_fields=["status"])
+                started += 1
+    closed = 0
+    due = Tournament.objects.filter(
+        status__in=[Tournament.Status.OPEN, Tournament.Status.RUNNING], ends_at__lte=now
+    )
+    for t in due:
+        close_tournament(t.pk, None, now=now)
+        closed += 1
+    return {"started": started, "closed": closed}

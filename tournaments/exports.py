@@ -1,0 +1,131 @@
+"""Exports: standings and travellers as CSV and JSON, every game record as a zip.
+
+Organizer corrections (the audit log) travel with the standings in both formats.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import zipfile
+from typing import Any
+
+from game import actions as game_actions
+
+from . import rankings
+from .models import Entry, Tournament
+
+STANDINGS_COLUMNS = [
+    "rank", "player", "score", "game_score", "corrected", "matchpoints", "matchpoints_pct",
+    "deal_matchpoints", "deals_played", "finish_mode",
+]  # fmt: skip
+TRAVELLER_COLUMNS = [
+    "deal", "player", "dealer", "trump", "wij_points", "zij_points", "multiplier",
+    "wij_written", "zij_written", "matchpoints", "neuberg",
+]  # fmt: skip
+
+
+def _info(t: Tournament) -> dict[str, Any]:
+    return {
+        "id": t.pk,
+        "name": t.name,
+        "club": t.club.name if t.club else None,
+        "format": t.format,
+        "rules": t.rules,
+        "bot_level": t.bot_level,
+        "status": t.status,
+        "seed_commitment": t.seed_commitment,
+        "seed": t.seed if t.is_closed else None,
+        "unfinished_rule": t.unfinished_rule,
+        "closed_at": t.closed_at.isoformat() if t.closed_at else None,
+    }
+
+
+def corrections(t: Tournament) -> list[dict[str, Any]]:
+    return [
+        {
+            "when": log.created.isoformat(),
+            "who": log.actor.get_username() if log.actor else None,
+            "action": log.action,
+            "entry": log.entry_id,
+            "before": log.before,
+            "after": log.after,
+            "reason": log.reason,
+        }
+        for log in t.audit.select_related("actor").exclude(action="close")
+    ]
+
+
+def standings_json(t: Tournament) -> str:
+    data = {
+        "tournament": _info(t),
+        "standings": rankings.standings(t),
+        "corrections": corrections(t),
+    }
+    return json.dumps(data, indent=2, ensure_ascii=False)
+
+
+def standings_csv(t: Tournament) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(STANDINGS_COLUMNS)
+    for row in rankings.standings(t):
+        writer.writerow([row[c] for c in STANDINGS_COLUMNS])
+    fixes = corrections(t)
+    if fixes:
+        writer.writerow([])
+        writer.writerow(["correction", "who", "when", "entry", "before", "after", "reason"])
+        for c in fixes:
+            writer.writerow(
+                [c["action"], c["who"], c["when"], c["entry"], json.dumps(c["before"]),
+                 json.dumps(c["after"]), c["reason"]]
+            )  # fmt: skip
+    return out.getvalue()
+
+
+def travellers(t: Tournament) -> list[dict[str, Any]]:
+    return [
+        {"deal": k, "results": rankings.traveller(t, k)} for k in rankings.played_deal_numbers(t)
+    ]
+
+
+def travellers_json(t: Tournament) -> str:
+    return json.dumps({"tournament": _info(t), "travellers": travellers(t)}, indent=2)
+
+
+def travellers_csv(t: Tournament) -> str:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(TRAVELLER_COLUMNS)
+    for trav in travellers(t):
+        for r in trav["results"]:
+            writer.writerow(
+                [r["deal"], r["player"], r["dealer"], r["trump"], r["card_points"][0],
+                 r["card_points"][1], r["multiplier"], r["written"][0], r["written"][1],
+                 r["matchpoints"], r["neuberg"]]
+            )  # fmt: skip
+    return out.getvalue()
+
+
+def record_text(entry: Entry) -> str:
+    """engine.records.write_text when the engine has it, else a plain (seed, actions) text."""
+    game = entry.game
+    try:
+        return game_actions.record_text(game)
+    except ImportError:
+        return "\n".join(
+            [f"# Manillen game, rules {game.rules}", f"seed: {game.seed}",
+             f"player: {entry.player.get_username()}", "actions: " + " ".join(game.actions), ""]
+        )  # fmt: skip
+
+
+def records_zip(t: Tournament) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        entries = t.entries.select_related("player", "game").order_by("pk")
+        for entry in entries:
+            name = f"{entry.pk:04d}-{entry.player.get_username()}.txt"
+            zf.writestr(name, record_text(entry))
+        zf.writestr("standings.json", standings_json(t))
+    return buf.getvalue()

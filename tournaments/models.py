@@ -1,0 +1,249 @@
+"""Clubs, duplicate tournaments, entries and their results.
+
+Models never change themselves: every mutation goes through tournaments/actions.py.
+The only format built today is "solo-duplicate" (each entry plays the tournament's
+deals against the same deterministic bots); `format` leaves room for rounds and
+tables later without touching the entry/deal-result shape.
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django.conf import settings
+from django.db import models
+from django.utils import timezone
+from django.utils.translation import gettext_lazy as _
+
+
+def new_invite_code() -> str:
+    return secrets.token_urlsafe(6)
+
+
+class Club(models.Model):
+    name = models.CharField(max_length=100)
+    slug = models.SlugField(max_length=100, unique=True)
+    organizers = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, related_name="organized_clubs", blank=True
+    )
+    members = models.ManyToManyField(settings.AUTH_USER_MODEL, related_name="clubs", blank=True)
+    invite_code = models.CharField(max_length=32, unique=True, default=new_invite_code)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return self.name
+
+    def is_organizer(self, user) -> bool:
+        return bool(user and user.is_authenticated) and self.organizers.filter(pk=user.pk).exists()
+
+    def is_member(self, user) -> bool:
+        if not (user and user.is_authenticated):
+            return False
+        return self.members.filter(pk=user.pk).exists() or self.is_organizer(user)
+
+
+class Tournament(models.Model):
+    class Status(models.TextChoices):
+        DRAFT = "draft", _("draft")
+        OPEN = "open", _("open")
+        RUNNING = "running", _("running")
+        CLOSED = "closed", _("closed")
+
+    class Visibility(models.TextChoices):
+        AFTER_FINISH = "after_finish", _("after you finish your game")
+        AFTER_CLOSE = "after_close", _("after the tournament closes")
+
+    class Unfinished(models.TextChoices):
+        BOT = "bot", _("finished by the bot")
+        AS_PLAYED = "as_played", _("scored as played so far")
+
+    class Format(models.TextChoices):
+        SOLO_DUPLICATE = "solo-duplicate", _("solo duplicate (against bots)")
+
+    club = models.ForeignKey(
+        Club, null=True, blank=True, on_delete=models.CASCADE, related_name="tournaments"
+    )
+    name = models.CharField(max_length=120)
+    format = models.CharField(max_length=32, choices=Format.choices, default=Format.SOLO_DUPLICATE)
+    rules = models.CharField(max_length=32, default="flemish")
+    bot_level = models.CharField(max_length=32, default="heuristic")
+    # Secret until close; only its commitment is public while the tournament runs.
+    seed = models.CharField(max_length=100)
+    seed_commitment = models.CharField(max_length=64)
+    capacity = models.PositiveIntegerField(default=10)
+    starts_at = models.DateTimeField(null=True, blank=True)
+    ends_at = models.DateTimeField(null=True, blank=True)
+    # Live start: everybody begins at starts_at (no joining early play).
+    live_start = models.BooleanField(default=False)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
+    results_visibility = models.CharField(
+        max_length=16, choices=Visibility.choices, default=Visibility.AFTER_FINISH
+    )
+    unfinished_rule = models.CharField(
+        max_length=16, choices=Unfinished.choices, default=Unfinished.BOT
+    )
+    invite_code = models.CharField(max_length=32, blank=True, default="")
+    # The automatic day tournament of this date (the daglijst); null for all others.
+    day = models.DateField(null=True, blank=True, unique=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL,
+        null=True,
+        blank=True,
+        on_delete=models.SET_NULL,
+        related_name="created_tournaments",
+    )
+    # Whoever has looked at the stored deals (or at results before playing) may not enter.
+    deals_seen_by = models.ManyToManyField(
+        settings.AUTH_USER_MODEL, related_name="seen_tournament_deals", blank=True
+    )
+    # Bumped by every rankings recomputation; live clients compare it.
+    rankings_version = models.PositiveIntegerField(default=0)
+    rankings_computed_at = models.DateTimeField(null=True, blank=True)
+    opened_at = models.DateTimeField(null=True, blank=True)
+    closed_at = models.DateTimeField(null=True, blank=True)
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created"]
+        indexes = [models.Index(fields=["status", "-created"])]
+
+    def __str__(self) -> str:
+        return self.name
+
+    @property
+    def is_closed(self) -> bool:
+        return self.status == self.Status.CLOSED
+
+    @property
+    def is_day(self) -> bool:
+        return self.day is not None
+
+    def window_open(self, now=None) -> bool:
+        now = now or timezone.now()
+        if self.status not in (self.Status.OPEN, self.Status.RUNNING):
+            return False
+        if self.starts_at and now < self.starts_at:
+            return False
+        return not (self.ends_at and now >= self.ends_at)
+
+    @property
+    def group_name(self) -> str:
+        return f"tournament-{self.pk}"
+
+
+class TournamentDeal(models.Model):
+    """Deal k of the tournament, generated from the seed at open and stored."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="deals")
+    number = models.PositiveIntegerField()
+    dealer = models.PositiveSmallIntegerField()
+    hands = models.JSONField()  # 4 lists of card texts, seat 0..3
+    turned = models.CharField(max_length=2, blank=True, default="")
+    # "Bot in your seat": the bots playing all four seats from the same start.
+    par = models.JSONField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "number"], name="unique_deal_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tournament} #{self.number}"
+
+
+class Entry(models.Model):
+    class Status(models.TextChoices):
+        PLAYING = "playing", _("playing")
+        FINISHED = "finished", _("finished")
+        REMOVED = "removed", _("removed")
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entries")
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tournament_entries"
+    )
+    game = models.OneToOneField(
+        "game.Game", on_delete=models.PROTECT, related_name="tournament_entry"
+    )
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PLAYING)
+    # The game's dagscore (wij - zij); `score` is what counts (differs after a correction).
+    game_score = models.IntegerField(null=True, blank=True)
+    score = models.IntegerField(null=True, blank=True)
+    # How the entry ended: "played", "bot" (finished by the bot at close), "as_played".
+    finish_mode = models.CharField(max_length=16, blank=True, default="")
+    deals_played = models.PositiveIntegerField(default=0)
+    # Filled by the rankings task.
+    rank = models.PositiveIntegerField(null=True, blank=True)
+    matchpoints = models.FloatField(null=True, blank=True)  # on the score: 2 per beaten
+    matchpoints_pct = models.FloatField(null=True, blank=True)
+    deal_matchpoints = models.FloatField(null=True, blank=True)  # sum of Neuberg deal MPs
+    joined_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["rank", "joined_at"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["tournament", "player"], name="one_entry_per_player_per_tournament"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.player} in {self.tournament}"
+
+    @property
+    def is_finished(self) -> bool:
+        return self.status == self.Status.FINISHED
+
+
+class DealResult(models.Model):
+    """One entry's result on deal k (seat 0 = the player; team 0 = WIJ)."""
+
+    entry = models.ForeignKey(Entry, on_delete=models.CASCADE, related_name="deal_results")
+    number = models.PositiveIntegerField()
+    dealer = models.PositiveSmallIntegerField()
+    trump = models.CharField(max_length=1, blank=True, default="")  # "" = no trump
+    no_trump = models.BooleanField(default=False)
+    card_points = models.JSONField()  # [wij, zij]
+    multiplier = models.PositiveIntegerField(default=1)
+    written = models.JSONField()  # [wij, zij]
+    tricks = models.JSONField(default=list)  # engine Trick.to_dict() list
+    actions = models.JSONField(default=list)  # the deal's actions, for replay/compare
+    # Filled by the rankings task: per-deal MPs on card points, raw and Neuberg-scaled.
+    matchpoints = models.FloatField(null=True, blank=True)
+    neuberg = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [
+            models.UniqueConstraint(fields=["entry", "number"], name="unique_entry_deal")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.entry} deal {self.number}"
+
+
+class AuditLog(models.Model):
+    """Organizer corrections and removals: who, what, why, when. Shown in exports."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="audit")
+    entry = models.ForeignKey(
+        Entry, null=True, blank=True, on_delete=models.SET_NULL, related_name="audit"
+    )
+    actor = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    action = models.CharField(max_length=32)  # correct_score, remove_entry, close, ...
+    before = models.JSONField(null=True, blank=True)
+    after = models.JSONField(null=True, blank=True)
+    reason = models.TextField(blank=True, default="")
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created"]
+
+    def __str__(self) -> str:
+        return f"{self.action} by {self.actor} ({self.created:%Y-%m-%d %H:%M})"

@@ -1,0 +1,21 @@
+"""Celery tasks: take ids, idempotent, short. Queues: "rankings" and "exports"
+(CELERY_TASK_ROUTES); the periodic ones are in CELERY_BEAT_SCHEDULE."""
+
+from celery import shared_task
+
+from . import actions, rankings
+
+
+@shared_task(name="tournaments.tasks.recompute_rankings", ignore_result=True)
+def recompute_rankings(tournament_id: int) -> int | None:
+    return rankings.recompute(tournament_id)
+
+
+@shared_task(name="tournaments.tasks.open_day_tournament", ignore_result=True)
+def open_day_tournament() -> int:
+    return actions.day_tournament().pk
+
+
+@shared_task(name="tournaments.tasks.tick", ignore_result=True)
+def tick() -> dict:
+    return actions.tick()
