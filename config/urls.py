@@ -5,5 +5,7 @@ urlpatterns = [
     path("admin/", admin.site.urls),
     path("accounts/", include("django.contrib.auth.urls")),
     path("i18n/", include("django.conf.urls.i18n")),
+    path("tournaments/", include("tournaments.urls")),
+    path("clubs/", include("tournaments.club_urls")),
     path("", include("game.urls")),
 ]

@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+from django import forms
+from django.utils.translation import gettext_lazy as _
+
+import engine
+from engine.bots import available
+
+from .models import Club, Tournament
+
+
+class TournamentForm(forms.Form):
+    name = forms.CharField(label=_("Name"), max_length=120)
+    club = forms.ModelChoiceField(label=_("Club"), queryset=Club.objects.none(), required=False)
+    rules = forms.ChoiceField(label=_("Rules"), choices=())
+    bot_level = forms.ChoiceField(label=_("Bot level"), choices=())
+    capacity = forms.IntegerField(label=_("Capacity"), min_value=1, max_value=10000, initial=10)
+    starts_at = forms.DateTimeField(
+        label=_("Play window start"),
+        required=False,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+    )
+    ends_at = forms.DateTimeField(
+        label=_("Play window end"),
+        required=False,
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+    )
+    live_start = forms.BooleanField(
+        label=_("Live start (everybody begins together)"), required=False
+    )
+    results_visibility = forms.ChoiceField(
+        label=_("Results visible"), choices=Tournament.Visibility.choices
+    )
+    unfinished_rule = forms.ChoiceField(
+        label=_("Unfinished games at close"), choices=Tournament.Unfinished.choices
+    )
+    invite_code = forms.CharField(label=_("Invite code (optional)"), max_length=32, required=False)
+    seed = forms.CharField(
+        label=_("Seed (empty = random)"),
+        max_length=100,
+        required=False,
+        help_text=_("Secret until the tournament closes; only its commitment is published."),
+    )
+    open_now = forms.BooleanField(label=_("Open now"), required=False, initial=True)
+
+    def __init__(self, *args, user=None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["rules"].choices = [(name, name) for name in engine.PRESETS]
+        self.fields["bot_level"].choices = [(name, name) for name in available()]
+        self.fields["bot_level"].initial = "heuristic"
+        if user is not None and user.is_authenticated:
+            self.fields["club"].queryset = Club.objects.filter(organizers=user)
+        self.fields["club"].required = not (user is not None and user.is_staff)
+
+    def clean(self):
+        data = super().clean()
+        start, end = data.get("starts_at"), data.get("ends_at")
+        if start and end and end <= start:
+            raise forms.ValidationError(_("The play window ends before it starts."))
+        return data
+
+
+class ClubForm(forms.Form):
+    name = forms.CharField(label=_("Club name"), max_length=100)
+
+
+class JoinClubForm(forms.Form):
+    code = forms.CharField(label=_("Invite code"), max_length=32)
+
+
+class CorrectionForm(forms.Form):
+    score = forms.IntegerField(label=_("New score"))
+    reason = forms.CharField(label=_("Reason"), max_length=500)
+
+
+class RemovalForm(forms.Form):
+    reason = forms.CharField(label=_("Reason"), max_length=500)

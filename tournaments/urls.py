@@ -1,0 +1,26 @@
+from django.urls import path
+
+from . import views
+
+app_name = "tournaments"
+
+urlpatterns = [
+    path("", views.tournament_list, name="list"),
+    path("new/", views.create, name="create"),
+    path("today/", views.day_today, name="today"),
+    path("<int:pk>/", views.detail, name="detail"),
+    path("<int:pk>/join/", views.join, name="join"),
+    path("<int:pk>/standings/", views.standings, name="standings"),
+    path("<int:pk>/deal/<int:number>/", views.traveller, name="traveller"),
+    path("<int:pk>/compare/", views.compare, name="compare"),
+    path("<int:pk>/compare/<int:number>/", views.compare_deal, name="compare-deal"),
+    path("<int:pk>/verify/", views.verify, name="verify"),
+    path("<int:pk>/results/", views.results_print, name="results"),
+    path("<int:pk>/export/<str:kind>", views.export, name="export"),
+    path("<int:pk>/manage/", views.manage, name="manage"),
+    path("<int:pk>/manage/deals/", views.manage_deals, name="manage-deals"),
+    path(
+        "<int:pk>/manage/entry/<int:entry_id>/<str:what>/", views.manage_entry, name="manage-entry"
+    ),
+    path("<int:pk>/manage/<str:what>/", views.manage_action, name="manage-action"),
+]

@@ -1,0 +1,532 @@
+"""HTTP views: thin wrappers around tournaments/actions.py, rankings and exports.
+
+Gates: a club tournament is visible to its members; results (standings, travellers,
+other entries' plays, exports) only to those `actions.can_see_results` allows. An
+organizer who looks at results or deals before close is recorded in deals_seen_by.
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
+from django.db.models import Q
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import get_object_or_404, redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+import engine
+
+from . import actions, exports, rankings, replays
+from .forms import ClubForm, CorrectionForm, JoinClubForm, RemovalForm, TournamentForm
+from .models import Club, DealResult, Entry, Tournament, TournamentDeal
+
+SEATS = ("South", "West", "North", "East")
+
+
+# --- helpers -------------------------------------------------------------------------------
+
+
+def _tournament(request: HttpRequest, pk: int) -> Tournament:
+    t = get_object_or_404(Tournament.objects.select_related("club"), pk=pk)
+    if not actions.can_view_tournament(request.user, t):
+        raise Http404("no such tournament")
+    return t
+
+
+def _results_allowed(request: HttpRequest, t: Tournament) -> bool:
+    allowed = actions.can_see_results(request.user, t)
+    if allowed and actions.entry_of(request.user, t) is None:
+        actions.mark_seen(t, request.user)  # an organizer who looks can no longer enter
+    return allowed
+
+
+def _require_results(request: HttpRequest, t: Tournament) -> None:
+    if not _results_allowed(request, t):
+        raise PermissionDenied(_("Results are visible after you finish your own game."))
+
+
+def _require_organizer(request: HttpRequest, t: Tournament) -> None:
+    if not actions.is_organizer(request.user, t):
+        raise PermissionDenied(_("Only the tournament's organizers can do this."))
+
+
+def _entry_or_404(t: Tournament, entry_id) -> Entry:
+    return get_object_or_404(
+        Entry.objects.select_related("player", "game"), tournament=t, pk=entry_id
+    )
+
+
+# --- list, detail, join ----------------------------------------------------------------------
+
+
+def tournament_list(request: HttpRequest) -> HttpResponse:
+    day = actions.day_tournament()
+    visible = Q(club__isnull=True)
+    if request.user.is_authenticated:
+        visible |= Q(club__members=request.user) | Q(club__organizers=request.user)
+        visible |= Q(created_by=request.user)
+    tournaments = (
+        Tournament.objects.filter(visible)
+        .exclude(status=Tournament.Status.DRAFT, created_by__isnull=True)
+        .filter(day__isnull=True)
+        .select_related("club")
+        .distinct()[:50]
+    )
+    tournaments = [t for t in tournaments if actions.can_view_tournament(request.user, t)]
+    context = {
+        "day": day,
+        "day_standings": rankings.standings(day) if _results_allowed(request, day) else None,
+        "day_entry": actions.entry_of(request.user, day),
+        "tournaments": tournaments,
+    }
+    return render(request, "tournaments/list.html", context)
+
+
+def day_today(request: HttpRequest) -> HttpResponse:
+    return redirect("tournaments:detail", pk=actions.day_tournament().pk)
+
+
+def detail(request: HttpRequest, pk: int) -> HttpResponse:
+    t = _tournament(request, pk)
+    entry = actions.entry_of(request.user, t)
+    allowed = _results_allowed(request, t)
+    context = {
+        "t": t,
+        "entry": entry,
+        "results_allowed": allowed,
+        "standings": rankings.standings(t) if allowed else None,
+        "is_organizer": actions.is_organizer(request.user, t),
+        "entries_count": t.entries.exclude(status=Entry.Status.REMOVED).count(),
+        "seen_deals": request.user.is_authenticated
+        and t.deals_seen_by.filter(pk=request.user.pk).exists(),
+    }
+    return render(request, "tournaments/detail.html", context)
+
+
+@login_required
+@require_POST
+def join(request: HttpRequest, pk: int) -> HttpResponse:
+    t = _tournament(request, pk)
+    try:
+        entry = actions.join(t.pk, request.user, request.POST.get("invite_code", ""))
+    except actions.CannotJoin as exc:
+        messages.error(request, str(exc))
+        return redirect("tournaments:detail", pk=t.pk)
+    return redirect("game", game_id=entry.game.public_id)
+
+
+# --- results -------------------------------------------------------------------------------
+
+
+def standings(request: HttpRequest, pk: int) -> HttpResponse:
+    t = _tournament(request, pk)
+    _require_results(request, t)
+    rows = rankings.standings(t)
+    if request.GET.get("format") == "json":
+        return JsonResponse({"version": t.rankings_version, "status": t.status, "rows": rows})
+    context = {
+        "t": t,
+        "rows": rows,
+        "deal_numbers": rankings.played_deal_numbers(t),
+        "ws_path": f"/ws/tournaments/{t.pk}/standings/",
+    }
+    return render(request, "tournaments/standings.html", context)
+
+
+def traveller(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    t = _tournament(request, pk)
+    _require_results(request, t)
+    deal = get_object_or_404(TournamentDeal, tournament=t, number=number)
+    rows = rankings.traveller(t, number)
+    entry = actions.entry_of(request.user, t)
+    context = {
+        "t": t,
+        "deal": deal,
+        "rows": rows,
+        "field": t.entries.filter(status=Entry.Status.FINISHED).count(),
+        "my_entry_id": entry.pk if entry else None,
+        "hands": _hands_display(deal),
+        "par": deal.par,
+    }
+    return render(request, "tournaments/traveller.html", context)
+
+
+def _hands_display(deal: TournamentDeal) -> list[dict]:
+    return [
+        {"seat": SEATS[s], "cards": [engine.Card.parse(c).display() for c in deal.hands[s]]}
+        for s in range(4)
+    ]
+
+
+@login_required
+def compare(request: HttpRequest, pk: int) -> HttpResponse:
+    """Per deal: your result beside the field's (average, best) and the bots' par."""
+    t = _tournament(request, pk)
+    entry = actions.entry_of(request.user, t)
+    if entry is None or not entry.is_finished:
+        raise PermissionDenied(_("Compare after you have finished your own game."))
+    _require_results(request, t)
+    field_rows = DealResult.objects.filter(
+        entry__tournament=t, entry__status=Entry.Status.FINISHED
+    ).values_list("number", "card_points")
+    field: dict[int, list[int]] = defaultdict(list)
+    for number, cp in field_rows:
+        field[number].append(cp[0])
+    pars = dict(TournamentDeal.objects.filter(tournament=t).values_list("number", "par"))
+    rows = []
+    for r in entry.deal_results.all():
+        pts = field[r.number]
+        par = pars.get(r.number) or {}
+        rows.append(
+            {
+                "number": r.number,
+                "trump": r.trump or ("none" if r.no_trump else ""),
+                "mine": r.card_points[0],
+                "written": r.written,
+                "neuberg": r.neuberg,
+                "played_by": len(pts),
+                "field_avg": round(sum(pts) / len(pts), 1) if pts else None,
+                "field_best": max(pts) if pts else None,
+                "par": (par.get("card_points") or [None])[0],
+            }
+        )
+    others = (
+        t.entries.filter(status=Entry.Status.FINISHED).exclude(pk=entry.pk).select_related("player")
+    )
+    return render(
+        request,
+        "tournaments/compare.html",
+        {"t": t, "entry": entry, "rows": rows, "others": others},
+    )
+
+
+@login_required
+def compare_deal(request: HttpRequest, pk: int, number: int) -> HttpResponse:
+    """Side-by-side replay of your play of a deal and another entry's."""
+    t = _tournament(request, pk)
+    entry = actions.entry_of(request.user, t)
+    if entry is None or not entry.is_finished:
+        raise PermissionDenied(_("Compare after you have finished your own game."))
+    _require_results(request, t)
+    mine = get_object_or_404(DealResult, entry=entry, number=number)
+    candidates = (
+        DealResult.objects.filter(
+            entry__tournament=t, entry__status=Entry.Status.FINISHED, number=number
+        )
+        .exclude(entry=entry)
+        .select_related("entry__player")
+    )
+    other = None
+    other_id = request.GET.get("entry")
+    if other_id:
+        other = next((c for c in candidates if str(c.entry_id) == other_id), None)
+    other = other or (candidates[0] if candidates else None)
+    seats_mine = _action_seats(t, number, mine.actions)
+    seats_other = _action_seats(t, number, other.actions) if other else []
+    diff = replays.first_difference(mine.actions, other.actions) if other else None
+    length = max(len(mine.actions), len(other.actions) if other else 0)
+    steps = []
+    for i in range(length):
+        steps.append(
+            {
+                "index": i + 1,
+                "mine": _step(mine.actions, seats_mine, i),
+                "other": _step(other.actions, seats_other, i) if other else None,
+                "first_diff": diff == i,
+                "differs": diff is not None and i >= diff,
+            }
+        )
+    context = {
+        "t": t,
+        "number": number,
+        "mine": mine,
+        "other": other,
+        "candidates": candidates,
+        "steps": steps,
+        "first_diff": None if diff is None else diff + 1,
+    }
+    return render(request, "tournaments/compare_deal.html", context)
+
+
+def _action_seats(t: Tournament, number: int, deal_actions: list[str]) -> list[int]:
+    """Who made each action of a deal (replayed on the deal alone)."""
+    deal = engine.Deal.from_spec(engine.deal_for(t.seed, number, t.rules), t.rules)
+    seats = []
+    for a in deal_actions:
+        seats.append(deal.to_move)
+        if deal.phase == "play":
+            deal.play(a)
+        else:
+            deal.apply_action(a)
+    return seats
+
+
+def _step(deal_actions: list[str], seats: list[int], i: int) -> dict | None:
+    if i >= len(deal_actions):
+        return None
+    a = deal_actions[i]
+    text = a
+    if len(a) == 2:
+        text = engine.Card.parse(a).display()
+    elif a.startswith("trump:"):
+        suit = a.split(":", 1)[1]
+        text = (
+            _("trump: no trump")
+            if suit == "none"
+            else _("trump: %s") % (engine.Card.parse("T" + suit).display()[-1])
+        )
+    return {"seat": SEATS[seats[i]], "action": a, "text": text}
+
+
+def verify(request: HttpRequest, pk: int) -> HttpResponse:
+    """The commitment always; after close the seed, and every stored deal recomputed."""
+    t = _tournament(request, pk)
+    context = {"t": t, "revealed": t.is_closed}
+    if t.is_closed:
+        stored = list(t.deals.all())
+        mismatched = [
+            d.number
+            for d in stored
+            if replays.spec_as_dict(engine.deal_for(t.seed, d.number, t.rules))
+            != {"number": d.number, "dealer": d.dealer, "hands": d.hands, "turned": d.turned}
+        ]
+        context.update(
+            {
+                "recomputed": engine.commitment(t.seed),
+                "commitment_ok": engine.verify_commitment(t.seed, t.seed_commitment),
+                "deals_checked": len(stored),
+                "mismatched": mismatched,
+                "first_deal": _hands_display(stored[0]) if stored else None,
+            }
+        )
+    return render(request, "tournaments/verify.html", context)
+
+
+# --- exports -------------------------------------------------------------------------------
+
+
+def _download(body, content_type: str, filename: str) -> HttpResponse:
+    response = HttpResponse(body, content_type=content_type)
+    response["Content-Disposition"] = f'attachment; filename="{filename}"'
+    return response
+
+
+def export(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
+    t = _tournament(request, pk)
+    _require_results(request, t)
+    name = f"tournament-{t.pk}"
+    if kind == "standings.csv":
+        return _download(
+            exports.standings_csv(t), "text/csv; charset=utf-8", f"{name}-standings.csv"
+        )
+    if kind == "standings.json":
+        return _download(exports.standings_json(t), "application/json", f"{name}-standings.json")
+    if kind == "travellers.csv":
+        return _download(
+            exports.travellers_csv(t), "text/csv; charset=utf-8", f"{name}-travellers.csv"
+        )
+    if kind == "travellers.json":
+        return _download(exports.travellers_json(t), "application/json", f"{name}-travellers.json")
+    if kind == "records.zip":
+        if not t.is_closed:  # the records name the seed, which stays secret until close
+            raise PermissionDenied(_("Game records are available when the tournament closes."))
+        return _download(exports.records_zip(t), "application/zip", f"{name}-records.zip")
+    raise Http404("no such export")
+
+
+def results_print(request: HttpRequest, pk: int) -> HttpResponse:
+    t = _tournament(request, pk)
+    _require_results(request, t)
+    context = {
+        "t": t,
+        "rows": rankings.standings(t),
+        "travellers": exports.travellers(t),
+        "corrections": exports.corrections(t),
+    }
+    return render(request, "tournaments/results_print.html", context)
+
+
+# --- organizer panel -----------------------------------------------------------------------
+
+
+@login_required
+def create(request: HttpRequest) -> HttpResponse:
+    form = TournamentForm(request.POST or None, user=request.user)
+    if request.method == "POST" and form.is_valid():
+        data = form.cleaned_data
+        try:
+            t = actions.create_tournament(
+                request.user,
+                name=data["name"],
+                club=data["club"],
+                rules=data["rules"],
+                bot_level=data["bot_level"],
+                capacity=data["capacity"],
+                starts_at=data["starts_at"],
+                ends_at=data["ends_at"],
+                live_start=data["live_start"],
+                results_visibility=data["results_visibility"],
+                unfinished_rule=data["unfinished_rule"],
+                invite_code=data["invite_code"],
+                seed=data["seed"],
+                open_now=data["open_now"],
+            )
+        except actions.TournamentError as exc:
+            form.add_error(None, str(exc))
+        else:
+            return redirect("tournaments:manage", pk=t.pk)
+    if not form.fields["club"].queryset.exists() and not request.user.is_staff:
+        messages.info(request, _("Create a club first: tournaments belong to a club."))
+    return render(request, "tournaments/create.html", {"form": form})
+
+
+@login_required
+def manage(request: HttpRequest, pk: int) -> HttpResponse:
+    t = _tournament(request, pk)
+    _require_organizer(request, t)
+    allowed = _results_allowed(request, t)
+    entries = t.entries.select_related("player", "game").order_by("rank", "joined_at")
+    rows = []
+    for e in entries:
+        state = e.game.state or {}
+        rows.append(
+            {
+                "entry": e,
+                "deal_number": state.get("deal_number"),
+                "scores": state.get("scores") if allowed else None,
+            }
+        )
+    context = {
+        "t": t,
+        "rows": rows,
+        "results_allowed": allowed,
+        "audit": t.audit.select_related("actor", "entry__player"),
+        "correction_form": CorrectionForm(),
+        "removal_form": RemovalForm(),
+    }
+    return render(request, "tournaments/manage.html", context)
+
+
+@login_required
+def manage_deals(request: HttpRequest, pk: int) -> HttpResponse:
+    """The stored deals; looking at them before close rules the organizer out of entering."""
+    t = _tournament(request, pk)
+    _require_organizer(request, t)
+    entry = actions.entry_of(request.user, t)
+    if entry is not None and not t.is_closed:
+        raise PermissionDenied(_("You have an entry in this tournament: the deals stay hidden."))
+    if request.method != "POST" and not t.is_closed:
+        return render(request, "tournaments/manage_deals_confirm.html", {"t": t})
+    actions.mark_seen(t, request.user)
+    deals = [{"deal": d, "hands": _hands_display(d)} for d in t.deals.all()[:40]]
+    return render(request, "tournaments/manage_deals.html", {"t": t, "deals": deals})
+
+
+@login_required
+@require_POST
+def manage_action(request: HttpRequest, pk: int, what: str) -> HttpResponse:
+    t = _tournament(request, pk)
+    _require_organizer(request, t)
+    try:
+        if what == "open":
+            actions.open_tournament(t.pk, request.user)
+        elif what == "close":
+            actions.close_tournament(t.pk, request.user)
+            messages.success(request, _("The tournament is closed; the seed is revealed."))
+        else:
+            raise Http404("unknown action")
+    except actions.TournamentError as exc:
+        messages.error(request, str(exc))
+    return redirect("tournaments:manage", pk=t.pk)
+
+
+@login_required
+@require_POST
+def manage_entry(request: HttpRequest, pk: int, entry_id: int, what: str) -> HttpResponse:
+    t = _tournament(request, pk)
+    _require_organizer(request, t)
+    entry = _entry_or_404(t, entry_id)
+    try:
+        if what == "correct":
+            form = CorrectionForm(request.POST)
+            if not form.is_valid():
+                messages.error(request, _("A correction needs a score and a reason."))
+            else:
+                actions.correct_score(
+                    entry.pk, request.user, form.cleaned_data["score"], form.cleaned_data["reason"]
+                )
+        elif what == "remove":
+            form = RemovalForm(request.POST)
+            if not form.is_valid():
+                messages.error(request, _("A removal needs a reason."))
+            else:
+                actions.remove_entry(entry.pk, request.user, form.cleaned_data["reason"])
+        else:
+            raise Http404("unknown action")
+    except actions.TournamentError as exc:
+        messages.error(request, str(exc))
+    return redirect("tournaments:manage", pk=t.pk)
+
+
+# --- clubs ---------------------------------------------------------------------------------
+
+
+@login_required
+def club_list(request: HttpRequest) -> HttpResponse:
+    clubs = Club.objects.filter(Q(members=request.user) | Q(organizers=request.user)).distinct()
+    return render(
+        request,
+        "tournaments/club_list.html",
+        {"clubs": clubs, "form": ClubForm(), "join_form": JoinClubForm()},
+    )
+
+
+@login_required
+@require_POST
+def club_create(request: HttpRequest) -> HttpResponse:
+    form = ClubForm(request.POST)
+    if not form.is_valid():
+        messages.error(request, _("A club needs a name."))
+        return redirect("clubs:list")
+    club = actions.create_club(request.user, form.cleaned_data["name"])
+    return redirect("clubs:detail", slug=club.slug)
+
+
+@login_required
+def club_join(request: HttpRequest) -> HttpResponse:
+    code = request.POST.get("code") or request.GET.get("code") or ""
+    if request.method != "POST":
+        return render(request, "tournaments/club_join.html", {"form": JoinClubForm({"code": code})})
+    try:
+        club = actions.join_club(request.user, code)
+    except actions.CannotJoin as exc:
+        messages.error(request, str(exc))
+        return redirect("clubs:list")
+    return redirect("clubs:detail", slug=club.slug)
+
+
+@login_required
+def club_detail(request: HttpRequest, slug: str) -> HttpResponse:
+    club = get_object_or_404(Club, slug=slug)
+    if not club.is_member(request.user):
+        raise Http404("no such club")
+    is_org = club.is_organizer(request.user)
+    if request.method == "POST" and is_org and request.POST.get("new_invite"):
+        actions.new_club_invite(request.user, club)
+        return redirect("clubs:detail", slug=club.slug)
+    tournaments = club.tournaments.all()
+    if not is_org:
+        tournaments = tournaments.exclude(status=Tournament.Status.DRAFT)
+    context = {
+        "club": club,
+        "is_organizer": is_org,
+        "tournaments": tournaments,
+        "members": club.members.all(),
+        "organizers": club.organizers.all(),
+        "join_url": request.build_absolute_uri(f"/clubs/join/?code={club.invite_code}"),
+    }
+    return render(request, "tournaments/club_detail.html", context)
