@@ -85,3 +85,67 @@ def find_playout(d: Deal, predicate, seed: int | str = 0, tries: int = 3000) -> 
         if predicate(done):
             return done
     raise AssertionError("no continuation found")
+
+
+# ------------------------------------------------------------------ scripted games
+# One fixed deal (seed "x", deal 1, East deals) whose random playouts give WIJ anything
+# from 0 to about 50 card points: a library of plays with a chosen result, to build
+# games with exact scores.
+
+SCRIPT_SEED = "x"
+_script_cache: dict[tuple[bool, int], list[str]] = {}
+
+
+def script_spec(number: int = 1):
+    import dataclasses
+
+    from engine import deal_for
+
+    return dataclasses.replace(deal_for(SCRIPT_SEED, 1), number=number)
+
+
+def scripted(wij_points: int, no_trump: bool = False, tries: int = 40000) -> list[str]:
+    """Flemish actions (trump choice + 32 cards) for the script deal in which WIJ
+    (South/North) take exactly ``wij_points`` card points."""
+    import random
+
+    key = (no_trump, wij_points)
+    if key not in _script_cache:
+        rng = random.Random(f"script-{no_trump}-{wij_points}")
+        trumps = ["trump:none"] if no_trump else ["trump:S", "trump:H", "trump:D", "trump:C"]
+        for i in range(tries):
+            d = Deal.from_spec(script_spec())
+            d.apply_action(trumps[i % len(trumps)])
+            done = finish_randomly(d, rng)
+            if done.result.card_points[0] == wij_points:
+                _script_cache[key] = list(done.actions)
+                break
+        else:
+            raise AssertionError(f"no playout with WIJ = {wij_points}")
+    return list(_script_cache[key])
+
+
+def as_table(actions: list[str]) -> list[str]:
+    """The same deal at the flemish-table: look, trump, both opponents pass, the cards."""
+    return ["look", actions[0], "pass", "pass", *actions[1:]]
+
+
+def scripted_game(plan, rules="flemish", seed="scripted"):
+    """``plan``: list of (spec or None for the script deal, actions). Returns the Game
+    after applying every action of the plan (one deal per entry)."""
+    from engine import Game
+
+    specs = [spec for spec, _ in plan]
+
+    def deals(n):
+        import dataclasses
+
+        spec = specs[n - 1] if n - 1 < len(specs) and specs[n - 1] is not None else script_spec()
+        return dataclasses.replace(spec, number=n)
+
+    g = Game(seed, rules, deals=deals)
+    for i, (_, actions) in enumerate(plan):
+        assert g.deal_number == i + 1 and not g.is_terminal()
+        for a in actions:
+            g.apply_action(a)
+    return g
