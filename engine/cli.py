@@ -286,7 +286,7 @@ def _ask(g: Game, lang: str, inp: TextIO, out: TextIO) -> str | None:
             return None
         if not text:
             continue
-        if text in ("?", "help", "h"):
+        if text.lower() in ("?", "help", "hulp", "aide"):
             print("  " + t(lang, "legal", legal=" ".join(show_action(a, lang) for a in g.legal_actions())), file=out)
             continue
         try:

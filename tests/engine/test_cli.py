@@ -1,0 +1,277 @@
+"""``python -m engine ...`` driven through subprocess, as a user would run it."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from engine import Game, IllegalMove, commitment, deal_for, explain
+from engine.bots import bot_seed, get_bot
+from engine.cli import mean_ci, parse_input, show_cards
+from engine.records import read_text, sort_hand, write_json
+
+ROOT = Path(__file__).resolve().parents[2]
+GOLDEN = ROOT / "tests" / "engine" / "golden"
+
+
+def run(*args: str, stdin: str | None = None, timeout: float = 120) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [sys.executable, "-m", "engine", *args],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        encoding="utf-8",
+        timeout=timeout,
+        env={"PYTHONIOENCODING": "utf-8", "PATH": "/usr/bin:/bin"},
+    )
+
+
+# --------------------------------------------------------------------------- help
+@pytest.mark.parametrize("cmd", [[], ["play"], ["replay"], ["selfplay"], ["verify"], ["deal"]])
+def test_help(cmd):
+    r = run(*cmd, "--help")
+    assert r.returncode == 0, r.stderr
+    assert "usage: python -m engine" in r.stdout
+
+
+def test_no_command_is_a_usage_error():
+    r = run()
+    assert r.returncode == 2
+    assert "usage" in r.stderr
+
+
+# --------------------------------------------------------------------------- play
+def typed(action: str) -> str:
+    """How a person would type an action: 10s, ah, h, none."""
+    if action.startswith("trump:"):
+        return action.split(":")[1].lower()
+    if action in ("look", "blind", "mee", "tegen", "pass"):
+        return action
+    rank, suit = action[0], action[1]
+    return ("10" if rank == "T" else rank.lower()) + suit.lower()
+
+
+def south_script(seed: str, rules: str = "flemish", lang: str = "nl"):
+    """South's inputs for a whole game where South plays like the heuristic bot, with one
+    illegal card typed first at the first chance; also returns the expected refusal."""
+    bot = get_bot("heuristic")
+    g = Game(seed, rules)
+    lines: list[str] = []
+    refusal = None
+    while not g.is_terminal():
+        s = g.to_move
+        a = bot.act(g.observation(s), bot_seed(seed, g.deal_number, s))
+        if s == 0:
+            d = g.deal
+            if refusal is None and d.phase == "play":
+                hand = {str(c) for c in d.hand(0)}
+                illegal = sorted(hand - {str(c) for c in d.legal_moves()})
+                if illegal:
+                    try:
+                        d.clone().play(illegal[0])
+                    except IllegalMove as e:
+                        refusal = explain(e, lang)
+                    lines.append(typed(illegal[0]))
+            lines.append(typed(a))
+        g.apply_action(a)
+    return lines, refusal, g
+
+
+def test_play_a_whole_game_with_an_illegal_card_refused():
+    lines, refusal, g = south_script("cli-play-1")
+    assert refusal is not None
+    r = run("play", "--seed", "cli-play-1", stdin="\n".join(lines) + "\n")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "! " + refusal in out  # the rule, in Dutch
+    assert "Je kaarten:" in out and "♠" in out
+    assert re.search(r"Slag \d+: ", out)
+    assert "Scorebord:" in out
+    a, b = g.outcome.scores
+    assert f"Gedaan: WIJ {a} - ZIJ {b}" in out
+    assert f"Jouw score: {g.score_for(0):+d}" in out
+
+
+def test_play_in_english_and_save_the_record(tmp_path):
+    lines, refusal, g = south_script("cli-play-2", lang="en")
+    path = tmp_path / "game.txt"
+    r = run("play", "--seed", "cli-play-2", "--lang", "en", "--record", str(path), stdin="\n".join(lines) + "\n")
+    assert r.returncode == 0, r.stderr
+    assert "! " + refusal in r.stdout
+    assert "Game over: WIJ" in r.stdout
+    rec = read_text(path.read_text(encoding="utf-8"))
+    assert rec.actions == g.actions
+    assert rec.tags["South"] == "you"
+
+
+def test_play_a_few_cards_then_eof():
+    g = Game("cli-eof")
+    r = run("play", "--seed", "cli-eof", "--lang", "en", stdin="zz\n?\n")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "seed cli-eof" in out
+    assert "=== Deal 1 (game 1) - dealer" in out
+    assert "I do not understand 'zz'" in out
+    assert "Legal:" in out
+    assert out.rstrip().endswith("replay with --seed cli-eof")
+    assert "Traceback" not in r.stderr
+    # the hand shown is South's, with suit symbols
+    hand = show_cards(deal_for("cli-eof", 1).hands[0])
+    assert hand in out or g.deal.dealer == 2  # hidden while partner North chooses trump
+
+
+def test_play_quit_with_q_and_a_typed_trump():
+    # Find a seed where South deals the first deal, so the first question is trump.
+    seed = next(f"cli-q-{i}" for i in range(100) if deal_for(f"cli-q-{i}", 1).dealer == 0)
+    r = run("play", "--seed", seed, "--lang", "fr", stdin="x\nh\nq\n")
+    assert r.returncode == 0, r.stderr
+    assert "Choisissez l'atout" in r.stdout
+    assert "Je ne comprends pas 'x'" in r.stdout
+    assert "Au revoir" in r.stdout
+
+
+def test_play_other_presets_until_eof():
+    for rules in ("flemish-table", "french", "malilla"):
+        lines, _, g = south_script(f"cli-{rules}", rules)
+        r = run("play", "--seed", f"cli-{rules}", "--rules", rules, stdin="\n".join(lines[:12]) + "\n")
+        assert r.returncode == 0, (rules, r.stderr)
+        assert "Tot ziens" in r.stdout
+
+
+# --------------------------------------------------------------------------- replay
+@pytest.mark.parametrize("name", ["flemish-heuristic", "french-heuristic"])
+def test_replay_golden_record(name):
+    path = GOLDEN / f"{name}.txt"
+    rec = read_text(path.read_text(encoding="utf-8"))
+    r = run("replay", str(path), "--lang", "en")
+    assert r.returncode == 0, r.stderr
+    assert f"Result {rec.result} (" in r.stdout
+    assert "OK: the record replays" in r.stdout
+    assert "1. " in r.stdout and "wins the trick" in r.stdout
+    assert len(re.findall(r"^=== Deal \d+", r.stdout, re.M)) == len(rec.deals)
+
+
+def test_replay_json_record(tmp_path):
+    rec = read_text((GOLDEN / "malilla-heuristic.txt").read_text(encoding="utf-8"))
+    g = rec.replay()
+    path = tmp_path / "game.json"
+    path.write_text(json.dumps(write_json(g, {"Event": "json"})), encoding="utf-8")
+    r = run("replay", str(path))
+    assert r.returncode == 0, r.stderr
+    assert "wint de slag" in r.stdout  # Dutch by default
+    assert f"Result {rec.result}" in r.stdout
+
+
+def test_replay_corrupt_record_exits_1_with_line_and_reason(tmp_path):
+    text = (GOLDEN / "flemish-heuristic.txt").read_text(encoding="utf-8")
+    lines = text.splitlines()
+    i = next(k for k, x in enumerate(lines) if x.startswith("Score"))
+    lines[i] = re.sub(r"Score (\d+)", lambda m: f"Score {int(m.group(1)) + 1}", lines[i])
+    path = tmp_path / "bad.txt"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    r = run("replay", str(path))
+    assert r.returncode == 1
+    assert f"line {i + 1}: deal 1: card points" in r.stderr
+    assert "Traceback" not in r.stderr
+
+
+def test_replay_missing_file():
+    r = run("replay", "/nonexistent/record.txt")
+    assert r.returncode == 2
+    assert "cannot read" in r.stderr
+
+
+# --------------------------------------------------------------------------- selfplay
+def test_selfplay_prints_means_and_a_confidence_interval(tmp_path):
+    d = tmp_path / "records"
+    r = run("selfplay", "--games", "3", "--seed", "ci", "--bots", "heuristic,random", "--record-dir", str(d))
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "3 game pairs (6 games, teams swapped)" in out
+    assert re.search(r"^heuristic\s+card points/deal\s+\d+\.\d\d\s+games won \d/6\s+mean dagscore [+-]\d+\.\d$", out, re.M)
+    assert re.search(r"^random\s+card points/deal", out, re.M)
+    m = re.search(r"difference heuristic - random: ([+-]\d+\.\d\d) card points/deal, 95% CI \[([+-]\d+\.\d\d), ([+-]\d+\.\d\d)\]", out)
+    assert m, out
+    mean, lo, hi = (float(x) for x in m.groups())
+    assert lo <= mean <= hi
+    assert "3/3" in r.stderr and "[" in r.stderr  # the progress bar
+    files = sorted(d.glob("*.txt"))
+    assert [f.name for f in files] == ["ci-1-a.txt", "ci-1-b.txt", "ci-2-a.txt", "ci-2-b.txt", "ci-3-a.txt", "ci-3-b.txt"]
+    a = read_text(files[0].read_text(encoding="utf-8"))
+    b = read_text(files[1].read_text(encoding="utf-8"))
+    assert (a.tags["South"], a.tags["West"]) == ("bot:heuristic", "bot:random")
+    assert (b.tags["South"], b.tags["West"]) == ("bot:random", "bot:heuristic")
+    assert a.deals[0].hands == b.deals[0].hands and a.deals[0].dealer == b.deals[0].dealer  # same deals
+
+
+def test_selfplay_is_reproducible_and_quiet():
+    args = ("selfplay", "--games", "2", "--seed", "rep", "--bots", "random,random", "--rules", "french", "--quiet")
+    r1, r2 = run(*args), run(*args)
+    assert r1.returncode == 0, r1.stderr
+    assert r1.stdout == r2.stdout
+    assert r1.stderr == ""
+    assert "random (A)" in r1.stdout and "random (B)" in r1.stdout
+
+
+def test_selfplay_bad_bot():
+    r = run("selfplay", "--games", "1", "--bots", "heuristic,grandmaster")
+    assert r.returncode == 2
+    assert "unknown bot 'grandmaster'" in r.stderr
+
+
+# --------------------------------------------------------------------------- verify / deal
+def test_verify_good_commitment_prints_the_deals():
+    r = run("verify", "--seed", "tournament-7", "--commitment", commitment("tournament-7").upper(), "--deals", "3")
+    assert r.returncode == 0, r.stderr
+    assert "OK: commitment" in r.stdout
+    for k in (1, 2, 3):
+        spec = deal_for("tournament-7", k)
+        hands = " ".join(f"{'SWNE'[s]}:" + " ".join(sort_hand(spec.hands[s])) for s in range(4))
+        assert f"Hands {hands}" in r.stdout
+    assert "Deal 4:" not in r.stdout
+
+
+def test_verify_wrong_commitment_fails():
+    r = run("verify", "--seed", "tournament-7", "--commitment", commitment("tournament-8"))
+    assert r.returncode == 1
+    assert "FAILED" in r.stdout
+    assert "Hands" not in r.stdout
+
+
+def test_deal_prints_one_deal_with_the_turned_card():
+    r = run("deal", "--seed", "s1", "--number", "4", "--rules", "malilla", "--lang", "en")
+    assert r.returncode == 0, r.stderr
+    spec = deal_for("s1", 4, "malilla")
+    assert f"Deal 4: dealer {('South', 'West', 'North', 'East')[spec.dealer]}" in r.stdout
+    assert f"turned {spec.turned.display()}" in r.stdout
+    assert show_cards(spec.hands[0]) in r.stdout
+
+
+# --------------------------------------------------------------------------- in process
+def test_parse_input():
+    g = Game("parse")
+    g.apply_action("trump:H") if g.deal.phase == "trump" else None
+    assert parse_input("10s", g) == "TS"
+    assert parse_input("ah", g) == "AH"
+    assert parse_input("T♣", g) == "TC"
+    with pytest.raises(ValueError):
+        parse_input("11s", g)
+    g2 = Game("parse")
+    assert parse_input("H", g2) == "trump:H"
+    assert parse_input("none", g2) == "trump:none"
+    assert parse_input("harten", g2) == "trump:H"
+
+
+def test_mean_ci():
+    m, lo, hi = mean_ci([1.0, 2.0, 3.0, 4.0])
+    assert m == 2.5
+    assert lo < m < hi
+    assert round(hi - m, 3) == round(1.959964 * 1.2909944 / 2, 3)
+    m, lo, hi = mean_ci([5.0])
+    assert m == 5.0 and lo == float("-inf")
