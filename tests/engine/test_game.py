@@ -1,0 +1,187 @@
+"""The game to 101 (RULES.md §7): the boom after a complete deal, the 40-deal stop,
+the player's score, dealer rotation, replay and clone."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine import Game, IllegalMove, get_rules
+from engine.bots import get_bot
+from engine.dealing import first_dealer
+from tests.engine.support import scripted, scripted_game
+
+
+def play_random(g: Game, stop=None, seed=b"game") -> Game:
+    bot = get_bot("random")
+    while not g.is_terminal() and not (stop and stop(g)):
+        g.apply_action(bot.act(g.observation(g.to_move), seed))
+    return g
+
+
+def test_score_for_is_own_total_minus_opponents_104_61():
+    # ZIJ writes 20 + 20 + 21 = 61; WIJ writes 5 x 20 = 100, then 4: 104.
+    plan = [(None, scripted(a)) for a in (10, 10, 9)] + [(None, scripted(50))] * 5 + [(None, scripted(34))]
+    g = scripted_game(plan)
+    assert g.is_terminal()
+    assert g.outcome.scores == (104, 61)
+    assert g.outcome.winner == 0 and g.outcome.reason == "boom"
+    assert [g.score_for(s) for s in range(4)] == [43, -43, 43, -43]
+    assert g.returns() == [43, -43, 43, -43]
+
+
+def test_score_for_is_negative_for_the_losing_team_70_103():
+    plan = [(None, scripted(a)) for a in (50, 50, 50, 40)] + [(None, scripted(10))] * 5 + [(None, scripted(27))]
+    g = scripted_game(plan)
+    assert g.outcome.scores == (70, 103)
+    assert g.outcome.winner == 1
+    assert g.score_for(0) == -33 and g.score_for(1) == 33
+    assert g.observation(0)["score_for_seat"] == -33
+
+
+def test_game_goes_on_at_100_and_ends_after_the_deal_that_reaches_101():
+    g = scripted_game([(None, scripted(50))] * 5)
+    assert g.scores == [100, 0] and not g.is_terminal()
+    assert g.deal_number == 6 and g.deal.phase == "trump"
+    for a in scripted(31):
+        assert not g.is_terminal()  # never in the middle of a deal
+        g.apply_action(a)
+    assert g.is_terminal()
+    assert g.outcome.scores == (101, 0) and g.outcome.reason == "boom"
+    assert g.to_move is None and g.legal_actions() == []
+    with pytest.raises(IllegalMove, match="over"):
+        g.apply_action("trump:S")
+
+
+def test_random_games_end_exactly_after_the_first_deal_reaching_101():
+    for i in range(6):
+        g = play_random(Game(f"boom-{i}"))
+        totals = [0, 0]
+        for k, r in enumerate(g.results):
+            totals = [totals[0] + r.written[0], totals[1] + r.written[1]]
+            if k < len(g.results) - 1:
+                assert max(totals) < 101
+        assert totals == list(g.outcome.scores)
+        if g.outcome.reason == "boom":
+            assert max(totals) >= 101
+            assert g.outcome.winner == (0 if totals[0] > totals[1] else 1)
+
+
+def test_game_stops_after_40_deals_with_a_draw_on_equal_totals():
+    plan = [(None, scripted(31 if k % 2 == 0 else 29)) for k in range(40)]
+    g = scripted_game(plan)
+    assert g.is_terminal() and len(g.results) == 40
+    assert g.outcome.reason == "deal_limit"
+    assert g.outcome.scores == (20, 20)
+    assert g.outcome.winner is None
+    assert g.score_for(0) == 0
+
+
+def test_game_stops_after_40_deals_and_the_higher_total_wins():
+    plan = [(None, scripted(31 if k % 2 == 0 or k == 39 else 29)) for k in range(40)]
+    g = scripted_game(plan)
+    assert g.outcome.reason == "deal_limit"
+    assert g.outcome.scores == (21, 19)
+    assert g.outcome.winner == 0
+
+
+def test_max_deals_can_be_lowered_with_replace():
+    rules = get_rules("flemish").replace(max_deals=2)
+    g = scripted_game([(None, scripted(38)), (None, scripted(22))], rules=rules)
+    assert g.is_terminal() and g.outcome.reason == "deal_limit"
+    assert g.outcome.scores == (8, 8) and g.outcome.winner is None
+    g = play_random(Game("short", rules))
+    assert len(g.results) <= 2
+
+
+def test_dealer_rotates_clockwise_each_deal_and_left_of_dealer_leads():
+    g = Game("rotation")
+    first = first_dealer("rotation")
+    bot = get_bot("random")
+    dealers = {}
+    while not g.is_terminal() and g.deal_number <= 6:
+        d = g.deal
+        if d.phase == "trump":
+            dealers[g.deal_number] = d.dealer
+            assert g.to_move == d.dealer  # the dealer chooses trump
+        if d.phase == "play" and not d.tricks and not d.current_trick:
+            assert g.to_move == (d.dealer + 1) % 4  # left of the dealer leads trick 1
+        g.apply_action(bot.act(g.observation(g.to_move), b"r"))
+    assert len(dealers) >= 5
+    assert dealers == {k: (first + k - 1) % 4 for k in dealers}
+    assert [b["dealer"] for b in g.board] == [(first + k) % 4 for k in range(len(g.board))]
+
+
+def test_replay_rebuilds_an_identical_game():
+    for rules in ("flemish", "flemish-table", "french", "malilla"):
+        g = play_random(Game(f"replay-{rules}", rules))
+        h = Game.replay(f"replay-{rules}", rules, g.actions)
+        assert h.actions == g.actions
+        assert h.board == g.board
+        assert h.outcome == g.outcome
+        assert h.scores == g.scores and h.games_won == g.games_won
+        assert [h.observation(s) for s in range(4)] == [g.observation(s) for s in range(4)]
+
+
+def test_replay_of_a_partial_game_matches_the_position():
+    g = play_random(Game("partial"), stop=lambda x: len(x.actions) >= 150)
+    h = Game.replay("partial", "flemish", g.actions)
+    assert [h.observation(s) for s in range(4)] == [g.observation(s) for s in range(4)]
+    assert h.legal_actions() == g.legal_actions()
+
+
+def test_replay_names_the_first_bad_action():
+    g = Game("bad-replay")
+    actions = ["trump:H", "XX"]
+    with pytest.raises(IllegalMove, match="action 2"):
+        Game.replay("bad-replay", "flemish", actions)
+    assert g.actions == []
+
+
+def test_clone_is_independent_of_the_original():
+    g = play_random(Game("clone"), stop=lambda x: len(x.actions) >= 70)
+    before = json.dumps([g.observation(s) for s in range(4)], sort_keys=True)
+    actions = list(g.actions)
+    c = g.clone()
+    play_random(c, stop=lambda x: len(x.actions) >= 200)
+    assert g.actions == actions
+    assert json.dumps([g.observation(s) for s in range(4)], sort_keys=True) == before
+    # And the other way round: moving the original leaves the clone alone.
+    c2 = g.clone()
+    snap = json.dumps([c2.observation(s) for s in range(4)], sort_keys=True)
+    play_random(g, stop=lambda x: len(x.actions) >= 120)
+    assert json.dumps([c2.observation(s) for s in range(4)], sort_keys=True) == snap
+
+
+def test_deal_clone_is_independent():
+    g = Game("deal-clone")
+    g.apply_action("trump:S")
+    d = g.deal
+    c = d.clone()
+    c.play(str(c.legal_moves()[0]))
+    assert d.current_trick == [] and len(c.current_trick) == 1
+    assert d.hands != c.hands and d.actions == ["trump:S"]
+
+
+def test_observation_is_json_serializable_and_has_the_documented_keys():
+    g = play_random(Game("obs"), stop=lambda x: len(x.actions) >= 40)
+    obs = g.observation(g.to_move)
+    json.dumps(obs)
+    for key in ("seat", "rules", "deal_number", "dealer", "phase", "to_move", "trump", "no_trump",
+                "trump_chosen", "turned_card", "announcements", "multiplier", "tie_factor", "hand",
+                "hand_sizes", "current_trick", "tricks", "team_points", "legal", "scores",
+                "games_won", "board", "game_over", "outcome"):  # fmt: skip
+        assert key in obs, key
+    assert obs["legal"] == g.legal_actions()
+    other = (g.to_move + 1) % 4
+    assert g.observation(other)["legal"] == []
+
+
+def test_game_over_observation_reports_the_outcome():
+    g = play_random(Game("over"))
+    obs = g.observation(0)
+    assert obs["phase"] == "game_over" and obs["game_over"] is True
+    assert obs["to_move"] is None and obs["legal"] == []
+    assert obs["outcome"]["winner"] == g.outcome.winner
+    assert obs["outcome"]["reason"] in ("boom", "deal_limit")
