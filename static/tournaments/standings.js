@@ -1,0 +1,38 @@
+// Live standings: the server pushes the whole table after every recomputation.
+const table = document.querySelector("[data-standings]");
+if (table && "WebSocket" in window) {
+  const path = table.dataset.ws;
+  const mine = table.dataset.me || "";
+  let version = Number(table.dataset.version || 0);
+  const status = document.querySelector("[data-live-status]");
+  const fmt = (v, digits) => (v === null || v === undefined ? "" : Number(v).toFixed(digits));
+  const render = (rows) => {
+    const body = table.querySelector("tbody");
+    body.replaceChildren(...rows.map((r) => {
+      const tr = document.createElement("tr");
+      if (r.player === mine) tr.className = "mine";
+      const cells = [r.rank, r.player, r.score + (r.corrected ? " *" : ""), fmt(r.matchpoints_pct, 1) + "%",
+        fmt(r.deal_matchpoints, 1), r.deals_played];
+      cells.forEach((c, i) => {
+        const td = document.createElement("td");
+        td.textContent = c === null || c === undefined ? "" : String(c);
+        if (i !== 1) td.className = "num";
+        tr.appendChild(td);
+      });
+      return tr;
+    }));
+  };
+  const connect = () => {
+    const ws = new WebSocket((location.protocol === "https:" ? "wss://" : "ws://") + location.host + path);
+    ws.onmessage = (e) => {
+      const msg = JSON.parse(e.data);
+      if (msg.type === "standings" && msg.version >= version) {
+        version = msg.version;
+        render(msg.rows);
+        if (status) status.hidden = false;
+      }
+    };
+    ws.onclose = (e) => { if (e.code !== 4403) setTimeout(connect, 5000); };
+  };
+  connect();
+}
