@@ -726,7 +726,39 @@ def _to_json(rec: GameRecord) -> dict:
 def write_json(game: Game, tags: dict | None = None, *, as_string: bool = False, indent: int | None = 1):
     """The game as a JSON record: a dict, or its text with ``as_string=True``."""
     data = _from_game(game, tags).to_json()
-    return json.dumps(data, indent=indent, ensure_ascii=False) + "\n" if as_string else data
+    return dumps_json(data, indent) if as_string else data
+
+
+def dumps_json(data, indent: int | None = 1, width: int = 110) -> str:
+    """JSON text: compact values on one line, long lists of strings wrapped at ``width``."""
+    if indent is None:
+        return json.dumps(data, ensure_ascii=False, separators=(",", ":")) + "\n"
+
+    def one(v) -> str:
+        return json.dumps(v, ensure_ascii=False, separators=(", ", ": "))
+
+    def fmt(v, level: int) -> str:
+        flat = one(v)
+        pad = " " * (indent * level)
+        if len(flat) + len(pad) <= width or not isinstance(v, (dict, list)) or not v:
+            return flat
+        inner = " " * (indent * (level + 1))
+        if isinstance(v, dict):
+            items = [f"{inner}{one(str(k))}: {fmt(x, level + 1)}" for k, x in v.items()]
+            return "{\n" + ",\n".join(items) + "\n" + pad + "}"
+        if all(not isinstance(x, (dict, list)) for x in v):
+            rows, row = [], ""
+            for x in v:
+                piece = one(x)
+                if row and len(inner) + len(row) + len(piece) + 2 > width:
+                    rows.append(row + ",")
+                    row = ""
+                row = piece if not row else row + ", " + piece
+            rows.append(row)
+            return "[\n" + "\n".join(inner + r for r in rows) + "\n" + pad + "]"
+        return "[\n" + ",\n".join(inner + fmt(x, level + 1) for x in v) + "\n" + pad + "]"
+
+    return fmt(data, 0) + "\n"
 
 
 def _need(obj, key, kind, where):
@@ -859,5 +891,5 @@ def read_record(data) -> GameRecord:
 
 __all__ = [
     "FORMAT", "GameRecord", "DealRecord", "TrickRecord", "ScoreRecord", "write_text", "read_text",
-    "write_json", "read_json", "read_record", "sort_hand",
+    "write_json", "read_json", "read_record", "dumps_json", "sort_hand",
 ]  # fmt: skip
