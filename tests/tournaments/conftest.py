@@ -17,6 +17,12 @@ from tournaments import actions
 pytestmark = pytest.mark.usefixtures("live_game_db")
 
 
+@pytest.fixture(autouse=True)
+def fast_password_hashing(settings):
+    # PBKDF2 costs ~0.5 s per user on a busy machine; these tests make many users.
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
 @pytest.fixture
 def make_user(django_user_model):
     def make(name: str, **extra):
@@ -88,3 +94,27 @@ def joined(tournament, *users):
             tournament.club.members.add(u)
         entries.append(actions.join(tournament.pk, u))
     return entries
+
+
+@pytest.fixture
+def fake_entry(make_user):
+    """A finished entry with hand-made results (no play): for the numbers of rankings."""
+    from django.utils import timezone
+
+    from tournaments.models import DealResult, Entry
+
+    def make(tournament, name: str, score: int, points: dict[int, int]):
+        user = make_user(name)
+        game = Game.objects.create(owner=user, seed=tournament.seed, rules=tournament.rules)
+        entry = Entry.objects.create(
+            tournament=tournament, player=user, game=game, status=Entry.Status.FINISHED,
+            score=score, game_score=score, deals_played=len(points), finished_at=timezone.now(),
+        )  # fmt: skip
+        for number, wij in points.items():
+            DealResult.objects.create(
+                entry=entry, number=number, dealer=0, trump="H", card_points=[wij, 60 - wij],
+                written=[max(0, wij - 30), max(0, 30 - wij)], multiplier=1,
+            )  # fmt: skip
+        return entry
+
+    return make
