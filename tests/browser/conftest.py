@@ -57,6 +57,25 @@ def _wait_http(url: str, proc: subprocess.Popen, log: Path, timeout: float = 40.
         time.sleep(0.2)
 
 
+def _db_sessions(request, name: str) -> int:
+    from django.db import connection
+
+    with request.getfixturevalue("django_db_blocker").unblock(), connection.cursor() as cur:
+        cur.execute(
+            "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
+            [name],
+        )
+        return cur.fetchone()[0]
+
+
+def _wait_for_server_db_sessions_to_end(request, name: str, baseline: int) -> None:
+    # PostgreSQL notices a dead client a moment after it exits; dropping the test
+    # database before that fails ("being accessed by other users").
+    deadline = time.monotonic() + 10
+    while _db_sessions(request, name) > baseline and time.monotonic() < deadline:
+        time.sleep(0.1)
+
+
 @pytest.fixture(scope="session")
 def asgi_server(request, tmp_path_factory):
     """Base URL of a running ASGI server for the browser tests."""
@@ -68,7 +87,9 @@ def asgi_server(request, tmp_path_factory):
         from django.db import connection
 
         env["DATABASE_NAME"] = connection.settings_dict["NAME"]
+        baseline = _db_sessions(request, env["DATABASE_NAME"])
     else:
+        baseline = 0
         for key in ("DATABASE_URL", "DATABASE_NAME", "REDIS_URL"):
             env.pop(key, None)
         env["SQLITE_PATH"] = str(tmp / "browser.sqlite3")
@@ -97,17 +118,30 @@ def asgi_server(request, tmp_path_factory):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        if PRODUCTION_STACK:
+            _wait_for_server_db_sessions_to_end(request, env["DATABASE_NAME"], baseline)
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
     sync_api = pytest.importorskip("playwright.sync_api")
     if not shutil.which(CHROMIUM) and not os.path.exists(CHROMIUM):
         pytest.skip(f"no Chromium at {CHROMIUM} (make chromium installs Debian's)")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
+    # Playwright's sync API keeps an event loop running in this thread, and Django then
+    # refuses the django_db fixture's own queries. Allowed only while a browser module
+    # runs (module scope), so the realtime tests keep Django's async-safety check.
+    saved = os.environ.get("DJANGO_ALLOW_ASYNC_UNSAFE")
+    os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+    try:
+        with sync_api.sync_playwright() as p:
+            b = p.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+            yield b
+            b.close()
+    finally:
+        if saved is None:
+            os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
+        else:
+            os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = saved
 
 
 @pytest.hookimpl(hookwrapper=True)

@@ -8,6 +8,10 @@ import pytest
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
+# The server subprocess uses the test database; pytest-django only creates it for
+# sessions that hold a test marked django_db (this process itself never queries it).
+pytestmark = pytest.mark.django_db
+
 
 GAME_BUDGET_S = 150
 SEQ_JS = "Number(document.getElementById('table-root').dataset.seq)"
