@@ -12,7 +12,7 @@ import secrets
 import statistics
 import sys
 from pathlib import Path
-from typing import TextIO
+from typing import Any, TextIO
 
 from .cards import CARD_BY_TEXT, SUIT_NAMES, SUIT_SYMBOLS, Card, parse_suit
 from .deal import DONE
@@ -27,7 +27,10 @@ LANGS = ("nl", "en", "fr")
 
 UI: dict[str, dict[str, str]] = {
     "en": {
-        "welcome": "Manillen: you are South, partner North; seed {seed}, rules {rules}. Type a card (TS, 10s, ah), ? for help, q to quit.",
+        "welcome": (
+            "Manillen: you are South, partner North; seed {seed}, rules {rules}. "
+            "Type a card (TS, 10s, ah), ? for help, q to quit."
+        ),
         "deal": "=== Deal {n} (game {game}) - dealer {dealer} ===",
         "hand": "Your hand",
         "hidden": "(your cards stay face down until your partner has chosen trump)",
@@ -42,7 +45,10 @@ UI: dict[str, dict[str, str]] = {
         "prompt_ann": "{call} or pass?> ",
         "said": "{seat}: {action}",
         "won": "{seat} wins the trick ({points} points)",
-        "score": "Deal {n}: card points WIJ {a} - ZIJ {b}, x{mult}, written {wa}-{wb}; total WIJ {ta} - ZIJ {tb}",
+        "score": (
+            "Deal {n}: card points WIJ {a} - ZIJ {b}, x{mult}, written {wa}-{wb}; "
+            "total WIJ {ta} - ZIJ {tb}"
+        ),
         "board": "Board",
         "game_end": "Game {game} over: WIJ {a} - ZIJ {b}",
         "over": "Game over: WIJ {a} - ZIJ {b} ({reason}). Your score: {score:+d}",
@@ -54,7 +60,10 @@ UI: dict[str, dict[str, str]] = {
         "zij": "ZIJ",
     },
     "nl": {
-        "welcome": "Manillen: jij bent Zuid, je partner Noord; seed {seed}, regels {rules}. Typ een kaart (TS, 10s, ah), ? voor hulp, q om te stoppen.",
+        "welcome": (
+            "Manillen: jij bent Zuid, je partner Noord; seed {seed}, regels {rules}. "
+            "Typ een kaart (TS, 10s, ah), ? voor hulp, q om te stoppen."
+        ),
         "deal": "=== Spel {n} (partij {game}) - gever {dealer} ===",
         "hand": "Je kaarten",
         "hidden": "(je kaarten blijven gedekt tot je partner troef gekozen heeft)",
@@ -69,7 +78,10 @@ UI: dict[str, dict[str, str]] = {
         "prompt_ann": "{call} of pass?> ",
         "said": "{seat}: {action}",
         "won": "{seat} wint de slag ({points} punten)",
-        "score": "Spel {n}: kaartpunten WIJ {a} - ZIJ {b}, x{mult}, geschreven {wa}-{wb}; totaal WIJ {ta} - ZIJ {tb}",
+        "score": (
+            "Spel {n}: kaartpunten WIJ {a} - ZIJ {b}, x{mult}, geschreven {wa}-{wb}; "
+            "totaal WIJ {ta} - ZIJ {tb}"
+        ),
         "board": "Scorebord",
         "game_end": "Partij {game} gedaan: WIJ {a} - ZIJ {b}",
         "over": "Gedaan: WIJ {a} - ZIJ {b} ({reason}). Jouw score: {score:+d}",
@@ -81,7 +93,10 @@ UI: dict[str, dict[str, str]] = {
         "zij": "ZIJ",
     },
     "fr": {
-        "welcome": "Manille : vous êtes Sud, partenaire Nord ; seed {seed}, règles {rules}. Tapez une carte (TS, 10s, ah), ? pour l'aide, q pour quitter.",
+        "welcome": (
+            "Manille : vous êtes Sud, partenaire Nord ; seed {seed}, règles {rules}. "
+            "Tapez une carte (TS, 10s, ah), ? pour l'aide, q pour quitter."
+        ),
         "deal": "=== Donne {n} (partie {game}) - donneur {dealer} ===",
         "hand": "Votre main",
         "hidden": "(vos cartes restent cachées tant que votre partenaire n'a pas choisi l'atout)",
@@ -96,7 +111,10 @@ UI: dict[str, dict[str, str]] = {
         "prompt_ann": "{call} ou pass ?> ",
         "said": "{seat} : {action}",
         "won": "{seat} gagne le pli ({points} points)",
-        "score": "Donne {n} : points NOUS {a} - EUX {b}, x{mult}, marqué {wa}-{wb} ; total NOUS {ta} - EUX {tb}",
+        "score": (
+            "Donne {n} : points NOUS {a} - EUX {b}, x{mult}, marqué {wa}-{wb} ; "
+            "total NOUS {ta} - EUX {tb}"
+        ),
         "board": "Tableau",
         "game_end": "Partie {game} terminée : NOUS {a} - EUX {b}",
         "over": "Fin : NOUS {a} - EUX {b} ({reason}). Votre score : {score:+d}",
@@ -112,6 +130,22 @@ UI: dict[str, dict[str, str]] = {
 
 def t(lang: str, key: str, **kw) -> str:
     return UI.get(lang, UI["en"])[key].format(**kw)
+
+
+def score_line(lang: str, n: int, card_points, mult: int, written, total) -> str:
+    a, b = card_points
+    return t(
+        lang,
+        "score",
+        n=n,
+        a=a,
+        b=b,
+        mult=mult,
+        wa=written[0],
+        wb=written[1],
+        ta=total[0],
+        tb=total[1],
+    )
 
 
 # --------------------------------------------------------------------------- display
@@ -214,12 +248,19 @@ def play(args, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
                 announced_deal = g.deal_number
                 print("", file=out)
                 print(
-                    t(lang, "deal", n=g.deal_number, game=g.game_index + 1, dealer=seat_name(deal.dealer, lang)),
+                    t(
+                        lang,
+                        "deal",
+                        n=g.deal_number,
+                        game=g.game_index + 1,
+                        dealer=seat_name(deal.dealer, lang),
+                    ),
                     file=out,
                 )
                 if deal.turned is not None:
                     print(t(lang, "trump_is", trump=deal.turned.display()), file=out)
             seat = g.to_move
+            assert seat is not None
             if seat == 0:
                 action = _ask(g, lang, inp, out)
                 if action is None:
@@ -227,27 +268,45 @@ def play(args, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
                     return 0
             else:
                 action = bot_action(g, bot, seat)
-                print("  " + t(lang, "said", seat=seat_name(seat, lang), action=show_action(action, lang)), file=out)
+                print(
+                    "  "
+                    + t(lang, "said", seat=seat_name(seat, lang), action=show_action(action, lang)),
+                    file=out,
+                )
             n_tricks = len(deal.tricks)
             g.apply_action(action)
             if len(deal.tricks) > n_tricks:
                 tr = deal.tricks[-1]
-                print("  -> " + t(lang, "won", seat=seat_name(tr.winner, lang), points=tr.points), file=out)
+                print(
+                    "  -> " + t(lang, "won", seat=seat_name(tr.winner, lang), points=tr.points),
+                    file=out,
+                )
             if deal.phase == DONE:
                 r = deal.result
-                done_game = g.games[-1] if g.games and sum(x.deals for x in g.games) == deal.number else None
+                assert r is not None
+                done_game = (
+                    g.games[-1]
+                    if g.games and sum(x.deals for x in g.games) == deal.number
+                    else None
+                )
                 total = done_game.scores if done_game else g.scores
                 print(
-                    t(lang, "score", n=deal.number, a=r.card_points[0], b=r.card_points[1], mult=r.multiplier,
-                      wa=r.written[0], wb=r.written[1], ta=total[0], tb=total[1]),
+                    score_line(lang, deal.number, r.card_points, r.multiplier, r.written, total),
                     file=out,
-                )  # fmt: skip
+                )
                 if done_game is None:
                     show_board(g, lang, out)
                 elif not g.is_terminal():
-                    print(t(lang, "game_end", game=done_game.index + 1, a=total[0], b=total[1]), file=out)
+                    print(
+                        t(lang, "game_end", game=done_game.index + 1, a=total[0], b=total[1]),
+                        file=out,
+                    )
         o = g.outcome
-        print(t(lang, "over", a=o.scores[0], b=o.scores[1], reason=o.reason, score=g.score_for(0)), file=out)
+        assert o is not None
+        print(
+            t(lang, "over", a=o.scores[0], b=o.scores[1], reason=o.reason, score=g.score_for(0)),
+            file=out,
+        )
         return 0
     finally:
         if args.record:
@@ -266,11 +325,21 @@ def _ask(g: Game, lang: str, inp: TextIO, out: TextIO) -> str | None:
     obs = g.observation(0)
     if deal.phase == "play":
         trick = deal.current_trick
-        shown = ", ".join(f"{seat_name(s, lang)} {c.display()}" for s, c in trick) or UI[lang]["empty"]
-        trump = UI[lang]["no_trump"] if deal.trump is None else SUIT_SYMBOLS[deal.trump_suit]
-        print(f"  {t(lang, 'trump_is', trump=trump)} | {UI[lang]['trick']} {len(deal.tricks) + 1}: {shown}", file=out)
+        shown = (
+            ", ".join(f"{seat_name(s, lang)} {c.display()}" for s, c in trick) or UI[lang]["empty"]
+        )
+        suit = deal.trump_suit
+        trump = UI[lang]["no_trump"] if suit is None else SUIT_SYMBOLS[suit]
+        trick_no = len(deal.tricks) + 1
+        print(
+            f"  {t(lang, 'trump_is', trump=trump)} | {UI[lang]['trick']} {trick_no}: {shown}",
+            file=out,
+        )
     hand = obs["hand"]
-    print(f"  {UI[lang]['hand']}: " + (show_cards(hand) if hand is not None else UI[lang]["hidden"]), file=out)
+    print(
+        f"  {UI[lang]['hand']}: " + (show_cards(hand) if hand is not None else UI[lang]["hidden"]),
+        file=out,
+    )
     while True:
         if deal.phase == "trump":
             none = " none" if g.rules.allow_no_trump else ""
@@ -287,7 +356,11 @@ def _ask(g: Game, lang: str, inp: TextIO, out: TextIO) -> str | None:
         if not text:
             continue
         if text.lower() in ("?", "help", "hulp", "aide"):
-            print("  " + t(lang, "legal", legal=" ".join(show_action(a, lang) for a in g.legal_actions())), file=out)
+            print(
+                "  "
+                + t(lang, "legal", legal=" ".join(show_action(a, lang) for a in g.legal_actions())),
+                file=out,
+            )
             continue
         try:
             action = parse_input(text, g)
@@ -332,20 +405,26 @@ def print_record(rec: GameRecord, g: Game, lang: str, out: TextIO) -> None:
         if d.turned is not None:
             print("  " + t(lang, "trump_is", trump=CARD_BY_TEXT[d.turned].display()), file=out)
         for a in d.bidding:
-            print("  " + t(lang, "said", seat=seat_name(d.dealer, lang), action=show_action(a, lang)), file=out)
+            print(
+                "  " + t(lang, "said", seat=seat_name(d.dealer, lang), action=show_action(a, lang)),
+                file=out,
+            )
         for s, call in d.announcements:
             print("  " + t(lang, "said", seat=seat_name(s, lang), action=call), file=out)
         for i, tr in enumerate(d.tricks, 1):
-            cards = ", ".join(f"{seat_name(s, lang)} {CARD_BY_TEXT[c].display()}" for s, c in tr.cards)
-            won = "" if tr.winner is None else " -> " + t(lang, "won", seat=seat_name(tr.winner, lang), points=tr.points)
+            cards = ", ".join(
+                f"{seat_name(s, lang)} {CARD_BY_TEXT[c].display()}" for s, c in tr.cards
+            )
+            won = (
+                ""
+                if tr.winner is None
+                else " -> " + t(lang, "won", seat=seat_name(tr.winner, lang), points=tr.points)
+            )
             print(f"  {i}. {cards}{won}", file=out)
         if d.score is not None:
             sc = d.score
-            print(
-                "  " + t(lang, "score", n=d.number, a=sc.card_points[0], b=sc.card_points[1], mult=sc.multiplier,
-                         wa=sc.written[0], wb=sc.written[1], ta=sc.total[0], tb=sc.total[1]),
-                file=out,
-            )  # fmt: skip
+            line = score_line(lang, d.number, sc.card_points, sc.multiplier, sc.written, sc.total)
+            print("  " + line, file=out)
         if d.end is not None:
             print("  " + t(lang, "game_end", game=d.game, a=d.end[0][0], b=d.end[0][1]), file=out)
     print("", file=out)
@@ -365,6 +444,7 @@ def play_out(seed: str, rules: str, bots_by_seat: list) -> Game:
     g = Game(seed, rules)
     while not g.is_terminal():
         s = g.to_move
+        assert s is not None
         g.apply_action(bots_by_seat[s].act(g.observation(s), bot_seed(seed, g.deal_number, s)))
     return g
 
@@ -431,6 +511,7 @@ def selfplay(args, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
                 pair_pts[0] += r.card_points[a_team]
                 pair_pts[1] += r.card_points[1 - a_team]
             pair_deals += len(g.results)
+            assert g.outcome is not None
             w = g.outcome.winner
             if w is None:
                 draws += 1
@@ -439,21 +520,34 @@ def selfplay(args, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
             dagscore[0] += g.score_for(a_team)
             dagscore[1] += g.score_for(1 - a_team)
             if rec_dir:
-                tags = {"Event": f"selfplay {names[0]} vs {names[1]}", "Round": str(i), "Board": "ab"[swap]}
+                tags = {
+                    "Event": f"selfplay {names[0]} vs {names[1]}",
+                    "Round": str(i),
+                    "Board": "ab"[swap],
+                }
                 for s in range(4):
-                    tags[("South", "West", "North", "East")[s]] = f"bot:{names[0] if (s & 1) == a_team else names[1]}"
-                (rec_dir / f"{seed}-{'ab'[swap]}.txt").write_text(write_text(g, tags), encoding="utf-8")
+                    tags[("South", "West", "North", "East")[s]] = (
+                        f"bot:{names[0] if (s & 1) == a_team else names[1]}"
+                    )
+                (rec_dir / f"{seed}-{'ab'[swap]}.txt").write_text(
+                    write_text(g, tags), encoding="utf-8"
+                )
         points[0] += pair_pts[0]
         points[1] += pair_pts[1]
         deals += pair_deals
         diffs.append((pair_pts[0] - pair_pts[1]) / pair_deals)
         progress.update(i)
     n_games = 2 * args.games
-    print(f"selfplay: {args.games} game pairs ({n_games} games, teams swapped), seed {args.seed}, rules {args.rules}", file=out)
+    print(
+        f"selfplay: {args.games} game pairs ({n_games} games, teams swapped), "
+        f"seed {args.seed}, rules {args.rules}",
+        file=out,
+    )
     width = max(len(x) for x in label)
     for k in (0, 1):
         print(
-            f"{label[k]:<{width}}  card points/deal {points[k] / deals:6.2f}  games won {won[k]}/{n_games}"
+            f"{label[k]:<{width}}  card points/deal {points[k] / deals:6.2f}"
+            f"  games won {won[k]}/{n_games}"
             f"  mean dagscore {dagscore[k] / n_games:+.1f}",
             file=out,
         )
@@ -461,7 +555,8 @@ def selfplay(args, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
         print(f"draws: {draws}", file=out)
     m, lo, hi = mean_ci(diffs)
     print(
-        f"difference {label[0]} - {label[1]}: {m:+.2f} card points/deal, 95% CI [{lo:+.2f}, {hi:+.2f}]"
+        f"difference {label[0]} - {label[1]}: {m:+.2f} card points/deal,"
+        f" 95% CI [{lo:+.2f}, {hi:+.2f}]"
         f" (paired over {len(diffs)} game pairs)",
         file=out,
     )
@@ -477,7 +572,10 @@ def print_deal(seed: str, number: int, rules: str, lang: str, out: TextIO) -> No
     if spec.turned is not None:
         print(f"  turned {spec.turned.display()}", file=out)
     hands = " ".join(f"{SEAT_LETTERS[s]}:" + " ".join(sort_hand(spec.hands[s])) for s in range(4))
-    print(f"  Hands {hands}" + (f"  Turned {spec.turned}" if spec.turned is not None else ""), file=out)
+    print(
+        f"  Hands {hands}" + (f"  Turned {spec.turned}" if spec.turned is not None else ""),
+        file=out,
+    )
 
 
 def verify(args, out: TextIO = sys.stdout) -> int:
@@ -508,37 +606,56 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = argparse.ArgumentParser(
         prog="python -m engine",
-        description="Manillen engine: play against the bots, replay and verify records, bot matches, deals.",
+        description="Manillen engine: play against the bots, replay and verify records, "
+        "bot matches, deals.",
     )
     sub = p.add_subparsers(dest="command", metavar="COMMAND", required=True)
-    rules = dict(choices=sorted(PRESETS), default="flemish", help="rule preset (default flemish)")
-    lang = dict(choices=LANGS, default="nl", help="language of names and messages (default nl)")
+    rules: dict[str, Any] = dict(
+        choices=sorted(PRESETS), default="flemish", help="rule preset (default flemish)"
+    )
+    lang: dict[str, Any] = dict(
+        choices=LANGS, default="nl", help="language of names and messages (default nl)"
+    )
 
     sp = sub.add_parser("play", help="play a game as South against the bots")
     sp.add_argument("--rules", **rules)
     sp.add_argument("--seed", help="game seed (default: a random one, printed)")
-    sp.add_argument("--bot", default="heuristic", choices=available(), help="bot for the other three seats")
+    sp.add_argument(
+        "--bot", default="heuristic", choices=available(), help="bot for the other three seats"
+    )
     sp.add_argument("--lang", **lang)
-    sp.add_argument("--record", metavar="FILE", help="save the game record here at the end (.json for JSON)")
+    sp.add_argument(
+        "--record", metavar="FILE", help="save the game record here at the end (.json for JSON)"
+    )
     sp.set_defaults(func=lambda a: play(a))
 
-    sp = sub.add_parser("replay", help="verify a game record (text or JSON) and print it trick by trick")
+    sp = sub.add_parser(
+        "replay", help="verify a game record (text or JSON) and print it trick by trick"
+    )
     sp.add_argument("file", metavar="FILE", help="record file, - for stdin")
     sp.add_argument("--lang", **lang)
     sp.set_defaults(func=lambda a: replay(a))
 
-    sp = sub.add_parser("selfplay", help="duplicate bot match: each seed played twice with the teams swapped")
+    sp = sub.add_parser(
+        "selfplay", help="duplicate bot match: each seed played twice with the teams swapped"
+    )
     sp.add_argument("--games", type=int, default=10, help="number of game pairs (default 10)")
     sp.add_argument("--seed", default="selfplay", help="base seed; game i uses SEED-i")
-    sp.add_argument("--bots", default="heuristic,random", help="two bot names, A,B (default heuristic,random)")
+    sp.add_argument(
+        "--bots", default="heuristic,random", help="two bot names, A,B (default heuristic,random)"
+    )
     sp.add_argument("--rules", **rules)
     sp.add_argument("--record-dir", metavar="DIR", help="write every game's record into DIR")
     sp.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     sp.set_defaults(func=lambda a: selfplay(a))
 
-    sp = sub.add_parser("verify", help="check a tournament's commitment against its seed and print its deals")
+    sp = sub.add_parser(
+        "verify", help="check a tournament's commitment against its seed and print its deals"
+    )
     sp.add_argument("--seed", required=True)
-    sp.add_argument("--commitment", required=True, metavar="HEX", help="the published SHA-256 commitment")
+    sp.add_argument(
+        "--commitment", required=True, metavar="HEX", help="the published SHA-256 commitment"
+    )
     sp.add_argument("--deals", type=int, default=10, help="how many deals to print (default 10)")
     sp.add_argument("--rules", **rules)
     sp.add_argument("--lang", **lang)
@@ -556,7 +673,7 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     for stream in (sys.stdout, sys.stderr):
         try:
-            stream.reconfigure(errors="replace")  # suit symbols on a non-UTF-8 terminal
+            stream.reconfigure(errors="replace")  # type: ignore[union-attr]  # suit symbols on a non-UTF-8 terminal
         except (AttributeError, ValueError):
             pass
     args = build_parser().parse_args(argv)

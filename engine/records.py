@@ -29,7 +29,7 @@ from typing import Any
 
 from .cards import CARD_BY_TEXT, Card
 from .deal import BLIND, DONE, LOOK, MEE, NO_TRUMP_ACTION, PASS, TEGEN, TRUMP, Deal
-from .dealing import commitment, deal_for, seed_bytes
+from .dealing import commitment, seed_bytes
 from .errors import IllegalMove, InvalidRecord
 from .game import Game
 from .messages import explain
@@ -47,7 +47,9 @@ GENERATED_TAGS = ("Seed", "Commitment", "Rules", "Result", "Games", "Termination
 _TAG_RE = re.compile(r'^\[([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\]\s*(?:;.*)?$')
 _HEADER_RE = re.compile(r"^\{Deal\s+(\d+)\}(?:\s+Game\s+(\d+))?\s+Dealer\s+(\S+)$")
 _TRICK_RE = re.compile(r"^(\d+)\.\s*(.*)$")
-_SCORE_RE = re.compile(r"^Score\s+(\d+)-(\d+)\s+x(\d+)\s+written\s+(\d+)-(\d+)\s+total\s+(\d+)-(\d+)$")
+_SCORE_RE = re.compile(
+    r"^Score\s+(\d+)-(\d+)\s+x(\d+)\s+written\s+(\d+)-(\d+)\s+total\s+(\d+)-(\d+)$"
+)
 _END_RE = re.compile(r"^End\s+(\d+)-(\d+)\s+(boom|deal_limit)$")
 _RESULT_RE = re.compile(r"^(\d+)-(\d+)$")
 _DATE_RE = re.compile(r"^(\d{4}|\?{4})\.(\d\d|\?\?)\.(\d\d|\?\?)$")
@@ -64,7 +66,9 @@ class TrickRecord:
 
 @dataclass
 class ScoreRecord:
-    card_points: tuple[int, int]  # per team, with trick / turned-card points where the preset has them
+    card_points: tuple[
+        int, int
+    ]  # per team, with trick / turned-card points where the preset has them
     multiplier: int
     written: tuple[int, int]
     total: tuple[int, int]  # running totals of the current game after this deal
@@ -240,12 +244,12 @@ def _from_game(game: Game, tags: dict | None) -> GameRecord:
             cur.bidding.append(a)
         if d.phase == DONE:
             res = d.result
+            assert res is not None
+            total: tuple[int, int] = (replay.scores[0], replay.scores[1])
             if len(replay.games) > games_before:
                 g = replay.games[-1]
                 total, cur.end = g.scores, (g.scores, g.reason)
-            else:
-                total = (replay.scores[0], replay.scores[1])
-            cur.score = ScoreRecord(res.card_points, res.multiplier, res.written, tuple(total))
+            cur.score = ScoreRecord(res.card_points, res.multiplier, res.written, total)
             deals.append(cur)
             cur = None
     if cur is not None:
@@ -277,7 +281,14 @@ def _tags_for(game: Game, seed: str, tags: dict | None) -> dict[str, str]:
         if k in given and given[k] != v:
             raise ValueError(f"tag {k} is {given[k]!r} but the game says {v!r}")
     out: dict[str, str] = {}
-    defaults = {"Event": "?", "Date": "????.??.??", "South": "?", "West": "?", "North": "?", "East": "?"}
+    defaults = {
+        "Event": "?",
+        "Date": "????.??.??",
+        "South": "?",
+        "West": "?",
+        "North": "?",
+        "East": "?",
+    }
     for k in TAG_ORDER:
         if k in generated:
             out[k] = generated[k]
@@ -315,13 +326,17 @@ def _format_text(rec: GameRecord) -> str:
         lines.append("")
         game = f" Game {d.game}" if match else ""
         lines.append(f"{{Deal {d.number}}}{game} Dealer {SEAT_LETTERS[d.dealer]}")
-        lines.append("Hands " + " ".join(f"{SEAT_LETTERS[s]}:" + " ".join(d.hands[s]) for s in range(4)))
+        lines.append(
+            "Hands " + " ".join(f"{SEAT_LETTERS[s]}:" + " ".join(d.hands[s]) for s in range(4))
+        )
         if d.turned is not None:
             lines.append(f"Turned {d.turned}")
         if d.bidding:
             lines.append("Trump " + _format_trump(d.bidding))
         if d.announcements:
-            lines.append("Announce " + " ".join(f"{SEAT_LETTERS[s]}:{c}" for s, c in d.announcements))
+            lines.append(
+                "Announce " + " ".join(f"{SEAT_LETTERS[s]}:{c}" for s, c in d.announcements)
+            )
         for i, t in enumerate(d.tricks, 1):
             line = f"{i}. " + " ".join(f"{SEAT_LETTERS[s]}:{c}" for s, c in t.cards)
             if t.winner is not None:
@@ -330,7 +345,8 @@ def _format_text(rec: GameRecord) -> str:
         if d.score is not None:
             sc = d.score
             lines.append(
-                f"Score {_pair(sc.card_points)} x{sc.multiplier} written {_pair(sc.written)} total {_pair(sc.total)}"
+                f"Score {_pair(sc.card_points)} x{sc.multiplier}"
+                f" written {_pair(sc.written)} total {_pair(sc.total)}"
             )
         if d.end is not None:
             lines.append(f"End {_pair(d.end[0])} {d.end[1]}")
@@ -382,7 +398,9 @@ def _parse_text(text: str) -> GameRecord:
                 raise InvalidRecord(f"bad deal header {line!r}: write {{Deal 1}} Dealer W", n)
             if cur is not None:
                 _close(cur, last, n)
-            cur = DealRecord(int(m.group(1)), _seat(m.group(3), n, "dealer"), [], int(m.group(2) or 1))
+            cur = DealRecord(
+                int(m.group(1)), _seat(m.group(3), n, "dealer"), [], int(m.group(2) or 1)
+            )
             cur.where["header"] = n
             deals.append(cur)
             last = 0
@@ -417,23 +435,32 @@ def _parse_text(text: str) -> GameRecord:
             for tok in rest.split():
                 seat, _, call = tok.partition(":")
                 if call not in (MEE, TEGEN, PASS):
-                    raise InvalidRecord(f"bad announcement {tok!r}: write E:mee, S:tegen or W:pass", n)
+                    raise InvalidRecord(
+                        f"bad announcement {tok!r}: write E:mee, S:tegen or W:pass", n
+                    )
                 cur.announcements.append((_seat(seat, n), call))
             if not cur.announcements:
                 raise InvalidRecord("empty Announce line", n)
             cur.where["announce"] = n
         elif kind == "trick":
             m = _TRICK_RE.match(line)
+            assert m is not None
             number = int(m.group(1))
             if number != len(cur.tricks) + 1:
-                raise InvalidRecord(f"trick {number} where trick {len(cur.tricks) + 1} was expected", n)
+                raise InvalidRecord(
+                    f"trick {number} where trick {len(cur.tricks) + 1} was expected", n
+                )
             if cur.tricks and len(cur.tricks[-1].cards) < 4:
-                raise InvalidRecord(f"trick {number - 1} has fewer than four cards", cur.where[f"trick{number - 1}"])
+                raise InvalidRecord(
+                    f"trick {number - 1} has fewer than four cards", cur.where[f"trick{number - 1}"]
+                )
             cards = []
             for tok in m.group(2).split():
                 seat, sep, card = tok.partition(":")
                 if not sep:
-                    raise InvalidRecord(f"bad card {tok!r} in a trick: write seat:card, e.g. W:KS", n)
+                    raise InvalidRecord(
+                        f"bad card {tok!r} in a trick: write seat:card, e.g. W:KS", n
+                    )
                 cards.append((_seat(seat, n), _card(card, n)))
             if not 1 <= len(cards) <= 4:
                 raise InvalidRecord(f"a trick has one to four cards, got {len(cards)}", n)
@@ -444,14 +471,18 @@ def _parse_text(text: str) -> GameRecord:
         elif kind == "score":
             m = _SCORE_RE.match(line)
             if not m:
-                raise InvalidRecord(f"bad Score line {line!r}: write Score 38-22 x1 written 8-0 total 40-12", n)
+                raise InvalidRecord(
+                    f"bad Score line {line!r}: write Score 38-22 x1 written 8-0 total 40-12", n
+                )
             v = [int(x) for x in m.groups()]
             cur.score = ScoreRecord((v[0], v[1]), v[2], (v[3], v[4]), (v[5], v[6]))
             cur.where["score"] = n
         elif kind == "end":
             m = _END_RE.match(line)
             if not m:
-                raise InvalidRecord(f"bad End line {line!r}: write End 104-61 boom (or deal_limit)", n)
+                raise InvalidRecord(
+                    f"bad End line {line!r}: write End 104-61 boom (or deal_limit)", n
+                )
             cur.end = ((int(m.group(1)), int(m.group(2))), m.group(3))
             cur.where["end"] = n
     if cur is not None:
@@ -496,7 +527,11 @@ def _parse_trump(tokens: list[str], where) -> list[str]:
         elif t == "NONE":
             acts.append(NO_TRUMP_ACTION)
         else:
-            raise _err(f"bad trump {tok!r}: write S, H, D, C, none (and look/blind where the rules have them)", where)
+            raise _err(
+                f"bad trump {tok!r}: write S, H, D, C, none"
+                " (and look/blind where the rules have them)",
+                where,
+            )
     if not acts:
         raise _err("empty Trump line", where)
     return acts
@@ -523,18 +558,26 @@ def _check_tags(rec: GameRecord) -> tuple[str, Any]:
     tl = rec.tag_lines
     first_deal = rec.deals[0].where.get("header") if rec.deals else None
     if "Seed" not in rec.tags:
-        raise _err("missing Seed tag: a record is replayed from its seed", first_deal if tl else "tags")
+        raise _err(
+            "missing Seed tag: a record is replayed from its seed", first_deal if tl else "tags"
+        )
     seed = rec.tags["Seed"]
     rules_name = rec.tags.get("Rules", "flemish")
     if rules_name not in PRESETS:
-        raise _err(f"unknown Rules {rules_name!r}: choose one of {', '.join(PRESETS)}", tl.get("Rules", "tags.Rules"))
+        raise _err(
+            f"unknown Rules {rules_name!r}: choose one of {', '.join(PRESETS)}",
+            tl.get("Rules", "tags.Rules"),
+        )
     if "Commitment" in rec.tags and rec.tags["Commitment"].strip().lower() != commitment(seed):
         raise _err("Commitment does not match the Seed", tl.get("Commitment", "tags.Commitment"))
     if "Date" in rec.tags and not _DATE_RE.match(rec.tags["Date"]):
         raise _err(f"bad Date {rec.tags['Date']!r}: write YYYY.MM.DD", tl.get("Date", "tags.Date"))
     result = rec.tags.get("Result", "*")
     if result != "*" and not _RESULT_RE.match(result):
-        raise _err(f"bad Result {result!r}: write wij-zij like 104-61, or *", tl.get("Result", "tags.Result"))
+        raise _err(
+            f"bad Result {result!r}: write wij-zij like 104-61, or *",
+            tl.get("Result", "tags.Result"),
+        )
     return seed, get_rules(rules_name)
 
 
@@ -556,44 +599,62 @@ def _verify(rec: GameRecord) -> Game:
         games_before = len(g.games)
         if dr.dealer != d.dealer:
             raise _err(
-                f"deal {dr.number}: the dealer is {SEAT_LETTERS[d.dealer]} for this seed, not {SEAT_LETTERS[dr.dealer]}",
+                f"deal {dr.number}: the dealer is {SEAT_LETTERS[d.dealer]} for this seed,"
+                f" not {SEAT_LETTERS[dr.dealer]}",
                 head,
             )
         _check_hands(dr, g)
-        if (dr.turned is None) != (d.turned is None) or (dr.turned is not None and dr.turned != str(d.turned)):
+        if (dr.turned is None) != (d.turned is None) or (
+            dr.turned is not None and dr.turned != str(d.turned)
+        ):
             want = "no turned card" if d.turned is None else f"turned card {d.turned}"
             raise _err(f"deal {dr.number}: the seed gives {want}", _where(dr, "turned", "hands"))
         played: set[str] = set()
         # Trump
         for a in dr.bidding:
             if d.phase not in (BLIND, TRUMP):
-                raise _err(f"no trump choice in this deal: the turned card sets trump ({a})", _where(dr, "trump"))
+                raise _err(
+                    f"no trump choice in this deal: the turned card sets trump ({a})",
+                    _where(dr, "trump"),
+                )
             _apply(g, a, _where(dr, "trump"))
         if dr.bidding and d.phase in (BLIND, TRUMP):
             raise _err("the Trump line stops before trump is chosen", _where(dr, "trump"))
         for seat, call in dr.announcements:
             if d.phase != "announce":
-                raise _err(f"announcement {SEAT_LETTERS[seat]}:{call} when no announcement is open", _where(dr, "announce"))
+                raise _err(
+                    f"announcement {SEAT_LETTERS[seat]}:{call} when no announcement is open",
+                    _where(dr, "announce"),
+                )
             if seat != d.to_move:
                 raise _err(
-                    f"announcement by {SEAT_LETTERS[seat]} but {SEAT_LETTERS[d.to_move]} speaks now", _where(dr, "announce")
+                    f"announcement by {SEAT_LETTERS[seat]}"
+                    f" but {SEAT_LETTERS[d.to_move]} speaks now",
+                    _where(dr, "announce"),
                 )
             _apply(g, call, _where(dr, "announce"))
         last_deal = i == len(rec.deals) - 1
         for k, t in enumerate(dr.tricks, 1):
             w = _where(dr, f"trick{k}")
             if d.phase in (BLIND, TRUMP):
-                raise _err(f"deal {dr.number}: cards played before trump was chosen (missing Trump line)", w)
+                raise _err(
+                    f"deal {dr.number}: cards played before trump was chosen (missing Trump line)",
+                    w,
+                )
             if d.phase == "announce":
                 raise _err(f"deal {dr.number}: cards played before the announcements are done", w)
             for seat, card in t.cards:
                 if card in played:
                     raise _err(f"card {card} is played twice in deal {dr.number}", w)
                 if seat != d.to_move:
-                    raise _err(f"{SEAT_LETTERS[seat]}:{card} but it is {SEAT_LETTERS[d.to_move]}'s turn", w)
+                    raise _err(
+                        f"{SEAT_LETTERS[seat]}:{card} but it is {SEAT_LETTERS[d.to_move]}'s turn", w
+                    )
                 holder = next(s for s in range(4) if card in dr.hands[s])
                 if holder != seat:
-                    raise _err(f"{SEAT_LETTERS[seat]} plays {card}, which {SEAT_LETTERS[holder]} holds", w)
+                    raise _err(
+                        f"{SEAT_LETTERS[seat]} plays {card}, which {SEAT_LETTERS[holder]} holds", w
+                    )
                 played.add(card)
                 _apply(g, card, w, f"illegal card {SEAT_LETTERS[seat]}:{card}: ")
             if len(t.cards) < 4 and not (last_deal and k == len(dr.tricks)):
@@ -601,13 +662,20 @@ def _verify(rec: GameRecord) -> Game:
             if len(t.cards) == 4:
                 real = d.tricks[k - 1]
                 if t.winner is not None and t.winner != real.winner:
-                    raise _err(f"trick {k} is won by {SEAT_LETTERS[real.winner]}, not {SEAT_LETTERS[t.winner]}", w)
+                    raise _err(
+                        f"trick {k} is won by {SEAT_LETTERS[real.winner]},"
+                        f" not {SEAT_LETTERS[t.winner]}",
+                        w,
+                    )
                 if t.points is not None and t.points != real.points:
                     raise _err(f"trick {k} holds {real.points} points, not {t.points}", w)
                 t.winner, t.points = real.winner, real.points
         if d.phase != DONE:
             if not last_deal:
-                raise _err(f"deal {dr.number} is unfinished but more deals follow", _where(dr, "score", "header"))
+                raise _err(
+                    f"deal {dr.number} is unfinished but more deals follow",
+                    _where(dr, "score", "header"),
+                )
             if dr.score is not None:
                 raise _err(f"a Score line for the unfinished deal {dr.number}", _where(dr, "score"))
             if dr.end is not None:
@@ -617,15 +685,21 @@ def _verify(rec: GameRecord) -> Game:
     # The result
     result = rec.tags.get("Result", "*")
     rline = tl.get("Result", "tags.Result")
-    if g.is_terminal():
+    if g.outcome is not None:
         want = _pair(g.outcome.scores)
         if result != want:
             raise _err(f"Result is {result!r} but the game ends {want}", rline)
         if "Games" in rec.tags and rec.tags["Games"] != _pair(g.games_won):
-            raise _err(f"Games is {rec.tags['Games']!r} but the match ends {_pair(g.games_won)}", tl.get("Games", "tags.Games"))
+            raise _err(
+                f"Games is {rec.tags['Games']!r} but the match ends {_pair(g.games_won)}",
+                tl.get("Games", "tags.Games"),
+            )
         term = rec.tags.get("Termination")
         if term is not None and term != g.outcome.reason:
-            raise _err(f"Termination is {term!r} but the game ended by {g.outcome.reason}", tl.get("Termination", "tags.Termination"))
+            raise _err(
+                f"Termination is {term!r} but the game ended by {g.outcome.reason}",
+                tl.get("Termination", "tags.Termination"),
+            )
     elif result != "*":
         raise _err(f"Result is {result!r} but the game is not finished: write *", rline)
     return g
@@ -645,7 +719,8 @@ def _check_hands(dr: DealRecord, g: Game) -> None:
     for s in range(4):
         if sorted(dr.hands[s]) != sorted(str(c) for c in spec.hands[s]):
             raise _err(
-                f"deal {dr.number}: the hands do not match the seed ({SEAT_LETTERS[s]} holds {' '.join(sort_hand(spec.hands[s]))})",
+                f"deal {dr.number}: the hands do not match the seed"
+                f" ({SEAT_LETTERS[s]} holds {' '.join(sort_hand(spec.hands[s]))})",
                 w,
             )
 
@@ -661,29 +736,35 @@ def _check_score(dr: DealRecord, d: Deal, g: Game, games_before: int) -> None:
     res = d.result
     w = _where(dr, "score")
     if dr.score is None:
-        raise _err(f"deal {dr.number} is complete but has no Score line", _where(dr, f"trick{len(dr.tricks)}", "header"))
+        raise _err(
+            f"deal {dr.number} is complete but has no Score line",
+            _where(dr, f"trick{len(dr.tricks)}", "header"),
+        )
     sc = dr.score
+    assert res is not None
     game_ended = len(g.games) > games_before
-    if game_ended:
-        summary = g.games[-1]
-        total = summary.scores
-    else:
-        total = (g.scores[0], g.scores[1])
+    summary = g.games[-1] if game_ended else None
+    total = summary.scores if summary else (g.scores[0], g.scores[1])
     checks = [
-        ("card points", tuple(sc.card_points), tuple(res.card_points)),
-        ("multiplier", sc.multiplier, res.multiplier),
-        ("written", tuple(sc.written), tuple(res.written)),
-        ("total", tuple(sc.total), tuple(total)),
+        ("card points", _pair(sc.card_points), _pair(res.card_points)),
+        ("multiplier", f"x{sc.multiplier}", f"x{res.multiplier}"),
+        ("written", _pair(sc.written), _pair(res.written)),
+        ("total", _pair(sc.total), _pair(total)),
     ]
     for name, got, want in checks:
         if got != want:
-            show = (lambda v: f"x{v}") if name == "multiplier" else _pair
-            raise _err(f"deal {dr.number}: {name} {show(got)} in the record, {show(want)} in the replay", w)
-    if game_ended:
+            raise _err(f"deal {dr.number}: {name} {got} in the record, {want} in the replay", w)
+    if summary is not None:
         if dr.end is None:
-            raise _err(f"the game ends after deal {dr.number} ({_pair(total)}): an End line is missing", w)
+            raise _err(
+                f"the game ends after deal {dr.number} ({_pair(total)}): an End line is missing", w
+            )
         if tuple(dr.end[0]) != tuple(total) or dr.end[1] != summary.reason:
-            raise _err(f"End {_pair(dr.end[0])} {dr.end[1]} but the game ended {_pair(total)} {summary.reason}", _where(dr, "end"))
+            raise _err(
+                f"End {_pair(dr.end[0])} {dr.end[1]}"
+                f" but the game ended {_pair(total)} {summary.reason}",
+                _where(dr, "end"),
+            )
     elif dr.end is not None:
         raise _err(f"End line after deal {dr.number} but the game goes on", _where(dr, "end"))
 
@@ -723,7 +804,9 @@ def _to_json(rec: GameRecord) -> dict:
     return {"format": FORMAT, "tags": dict(rec.tags), "deals": deals, "actions": rec.actions}
 
 
-def write_json(game: Game, tags: dict | None = None, *, as_string: bool = False, indent: int | None = 1):
+def write_json(
+    game: Game, tags: dict | None = None, *, as_string: bool = False, indent: int | None = 1
+):
     """The game as a JSON record: a dict, or its text with ``as_string=True``."""
     data = _from_game(game, tags).to_json()
     return dumps_json(data, indent) if as_string else data
@@ -771,7 +854,11 @@ def _need(obj, key, kind, where):
 
 
 def _ints2(v, name, where) -> tuple[int, int]:
-    if not (isinstance(v, list) and len(v) == 2 and all(isinstance(x, int) and not isinstance(x, bool) for x in v)):
+    if not (
+        isinstance(v, list)
+        and len(v) == 2
+        and all(isinstance(x, int) and not isinstance(x, bool) for x in v)
+    ):
         raise _err(f"{name} must be two integers", where)
     return (v[0], v[1])
 
@@ -803,11 +890,14 @@ def _parse_json(data) -> GameRecord:
             if not isinstance(h, list):
                 raise _err(f"hands: no hand for {s}", wd)
             hands.append([_card(c if isinstance(c, str) else repr(c), f"{wd}, hands") for c in h])
-        dr = DealRecord(number, _seat(_need(item, "dealer", str, wd), wd, "dealer"), hands, item.get("game", 1))
+        dr = DealRecord(
+            number, _seat(_need(item, "dealer", str, wd), wd, "dealer"), hands, item.get("game", 1)
+        )
         if not isinstance(dr.game, int):
             raise _err("'game' must be int", wd)
-        dr.where = {"header": wd, "hands": f"{wd}, hands", "turned": f"{wd}, turned", "trump": f"{wd}, trump",
-                    "announce": f"{wd}, announcements", "score": f"{wd}, score", "end": f"{wd}, end"}  # fmt: skip
+        dr.where = {"header": wd, "announce": f"{wd}, announcements"}
+        for key in ("hands", "turned", "trump", "score", "end"):
+            dr.where[key] = f"{wd}, {key}"
         turned = item.get("turned")
         dr.turned = None if turned is None else _card(str(turned), f"{wd}, turned")
         trump = item.get("trump", [])
@@ -819,7 +909,7 @@ def _parse_json(data) -> GameRecord:
         dr.bidding = list(trump)
         for a in item.get("announcements", []):
             if not (isinstance(a, list) and len(a) == 2 and a[1] in (MEE, TEGEN, PASS)):
-                raise _err(f"bad announcement {a!r}: write [\"E\", \"mee\"]", f"{wd}, announcements")
+                raise _err(f'bad announcement {a!r}: write ["E", "mee"]', f"{wd}, announcements")
             dr.announcements.append((_seat(str(a[0]), f"{wd}, announcements"), a[1]))
         for k, t in enumerate(item.get("tricks", []), 1):
             wt = f"{wd}, trick {k}"
@@ -827,8 +917,13 @@ def _parse_json(data) -> GameRecord:
             cards = _need(t, "cards", list, wt)
             parsed = []
             for c in cards:
-                if not (isinstance(c, list) and len(c) == 2 and isinstance(c[0], str) and isinstance(c[1], str)):
-                    raise _err(f"bad card {c!r}: write [\"W\", \"KS\"]", wt)
+                if not (
+                    isinstance(c, list)
+                    and len(c) == 2
+                    and isinstance(c[0], str)
+                    and isinstance(c[1], str)
+                ):
+                    raise _err(f'bad card {c!r}: write ["W", "KS"]', wt)
                 parsed.append((_seat(c[0], wt), _card(c[1], wt)))
             if not 1 <= len(parsed) <= 4:
                 raise _err(f"a trick has one to four cards, got {len(parsed)}", wt)
@@ -841,7 +936,11 @@ def _parse_json(data) -> GameRecord:
             points = t.get("points")
             if points is not None and not isinstance(points, int):
                 raise _err("points must be an integer", wt)
-            dr.tricks.append(TrickRecord(parsed[0][0], parsed, None if winner is None else _seat(str(winner), wt), points))
+            dr.tricks.append(
+                TrickRecord(
+                    parsed[0][0], parsed, None if winner is None else _seat(str(winner), wt), points
+                )
+            )
         sc = item.get("score")
         if sc is not None:
             ws = f"{wd}, score"
@@ -872,7 +971,10 @@ def read_json(data, *, verify: bool = True) -> GameRecord:
         _verify(rec)
         acts = getattr(rec, "_json_actions", None)
         if acts is not None and acts != rec.actions:
-            k = next((i for i, (a, b) in enumerate(zip(acts, rec.actions)) if a != b), min(len(acts), len(rec.actions)))
+            k = next(
+                (i for i, (a, b) in enumerate(zip(acts, rec.actions, strict=False)) if a != b),
+                min(len(acts), len(rec.actions)),
+            )
             raise InvalidRecord(f"actions: entry {k + 1} disagrees with the deals")
     return rec
 

@@ -101,7 +101,16 @@ def test_play_a_whole_game_with_an_illegal_card_refused():
 def test_play_in_english_and_save_the_record(tmp_path):
     lines, refusal, g = south_script("cli-play-2", lang="en")
     path = tmp_path / "game.txt"
-    r = run("play", "--seed", "cli-play-2", "--lang", "en", "--record", str(path), stdin="\n".join(lines) + "\n")
+    r = run(
+        "play",
+        "--seed",
+        "cli-play-2",
+        "--lang",
+        "en",
+        "--record",
+        str(path),
+        stdin="\n".join(lines) + "\n",
+    )
     assert r.returncode == 0, r.stderr
     assert "! " + refusal in r.stdout
     assert "Game over: WIJ" in r.stdout
@@ -139,7 +148,9 @@ def test_play_quit_with_q_and_a_typed_trump():
 def test_play_other_presets_until_eof():
     for rules in ("flemish-table", "french", "malilla"):
         lines, _, g = south_script(f"cli-{rules}", rules)
-        r = run("play", "--seed", f"cli-{rules}", "--rules", rules, stdin="\n".join(lines[:12]) + "\n")
+        r = run(
+            "play", "--seed", f"cli-{rules}", "--rules", rules, stdin="\n".join(lines[:12]) + "\n"
+        )
         assert r.returncode == 0, (rules, r.stderr)
         assert "Tot ziens" in r.stdout
 
@@ -190,28 +201,66 @@ def test_replay_missing_file():
 # --------------------------------------------------------------------------- selfplay
 def test_selfplay_prints_means_and_a_confidence_interval(tmp_path):
     d = tmp_path / "records"
-    r = run("selfplay", "--games", "3", "--seed", "ci", "--bots", "heuristic,random", "--record-dir", str(d))
+    r = run(
+        "selfplay",
+        "--games",
+        "3",
+        "--seed",
+        "ci",
+        "--bots",
+        "heuristic,random",
+        "--record-dir",
+        str(d),
+    )
     assert r.returncode == 0, r.stderr
     out = r.stdout
     assert "3 game pairs (6 games, teams swapped)" in out
-    assert re.search(r"^heuristic\s+card points/deal\s+\d+\.\d\d\s+games won \d/6\s+mean dagscore [+-]\d+\.\d$", out, re.M)
+    assert re.search(
+        r"^heuristic\s+card points/deal\s+\d+\.\d\d\s+games won \d/6\s+mean dagscore [+-]\d+\.\d$",
+        out,
+        re.M,
+    )
     assert re.search(r"^random\s+card points/deal", out, re.M)
-    m = re.search(r"difference heuristic - random: ([+-]\d+\.\d\d) card points/deal, 95% CI \[([+-]\d+\.\d\d), ([+-]\d+\.\d\d)\]", out)
+    m = re.search(
+        r"difference heuristic - random: ([+-]\d+\.\d\d) card points/deal,"
+        r" 95% CI \[([+-]\d+\.\d\d), ([+-]\d+\.\d\d)\]",
+        out,
+    )
     assert m, out
     mean, lo, hi = (float(x) for x in m.groups())
     assert lo <= mean <= hi
     assert "3/3" in r.stderr and "[" in r.stderr  # the progress bar
     files = sorted(d.glob("*.txt"))
-    assert [f.name for f in files] == ["ci-1-a.txt", "ci-1-b.txt", "ci-2-a.txt", "ci-2-b.txt", "ci-3-a.txt", "ci-3-b.txt"]
+    assert [f.name for f in files] == [
+        "ci-1-a.txt",
+        "ci-1-b.txt",
+        "ci-2-a.txt",
+        "ci-2-b.txt",
+        "ci-3-a.txt",
+        "ci-3-b.txt",
+    ]
     a = read_text(files[0].read_text(encoding="utf-8"))
     b = read_text(files[1].read_text(encoding="utf-8"))
     assert (a.tags["South"], a.tags["West"]) == ("bot:heuristic", "bot:random")
     assert (b.tags["South"], b.tags["West"]) == ("bot:random", "bot:heuristic")
-    assert a.deals[0].hands == b.deals[0].hands and a.deals[0].dealer == b.deals[0].dealer  # same deals
+    assert (
+        a.deals[0].hands == b.deals[0].hands and a.deals[0].dealer == b.deals[0].dealer
+    )  # same deals
 
 
 def test_selfplay_is_reproducible_and_quiet():
-    args = ("selfplay", "--games", "2", "--seed", "rep", "--bots", "random,random", "--rules", "french", "--quiet")
+    args = (
+        "selfplay",
+        "--games",
+        "2",
+        "--seed",
+        "rep",
+        "--bots",
+        "random,random",
+        "--rules",
+        "french",
+        "--quiet",
+    )
     r1, r2 = run(*args), run(*args)
     assert r1.returncode == 0, r1.stderr
     assert r1.stdout == r2.stdout
@@ -227,7 +276,15 @@ def test_selfplay_bad_bot():
 
 # --------------------------------------------------------------------------- verify / deal
 def test_verify_good_commitment_prints_the_deals():
-    r = run("verify", "--seed", "tournament-7", "--commitment", commitment("tournament-7").upper(), "--deals", "3")
+    r = run(
+        "verify",
+        "--seed",
+        "tournament-7",
+        "--commitment",
+        commitment("tournament-7").upper(),
+        "--deals",
+        "3",
+    )
     assert r.returncode == 0, r.stderr
     assert "OK: commitment" in r.stdout
     for k in (1, 2, 3):

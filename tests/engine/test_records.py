@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -23,8 +23,8 @@ from engine.records import (
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 PRESETS = ["flemish", "flemish-table", "french", "malilla"]
-TAGS = {"Event": "Club Kortrijk daglijst", "Date": "2026.11.30", "South": "Anna", "West": "bot:heuristic",
-        "North": "Carla", "East": "bot:random", "Round": "3"}  # fmt: skip
+TAGS = {"Event": "Club Kortrijk daglijst", "Date": "2026.11.30", "Round": "3"}
+TAGS |= {"South": "Anna", "West": "bot:heuristic", "North": "Carla", "East": "bot:random"}
 
 
 def play(seed, rules="flemish", wij="heuristic", zij="heuristic", max_actions=None) -> Game:
@@ -36,12 +36,12 @@ def play(seed, rules="flemish", wij="heuristic", zij="heuristic", max_actions=No
     return g
 
 
-@lru_cache(maxsize=None)
+@cache
 def finished(rules: str = "flemish", seed: str = "records-1") -> Game:
     return play(seed, rules, "heuristic", "random")
 
 
-@lru_cache(maxsize=None)
+@cache
 def record_text(rules: str = "flemish") -> str:
     return write_text(finished(rules), TAGS)
 
@@ -126,9 +126,13 @@ def test_text_layout():
     assert '[Rules "flemish"]' in lines
     assert any(re.fullmatch(r'\[Commitment "[0-9a-f]{64}"\]', x) for x in lines)
     assert re.search(r"^\{Deal 1\} Dealer [SWNE]$", text, re.M)
-    assert re.search(r"^Hands S:(\w\w ){7}\w\w W:(\w\w ){7}\w\w N:(\w\w ){7}\w\w E:(\w\w ){7}\w\w$", text, re.M)
+    assert re.search(
+        r"^Hands S:(\w\w ){7}\w\w W:(\w\w ){7}\w\w N:(\w\w ){7}\w\w E:(\w\w ){7}\w\w$", text, re.M
+    )
     assert re.search(r"^Trump [SHDC]$|^Trump none$", text, re.M)
-    assert re.search(r"^1\. [SWNE]:\w\w [SWNE]:\w\w [SWNE]:\w\w [SWNE]:\w\w  ; [SWNE] \+\d+$", text, re.M)
+    assert re.search(
+        r"^1\. [SWNE]:\w\w [SWNE]:\w\w [SWNE]:\w\w [SWNE]:\w\w  ; [SWNE] \+\d+$", text, re.M
+    )
     assert re.search(r"^Score \d+-\d+ x\d written \d+-\d+ total \d+-\d+$", text, re.M)
     assert re.search(r"^End \d+-\d+ boom$", text, re.M)
     # tags come in PGN order
@@ -237,7 +241,9 @@ def test_unknown_rules_and_bad_values():
     i = find(ls, lambda x: x.startswith("[Rules"))
     rejected(corrupt(text, i, '[Rules "whist"]'), "unknown Rules", i + 1)
     i = find(ls, lambda x: x.startswith("[Commitment"))
-    rejected(corrupt(text, i, '[Commitment "' + "0" * 64 + '"]'), "Commitment does not match", i + 1)
+    rejected(
+        corrupt(text, i, '[Commitment "' + "0" * 64 + '"]'), "Commitment does not match", i + 1
+    )
     i = find(ls, lambda x: x.startswith("[Date"))
     rejected(corrupt(text, i, '[Date "yesterday"]'), "bad Date", i + 1)
     i = find(ls, lambda x: x.startswith("[Seed"))
@@ -340,10 +346,26 @@ def test_wrong_scores():
     i = find(ls, lambda x: x.startswith("Score"))
     m = re.match(r"Score (\d+)-(\d+) x(\d+) written (\d+)-(\d+) total (\d+)-(\d+)", ls[i])
     a, b, x, wa, wb, ta, tb = (int(v) for v in m.groups())
-    rejected(corrupt(text, i, f"Score {a + 1}-{b - 1} x{x} written {wa}-{wb} total {ta}-{tb}"), "card points", i + 1)
-    rejected(corrupt(text, i, f"Score {a}-{b} x{x + 1} written {wa}-{wb} total {ta}-{tb}"), "multiplier", i + 1)
-    rejected(corrupt(text, i, f"Score {a}-{b} x{x} written {wa + 2}-{wb} total {ta}-{tb}"), "written", i + 1)
-    rejected(corrupt(text, i, f"Score {a}-{b} x{x} written {wa}-{wb} total {ta + 2}-{tb}"), "total", i + 1)
+    rejected(
+        corrupt(text, i, f"Score {a + 1}-{b - 1} x{x} written {wa}-{wb} total {ta}-{tb}"),
+        "card points",
+        i + 1,
+    )
+    rejected(
+        corrupt(text, i, f"Score {a}-{b} x{x + 1} written {wa}-{wb} total {ta}-{tb}"),
+        "multiplier",
+        i + 1,
+    )
+    rejected(
+        corrupt(text, i, f"Score {a}-{b} x{x} written {wa + 2}-{wb} total {ta}-{tb}"),
+        "written",
+        i + 1,
+    )
+    rejected(
+        corrupt(text, i, f"Score {a}-{b} x{x} written {wa}-{wb} total {ta + 2}-{tb}"),
+        "total",
+        i + 1,
+    )
     j = find(ls, lambda x: x.startswith("[Result"))
     rejected(corrupt(text, j, '[Result "101-0"]'), "Result", j + 1)
 
@@ -412,7 +434,9 @@ SCORE_RE = re.compile(r"^Score (\d+)-(\d+) x(\d+) written (\d+)-(\d+) total (\d+
 
 def test_there_are_golden_records_for_every_preset():
     assert len(GOLDEN_FILES) >= 6
-    rules = {re.search(r'^\[Rules "([\w-]+)"\]', f.read_text(), re.M).group(1) for f in GOLDEN_FILES}
+    rules = {
+        re.search(r'^\[Rules "([\w-]+)"\]', f.read_text(), re.M).group(1) for f in GOLDEN_FILES
+    }
     assert rules == set(PRESETS)
 
 
@@ -427,10 +451,12 @@ def test_golden_record_replays_with_the_same_scores(path):
     g = Game.replay(rec.seed, rec.rules, rec.actions)
     assert g.is_terminal()
     # Independent of the record reader: the Score lines, as written, against the replay.
-    scores = [tuple(int(x) for x in m.groups()) for m in map(SCORE_RE.match, text.splitlines()) if m]
+    scores = [
+        tuple(int(x) for x in m.groups()) for m in map(SCORE_RE.match, text.splitlines()) if m
+    ]
     assert len(scores) == len(g.results)
     totals = [0, 0]
-    for res, line in zip(g.results, scores):
+    for res, line in zip(g.results, scores, strict=True):
         assert line[:5] == (*res.card_points, res.multiplier, *res.written), (res, line)
         totals = [totals[0] + res.written[0], totals[1] + res.written[1]]
         assert line[5:] == tuple(totals), (res, line)
@@ -464,7 +490,9 @@ def test_card_notation_in_records_is_strict():
 def test_docs_example_is_a_valid_record():
     """docs/records.md shows a full record generated by make_golden.py: it must still verify."""
     doc = (GOLDEN.parents[2] / "docs" / "records.md").read_text(encoding="utf-8")
-    m = re.search(r"<!-- example-text:begin -->\n```\n(.*?)```\n<!-- example-text:end -->", doc, re.S)
+    m = re.search(
+        r"<!-- example-text:begin -->\n```\n(.*?)```\n<!-- example-text:end -->", doc, re.S
+    )
     assert m, "the example block is missing"
     rec = read_text(m.group(1))
     assert rec.tags["Event"] == "Club Kortrijk daglijst"

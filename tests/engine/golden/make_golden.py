@@ -93,9 +93,9 @@ def put(doc: str, name: str, body: str, lang: str = "") -> str:
 def docs() -> None:
     seed = "kortrijk-2026-11-30-23"
     g = play(seed, "flemish", "heuristic", "heuristic")
-    doc_tags = {"Event": "Club Kortrijk daglijst", "Site": "Kortrijk", "Date": "2026.11.30", "Round": "1",
-                "Board": "23", "South": "bot:heuristic", "West": "bot:heuristic", "North": "bot:heuristic",
-                "East": "bot:heuristic"}  # fmt: skip
+    doc_tags = {"Event": "Club Kortrijk daglijst", "Site": "Kortrijk", "Date": "2026.11.30"}
+    doc_tags |= {"Round": "1", "Board": "23"}
+    doc_tags |= {seat: "bot:heuristic" for seat in ("South", "West", "North", "East")}
     doc = DOCS.read_text(encoding="utf-8")
     doc = put(doc, "text", write_text(g, doc_tags))
     doc = put(doc, "table", deal_blocks(write_text(table_example()), {1, 2}))
@@ -103,8 +103,8 @@ def docs() -> None:
     first_of_game2 = next(r.number for r in fr.results if r.number > fr.games[0].deals)
     doc = put(doc, "french", deal_blocks(write_text(fr), {first_of_game2}))
     data = write_json(g, doc_tags)
-    data["deals"] = data["deals"][:1] + ["... deals 2 to %d ..." % len(data["deals"])]
-    data["actions"] = data["actions"][:20] + ["... %d actions in all" % len(g.actions)]
+    data["deals"] = data["deals"][:1] + [f"... deals 2 to {len(data['deals'])} ..."]
+    data["actions"] = data["actions"][:20] + [f"... {len(g.actions)} actions in all"]
     doc = put(doc, "json", dumps_json(data), "json")
     DOCS.write_text(doc, encoding="utf-8")
     print(f"{DOCS.name}: examples updated")
