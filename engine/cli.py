@@ -34,6 +34,7 @@ UI: dict[str, dict[str, str]] = {
         "deal": "=== Deal {n} (game {game}) - dealer {dealer} ===",
         "hand": "Your hand",
         "hidden": "(your cards stay face down until your partner has chosen trump)",
+        "not_looked": "(you have not looked at your cards yet)",
         "trick": "Trick",
         "empty": "(empty)",
         "trump_is": "Trump: {trump}",
@@ -67,6 +68,7 @@ UI: dict[str, dict[str, str]] = {
         "deal": "=== Spel {n} (partij {game}) - gever {dealer} ===",
         "hand": "Je kaarten",
         "hidden": "(je kaarten blijven gedekt tot je partner troef gekozen heeft)",
+        "not_looked": "(je hebt je kaarten nog niet bekeken)",
         "trick": "Slag",
         "empty": "(leeg)",
         "trump_is": "Troef: {trump}",
@@ -100,6 +102,7 @@ UI: dict[str, dict[str, str]] = {
         "deal": "=== Donne {n} (partie {game}) - donneur {dealer} ===",
         "hand": "Votre main",
         "hidden": "(vos cartes restent cachées tant que votre partenaire n'a pas choisi l'atout)",
+        "not_looked": "(vous n'avez pas encore regardé vos cartes)",
         "trick": "Pli",
         "empty": "(vide)",
         "trump_is": "Atout : {trump}",
@@ -336,10 +339,11 @@ def _ask(g: Game, lang: str, inp: TextIO, out: TextIO) -> str | None:
             file=out,
         )
     hand = obs["hand"]
-    print(
-        f"  {UI[lang]['hand']}: " + (show_cards(hand) if hand is not None else UI[lang]["hidden"]),
-        file=out,
-    )
+    if hand is not None:
+        shown_hand = show_cards(hand)
+    else:
+        shown_hand = UI[lang]["not_looked" if deal.phase == "blind" else "hidden"]
+    print(f"  {UI[lang]['hand']}: {shown_hand}", file=out)
     while True:
         if deal.phase == "trump":
             none = " none" if g.rules.allow_no_trump else ""

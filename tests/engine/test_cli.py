@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -28,7 +29,7 @@ def run(*args: str, stdin: str | None = None, timeout: float = 120) -> subproces
         text=True,
         encoding="utf-8",
         timeout=timeout,
-        env={"PYTHONIOENCODING": "utf-8", "PATH": "/usr/bin:/bin"},
+        env={**os.environ, "PYTHONIOENCODING": "utf-8"},
     )
 
 
@@ -332,3 +333,16 @@ def test_mean_ci():
     assert round(hi - m, 3) == round(1.959964 * 1.2909944 / 2, 3)
     m, lo, hi = mean_ci([5.0])
     assert m == 5.0 and lo == float("-inf")
+
+
+def test_play_table_rules_blind_question_when_south_deals():
+    seed = next(
+        f"cli-blind-{i}"
+        for i in range(100)
+        if deal_for(f"cli-blind-{i}", 1, "flemish-table").dealer == 0
+    )
+    r = run("play", "--seed", seed, "--rules", "flemish-table", "--lang", "en", stdin="blind\n")
+    assert r.returncode == 0, r.stderr
+    assert "(you have not looked at your cards yet)" in r.stdout
+    assert "Blind no trump or look at your cards?" in r.stdout
+    assert "South: " not in r.stdout.split("look at your cards?")[0]  # nothing shown before
