@@ -7,15 +7,18 @@ the game row locked (`select_for_update`) and its events are sent after commit.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import secrets
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Any
 
-from asgiref.sync import async_to_sync
-from channels.layers import get_channel_layer
+from asgiref.sync import SyncToAsync, async_to_sync
+from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
-from django.db import transaction
+from django.db import connection, transaction
 
 import engine
 from engine.bots import bot_seed, get_bot
@@ -72,7 +75,42 @@ class Event:
 
 
 def replay(game: Game) -> engine.Game:
-    return engine.Game.replay(game.seed, game.rules, list(game.actions))
+    """The engine game for the stored (seed, rules, actions).
+
+    A process-local cache keeps the last engine state this process stored for a game,
+    and catches it up with the moves made since (by the other process: web or worker)
+    instead of replaying the whole game on every card. The row stays the only truth:
+    a cached state is used only if its actions are a prefix of the stored ones.
+    """
+    actions = list(game.actions)
+    key = str(game.public_id)
+    with _cache_lock:
+        cached = _engine_cache.get(key)
+    if (
+        cached is not None
+        and cached.seed == game.seed
+        and cached.rules.name == game.rules
+        and len(cached.actions) <= len(actions)
+        and cached.actions == actions[: len(cached.actions)]
+    ):
+        eng = cached.clone()
+        for action in actions[len(cached.actions) :]:
+            eng.apply_action(action)
+        return eng
+    return engine.Game.replay(game.seed, game.rules, actions)
+
+
+_ENGINE_CACHE_SIZE = 512
+_engine_cache: OrderedDict[str, engine.Game] = OrderedDict()
+_cache_lock = threading.Lock()
+
+
+def _remember(key: str, eng: engine.Game) -> None:
+    with _cache_lock:
+        _engine_cache[key] = eng
+        _engine_cache.move_to_end(key)
+        while len(_engine_cache) > _ENGINE_CACHE_SIZE:
+            _engine_cache.popitem(last=False)
 
 
 def observation(game: Game) -> dict[str, Any]:
@@ -140,6 +178,7 @@ def apply_action(public_id, user, action: str, expected_seq: int) -> Game:
     if not isinstance(action, str):
         raise IllegalAction("an action is a string such as 'TS' or 'trump:H'")
     with transaction.atomic():
+        _relaxed_commit()
         try:
             game = Game.objects.select_for_update().get(public_id=public_id)
         except (Game.DoesNotExist, ValueError, TypeError):
@@ -169,6 +208,7 @@ def play_bots(game_pk: int, expected_seq: int) -> int:
     Returns the number of moves played.
     """
     with transaction.atomic():
+        _relaxed_commit()
         try:
             game = Game.objects.select_for_update().get(pk=game_pk)
         except Game.DoesNotExist:
@@ -263,6 +303,9 @@ def _store(game: Game, eng: engine.Game, state: dict[str, Any] | None = None) ->
 
 
 def _after_commit(game: Game, eng: engine.Game, events: list[Event]) -> None:
+    # Only a committed state may serve as a starting point for the next move.
+    key = str(game.public_id)
+    transaction.on_commit(lambda: _remember(key, eng))
     if events and eng.is_terminal():
         # This transaction made the last move: let tournaments finish the entry atomically.
         from .signals import game_finished
@@ -276,7 +319,8 @@ def _after_commit(game: Game, eng: engine.Game, events: list[Event]) -> None:
         from .tasks import play_bots as play_bots_task
 
         pk, seq = game.pk, game.seq
-        transaction.on_commit(lambda: play_bots_task.delay(pk, seq))
+        queue = settings.GAME_BOTS_QUEUE
+        transaction.on_commit(lambda: play_bots_task.apply_async((pk, seq), queue=queue))
 
 
 def send_events(group: str, messages: list[dict[str, Any]]) -> None:
@@ -285,9 +329,44 @@ def send_events(group: str, messages: list[dict[str, Any]]) -> None:
         return
 
     async def send_all() -> None:
-        # One event loop hop for the whole batch: from a worker, async_to_sync starts a
-        # loop (and a channels_redis connection) per call.
         for message in messages:
             await layer.group_send(group, {"type": "game.event", "payload": message})
 
-    async_to_sync(send_all)()
+    if _in_server_thread() or isinstance(layer, InMemoryChannelLayer):
+        # Inside the ASGI server (a sync_to_async thread): hop onto the server's loop.
+        async_to_sync(send_all)()
+    else:
+        # A Celery worker has no loop; async_to_sync would make a new one, and so a new
+        # Redis connection, for every batch. A long-lived loop keeps the pool warm.
+        asyncio.run_coroutine_threadsafe(send_all(), _publisher_loop()).result(timeout=10)
+
+
+def _in_server_thread() -> bool:
+    return getattr(SyncToAsync.threadlocal, "main_event_loop", None) is not None
+
+
+_publisher: asyncio.AbstractEventLoop | None = None
+_publisher_lock = threading.Lock()
+
+
+def _publisher_loop() -> asyncio.AbstractEventLoop:
+    global _publisher
+    with _publisher_lock:
+        if _publisher is None or _publisher.is_closed():
+            _publisher = asyncio.new_event_loop()
+            threading.Thread(
+                target=_publisher.run_forever, name="game-event-publisher", daemon=True
+            ).start()
+        return _publisher
+
+
+def _relaxed_commit() -> None:
+    """Skip waiting for the WAL flush on PostgreSQL for this transaction (a move).
+
+    A crash may lose the last few moves (the row stays consistent; the client then sees
+    a stale seq and asks for a snapshot), and each move saves an fsync, milliseconds on
+    every card. GAME_SYNCHRONOUS_COMMIT=1 keeps full durability.
+    """
+    if connection.vendor == "postgresql" and not settings.GAME_SYNCHRONOUS_COMMIT:
+        with connection.cursor() as cursor:
+            cursor.execute("SET LOCAL synchronous_commit TO OFF")

@@ -34,6 +34,10 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
     from django.conf import settings
 
     settings.DATABASES["default"]["CONN_MAX_AGE"] = 0
+    if PRODUCTION_STACK:
+        # Several test runs may share one PostgreSQL server (developers on one machine).
+        db = settings.DATABASES["default"]
+        db.setdefault("TEST", {})["NAME"] = f"test_{db['NAME']}_{os.getpid()}"
 
 
 @pytest.fixture(scope="session")
@@ -42,15 +46,19 @@ def bot_worker(django_db_setup, django_db_blocker):
     if not PRODUCTION_STACK:
         yield None
         return
+    from django.conf import settings
     from django.db import connection
 
     from config.celery import app
 
     name = f"manillen-test-{os.getpid()}@localhost"
-    app.control.purge()  # tasks left behind by an earlier, interrupted run
+    # A queue of our own: another run (or a dev worker) on the same Redis must neither
+    # take our tasks (its database is not ours) nor have its tasks purged by us.
+    queue = f"bots-test-{os.getpid()}"
+    settings.GAME_BOTS_QUEUE = queue
     env = {**os.environ, "DATABASE_NAME": connection.settings_dict["NAME"]}
     proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "bots,celery",
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", queue,
          "-c", "1", "--pool=solo", "-l", "warning", "-n", name, "--without-gossip",
          "--without-mingle", "--without-heartbeat"],
         cwd=ROOT, env=env,
