@@ -1,0 +1,154 @@
+"""Organizer panel: only organizers; create, close (with the unfinished rule), correct, remove."""
+
+from __future__ import annotations
+
+import pytest
+
+from game.models import Game
+from tests.tournaments.conftest import finish, joined, play_moves
+from tournaments import actions
+from tournaments.models import AuditLog, Entry, Tournament
+
+pytestmark = pytest.mark.usefixtures("live_game_db")
+
+
+ORGANIZER_GETS = ["manage/", "manage/deals/"]
+ORGANIZER_POSTS = ["manage/close/", "manage/open/"]
+
+
+@pytest.mark.parametrize("page", ORGANIZER_GETS)
+def test_organizer_pages_refused_for_players(make_tournament, make_user, club, client, page):
+    t = make_tournament()
+    anna = make_user("anna")
+    club.members.add(anna)
+    client.force_login(anna)
+    assert client.get(f"/tournaments/{t.pk}/{page}").status_code == 403
+
+
+@pytest.mark.parametrize("page", ORGANIZER_POSTS)
+def test_organizer_actions_refused_for_players(make_tournament, make_user, club, client, page):
+    t = make_tournament()
+    anna = make_user("anna")
+    club.members.add(anna)
+    client.force_login(anna)
+    assert client.post(f"/tournaments/{t.pk}/{page}").status_code == 403
+    t.refresh_from_db()
+    assert t.status == Tournament.Status.RUNNING
+
+
+def test_correction_and_removal_refused_for_players(make_tournament, make_user, client):
+    t = make_tournament(seed="refuse-corrections")
+    anna, ben = make_user("anna"), make_user("ben")
+    e_anna, _ = joined(t, anna, ben)
+    finish(e_anna)
+    client.force_login(ben)
+    base = f"/tournaments/{t.pk}/manage/entry/{e_anna.pk}"
+    assert client.post(f"{base}/correct/", {"score": 99, "reason": "x"}).status_code == 403
+    assert client.post(f"{base}/remove/", {"reason": "x"}).status_code == 403
+    e_anna.refresh_from_db()
+    assert e_anna.score == e_anna.game_score and e_anna.status == Entry.Status.FINISHED
+    assert not AuditLog.objects.filter(action__in=["correct_score", "remove_entry"]).exists()
+
+
+def test_organizer_creates_a_tournament_through_the_panel(client, organizer, club):
+    client.force_login(organizer)
+    assert client.get("/tournaments/new/").status_code == 200
+    response = client.post(
+        "/tournaments/new/",
+        {
+            "name": "Vrijdagavond", "club": club.pk, "rules": "flemish", "bot_level": "heuristic",
+            "capacity": 12, "results_visibility": "after_finish", "unfinished_rule": "as_played",
+            "seed": "gegeven-seed", "open_now": "on",
+        },
+    )  # fmt: skip
+    t = Tournament.objects.get(name="Vrijdagavond")
+    assert response.status_code == 302 and response["Location"] == f"/tournaments/{t.pk}/manage/"
+    assert t.seed == "gegeven-seed" and t.capacity == 12 and t.status == "running"
+    assert t.deals.count() == 40
+    assert client.get(f"/tournaments/{t.pk}/manage/").status_code == 200
+
+
+def test_a_player_cannot_create_a_tournament_for_a_club_they_do_not_run(client, make_user, club):
+    anna = make_user("anna")
+    club.members.add(anna)
+    with pytest.raises(actions.NotAllowed):
+        actions.create_tournament(anna, name="x", club=club)
+    client.force_login(anna)
+    client.post("/tournaments/new/", {"name": "x", "club": club.pk, "rules": "flemish"})
+    assert not Tournament.objects.filter(name="x").exists()
+
+
+def test_close_finishes_unfinished_games_by_the_bot(make_tournament, make_user, organizer):
+    t = make_tournament(seed="close-by-bot", unfinished_rule="bot")
+    anna = make_user("anna")
+    (entry,) = joined(t, anna)
+    play_moves(entry, anna, 3)
+    actions.close_tournament(t.pk, organizer)
+    entry.refresh_from_db()
+    t.refresh_from_db()
+    assert t.status == "closed" and t.closed_at is not None
+    assert entry.status == "finished" and entry.finish_mode == "bot"
+    assert Game.objects.get(pk=entry.game_id).status == "finished"
+    assert entry.score == Game.objects.get(pk=entry.game_id).final_score
+
+
+def test_close_scores_unfinished_games_as_played_so_far(make_tournament, make_user, organizer):
+    t = make_tournament(seed="close-as-played", unfinished_rule="as_played")
+    anna = make_user("anna")
+    (entry,) = joined(t, anna)
+    game = play_moves(entry, anna, 12)
+    import engine
+
+    eng = engine.Game.replay(game.seed, game.rules, game.actions)
+    actions.close_tournament(t.pk, organizer)
+    entry.refresh_from_db()
+    assert entry.status == "finished" and entry.finish_mode == "as_played"
+    assert entry.score == eng.score_for(0)
+    assert entry.deals_played == len(eng.results)
+    # Playing on afterwards changes nothing: the tournament is closed.
+    finish_game = Game.objects.get(pk=entry.game_id)
+    from game import actions as game_actions
+
+    game_actions.autoplay(finish_game.pk)
+    entry.refresh_from_db()
+    assert entry.finish_mode == "as_played" and entry.score == eng.score_for(0)
+
+
+def test_correcting_a_score_needs_a_reason_and_is_logged(make_tournament, make_user, organizer):
+    t = make_tournament(seed="corrections")
+    anna, ben = make_user("anna"), make_user("ben")
+    e_anna, e_ben = joined(t, anna, ben)
+    finish(e_anna)
+    finish(e_ben)
+    with pytest.raises(actions.TournamentError):
+        actions.correct_score(e_anna.pk, organizer, 50, "  ")
+    actions.correct_score(e_anna.pk, organizer, 50, "verkeerde kaart na storing")
+    e_anna.refresh_from_db()
+    assert e_anna.score == 50
+    assert e_anna.game_score == Game.objects.get(pk=e_anna.game_id).final_score
+    log = AuditLog.objects.get(action="correct_score")
+    assert log.actor == organizer and log.reason == "verkeerde kaart na storing"
+    assert log.before["score"] == e_anna.game_score and log.after == {"score": 50}
+
+
+def test_removing_an_entry_drops_it_from_the_standings(
+    make_tournament, make_user, organizer, client
+):
+    t = make_tournament(seed="removals")
+    anna, ben = make_user("anna"), make_user("ben")
+    e_anna, e_ben = joined(t, anna, ben)
+    finish(e_anna)
+    finish(e_ben)
+    client.force_login(organizer)
+    response = client.post(
+        f"/tournaments/{t.pk}/manage/entry/{e_ben.pk}/remove/", {"reason": "dubbel account"}
+    )
+    assert response.status_code == 302
+    e_ben.refresh_from_db()
+    assert e_ben.status == "removed"
+    from tournaments import rankings
+
+    assert [r["player"] for r in rankings.standings(t)] == ["anna"]
+    # The removed player cannot come back with a fresh entry.
+    again = actions.join(t.pk, ben)
+    assert again.pk == e_ben.pk and again.status == "removed"

@@ -1,0 +1,87 @@
+"""Nobody sees the field's results before finishing their own game (or before close)."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.tournaments.conftest import finish, joined
+from tournaments import actions
+
+pytestmark = pytest.mark.usefixtures("live_game_db")
+
+
+@pytest.fixture
+def half_played(make_tournament, make_user):
+    """anna finished, ben still playing."""
+    t = make_tournament(seed="visibility-seed")
+    anna, ben = make_user("anna"), make_user("ben")
+    e_anna, e_ben = joined(t, anna, ben)
+    finish(e_anna)
+    return t, anna, ben
+
+
+GATED = ["standings/", "deal/1/", "export/standings.csv", "export/travellers.json", "results/"]
+
+
+@pytest.mark.parametrize("page", GATED)
+def test_standings_and_travellers_hidden_before_finishing(half_played, client, page):
+    t, anna, ben = half_played
+    client.force_login(ben)
+    assert client.get(f"/tournaments/{t.pk}/{page}").status_code == 403
+    client.force_login(anna)
+    assert client.get(f"/tournaments/{t.pk}/{page}").status_code == 200
+
+
+def test_detail_page_shows_standings_only_after_finishing(half_played, client):
+    t, anna, ben = half_played
+    client.force_login(ben)
+    page = client.get(f"/tournaments/{t.pk}/").content.decode()
+    assert "anna" not in page
+    client.force_login(anna)
+    page = client.get(f"/tournaments/{t.pk}/").content.decode()
+    assert "anna" in page and "data-commitment" in page
+
+
+def test_after_close_setting_hides_results_even_from_finished_players(
+    make_tournament, make_user, organizer, client
+):
+    t = make_tournament(results_visibility="after_close")
+    (anna,) = [make_user("anna")]
+    (entry,) = joined(t, anna)
+    finish(entry)
+    client.force_login(anna)
+    assert client.get(f"/tournaments/{t.pk}/standings/").status_code == 403
+    actions.close_tournament(t.pk, organizer)
+    assert client.get(f"/tournaments/{t.pk}/standings/").status_code == 200
+
+
+def test_anonymous_visitors_see_results_only_after_close(half_played, client, organizer):
+    t, *_ = half_played
+    assert client.get(f"/tournaments/{t.pk}/standings/").status_code in (403, 404)
+    actions.close_tournament(t.pk, organizer)
+    assert client.get(f"/tournaments/{t.pk}/standings/").status_code == 200
+
+
+def test_organizer_looking_at_results_can_no_longer_enter(half_played, client, organizer):
+    t, *_ = half_played
+    client.force_login(organizer)
+    assert client.get(f"/tournaments/{t.pk}/standings/").status_code == 200
+    with pytest.raises(actions.CannotJoin):
+        actions.join(t.pk, organizer)
+
+
+def test_record_download_is_sealed_until_close(half_played, client, organizer):
+    t, anna, _ = half_played
+    entry = t.entries.get(player=anna)
+    client.force_login(anna)
+    url = f"/game/{entry.game.public_id}/record.txt"
+    assert client.get(url).status_code == 404  # the record names the seed
+    assert client.get(f"/tournaments/{t.pk}/export/records.zip").status_code == 403
+    actions.close_tournament(t.pk, organizer)
+    assert client.get(f"/tournaments/{t.pk}/export/records.zip").status_code == 200
+
+
+def test_club_tournament_hidden_from_outsiders(make_tournament, make_user, client):
+    t = make_tournament()
+    client.force_login(make_user("outsider"))
+    assert client.get(f"/tournaments/{t.pk}/").status_code == 404
