@@ -1,0 +1,42 @@
+"""The seed commitment is published at open; the seed at close, with a verify page."""
+
+from __future__ import annotations
+
+import pytest
+
+import engine
+from tournaments import actions
+
+pytestmark = pytest.mark.usefixtures("live_game_db")
+
+
+def test_commitment_shown_when_open_and_seed_kept_secret(make_tournament, make_user, client, club):
+    t = make_tournament(seed="geheim-zaad-42")
+    assert t.seed_commitment == engine.commitment("geheim-zaad-42")
+    anna = make_user("anna")
+    club.members.add(anna)
+    client.force_login(anna)
+    for url in (f"/tournaments/{t.pk}/", f"/tournaments/{t.pk}/verify/"):
+        page = client.get(url).content.decode()
+        assert t.seed_commitment in page
+        assert "geheim-zaad-42" not in page
+
+
+def test_verify_page_after_close_recomputes_commitment_and_deals(
+    make_tournament, organizer, client
+):
+    t = make_tournament(seed="geheim-zaad-42")
+    actions.close_tournament(t.pk, organizer)
+    page = client.get(f"/tournaments/{t.pk}/verify/").content.decode()
+    assert "geheim-zaad-42" in page
+    assert "data-commitment-ok" in page and "data-deals-ok" in page
+
+
+def test_verify_page_flags_a_tampered_deal(make_tournament, organizer, client):
+    t = make_tournament(seed="geheim-zaad-42")
+    actions.close_tournament(t.pk, organizer)
+    deal = t.deals.get(number=3)
+    deal.hands = [deal.hands[1], deal.hands[0], deal.hands[2], deal.hands[3]]
+    deal.save()
+    page = client.get(f"/tournaments/{t.pk}/verify/").content.decode()
+    assert "data-deals-ok" not in page and "data-commitment-ok" in page
