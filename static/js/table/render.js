@@ -51,6 +51,19 @@ export function choiceText(state, t) {
   return "";
 }
 
+function choiceNode(state, t) {
+  const text = choiceText(state, t);
+  if (!text) return null;
+  const node = el("span", { class: "choice-text" });
+  if (!state.no_trump && state.trump) {
+    const mult = state.multiplier > 1 ? ` \u00d7${state.multiplier}` : "";
+    node.append(`${t("trump")} `, el("span", { class: isRed(`7${state.trump}`) ? "red" : "", text: SUIT_SYMBOL[state.trump] }), mult);
+  } else {
+    node.textContent = text;
+  }
+  return node;
+}
+
 export function renderSeats(root, state, t) {
   const over = state.phase === "game_over" || state.game_over;
   for (let seat = 0; seat < 4; seat += 1) {
@@ -61,16 +74,20 @@ export function renderSeats(root, state, t) {
     box.querySelector(".dot").hidden = !toMove;
     box.querySelector(".name").textContent = seatName(seat, t);
     const sub = box.querySelector(".seat-sub");
-    const lines = [];
+    const parts = [];
     if (state.dealer === seat) {
-      lines.push(t("deals"));
-      const choice = choiceText(state, t);
-      if (choice) lines.push(choice);
+      parts.push(document.createTextNode(t("deals")));
+      const choice = choiceNode(state, t);
+      if (choice) parts.push(choice);
     }
     for (const [who, word] of state.announcements || []) {
-      if (who === seat) lines.push(t(`said_${word}`) || word);
+      if (who === seat) parts.push(document.createTextNode(t(`said_${word}`)));
     }
-    sub.textContent = lines.join(" \u00b7 ");
+    sub.replaceChildren();
+    parts.forEach((p, i) => {
+      if (i) sub.append(" \u00b7 ");
+      sub.append(p);
+    });
     const backs = box.querySelector(".backs");
     if (backs) {
       const n = (state.hand_sizes || [])[seat] ?? 0;
