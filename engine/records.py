@@ -371,6 +371,7 @@ _ORDER = {"hands": 1, "turned": 2, "trump": 3, "announce": 4, "trick": 5, "score
 
 
 def _parse_text(text: str) -> GameRecord:
+    text = text.removeprefix("\ufeff")  # a byte-order mark from some editors
     tags: dict[str, str] = {}
     tag_lines: dict[str, int] = {}
     deals: list[DealRecord] = []
@@ -487,6 +488,8 @@ def _parse_text(text: str) -> GameRecord:
             cur.where["end"] = n
     if cur is not None:
         _close(cur, last, len(text.splitlines()) + 1)
+    # Where a missing tag is reported: the first deal, or the end of the text.
+    tag_lines["__end__"] = deals[0].where["header"] if deals else len(text.splitlines()) + 1
     return GameRecord(tags, deals, tag_lines)
 
 
@@ -556,10 +559,9 @@ def _where(d: DealRecord, key: str, fallback: str | None = None):
 
 def _check_tags(rec: GameRecord) -> tuple[str, Any]:
     tl = rec.tag_lines
-    first_deal = rec.deals[0].where.get("header") if rec.deals else None
     if "Seed" not in rec.tags:
         raise _err(
-            "missing Seed tag: a record is replayed from its seed", first_deal if tl else "tags"
+            "missing Seed tag: a record is replayed from its seed", tl.get("__end__", "tags")
         )
     seed = rec.tags["Seed"]
     rules_name = rec.tags.get("Rules", "flemish")

@@ -500,3 +500,13 @@ def test_docs_example_is_a_valid_record():
     for name in ("table", "french"):
         block = re.search(rf"<!-- example-{name}:begin -->\n```\n(.*?)```", doc, re.S).group(1)
         assert block.startswith("{Deal ")
+
+
+def test_missing_seed_names_a_line_and_bom_is_accepted():
+    with pytest.raises(InvalidRecord, match=r"^line 1: missing Seed tag"):
+        read_text("")
+    text = record_text()
+    assert read_text("\ufeff" + text).actions == finished().actions
+    no_seed = "\n".join(x for x in lines_of(text) if not x.startswith("[Seed"))
+    first_deal = find(lines_of(no_seed), lambda x: x.startswith("{Deal 1}")) + 1
+    rejected(no_seed, "missing Seed tag", first_deal)
