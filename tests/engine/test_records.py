@@ -474,7 +474,11 @@ def test_golden_record_bots_reproduce_the_game(path):
     rec = read_text(path.read_text(encoding="utf-8"))
     wij = rec.tags["South"].removeprefix("bot:")
     zij = rec.tags["West"].removeprefix("bot:")
-    assert play(rec.seed, rec.rules, wij, zij).actions == rec.actions
+    actions = play(rec.seed, rec.rules, wij, zij).actions
+    assert actions == rec.actions, (
+        f"the {wij}/{zij} bots no longer play {path.name} as recorded; if the bot change is "
+        "intended, regenerate with: python tests/engine/golden/make_golden.py"
+    )
 
 
 def test_card_notation_in_records_is_strict():
