@@ -151,3 +151,8 @@ def test_keyboard_arrows_and_enter_play_a_card(page, asgi_server):
     page.keyboard.press("Enter")
     _wait_seq_above(page, seq)
     expect(page.locator(f'#hand [data-card="{card}"]')).to_have_count(0)
+    # On South's next turn the focus comes back to the hand (or the trump buttons).
+    page.wait_for_function(
+        "() => document.activeElement?.matches('[data-legal], [data-trump]')",
+        timeout=30_000,
+    )

@@ -51,6 +51,7 @@ const ui = {
   fast: false,
   wake: null,
   holdUntil: 0,
+  keyboard: false,
   collectTimer: null,
 };
 
@@ -74,8 +75,9 @@ function draw() {
   } else {
     R.renderTrick(trick, []);
   }
-  R.renderHand($("#hand"), s, { interactive: interactive(), t });
-  R.renderChoices($("#choices"), s, { interactive: interactive(), t });
+  const opts = { interactive: interactive(), t, keyboard: ui.keyboard };
+  R.renderHand($("#hand"), s, opts);
+  R.renderChoices($("#choices"), s, opts);
   $("#prompt").textContent = R.promptText(s, t);
   $("#prompt").classList.toggle("mine", s.to_move === s.seat && !s.game_over);
   $("#note").textContent = ui.note;
@@ -172,7 +174,8 @@ async function pump() {
       ui.collectTimer = setTimeout(collectTrick, ui.fast ? 600 : TRICK_PAUSE_MS);
     }
     if (note) ui.note = note;
-    let wait = mine ? 0 : BOT_PAUSE_MS;
+    // Every step stays alone on screen for a moment, the player's own card too.
+    let wait = BOT_PAUSE_MS;
     if (done) wait = Math.max(wait, TRICK_PAUSE_MS);
     ui.holdUntil = Date.now() + wait;
     ui.busy = ui.queue.length > 0;
@@ -264,13 +267,16 @@ function moveFocus(container, selector, ev) {
   items[(keys[ev.key] + items.length) % items.length].focus();
 }
 
+// A click with detail 0 came from Enter/Space: the player is using the keyboard.
 $("#hand").addEventListener("click", (ev) => {
   const btn = ev.target.closest("button[data-card]");
+  ui.keyboard = ev.detail === 0;
   if (btn) act(btn.dataset.card);
 });
 $("#hand").addEventListener("keydown", (ev) => moveFocus($("#hand"), "button[data-card]", ev));
 $("#choices").addEventListener("click", (ev) => {
   const btn = ev.target.closest("button[data-action]");
+  ui.keyboard = ev.detail === 0;
   if (btn) act(btn.dataset.action);
 });
 $("#choices").addEventListener("keydown", (ev) => moveFocus($("#choices"), "button", ev));

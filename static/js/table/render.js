@@ -111,9 +111,12 @@ export function renderTrick(container, cards, { winner = null, collecting = fals
   }
 }
 
-export function renderHand(container, state, { interactive, t }) {
+// keyboard: the player uses the keyboard, so bring focus back to the hand on his turn
+// when nothing else holds it (the card he played is gone with its focus).
+export function renderHand(container, state, { interactive, t, keyboard = false }) {
   const focused = document.activeElement?.dataset?.card;
-  const hadFocus = container.contains(document.activeElement);
+  const nothingFocused = !document.activeElement || document.activeElement === document.body;
+  const hadFocus = container.contains(document.activeElement) || (keyboard && nothingFocused);
   container.replaceChildren();
   if (state.hand === null || state.hand === undefined) {
     const n = (state.hand_sizes || [])[state.seat ?? 0] ?? 8;
@@ -146,7 +149,9 @@ export function renderHand(container, state, { interactive, t }) {
   else if (hadFocus && myTurn) container.querySelector("[data-legal]")?.focus();
 }
 
-export function renderChoices(container, state, { interactive, t }) {
+export function renderChoices(container, state, { interactive, t, keyboard = false }) {
+  const nothingFocused = !document.activeElement || document.activeElement === document.body;
+  const hadFocus = container.contains(document.activeElement) || (keyboard && nothingFocused);
   container.replaceChildren();
   const legal = interactive && state.to_move === state.seat ? state.legal || [] : [];
   const trumps = legal.filter((a) => a.startsWith("trump:"));
@@ -181,6 +186,7 @@ export function renderChoices(container, state, { interactive, t }) {
       }),
     );
   }
+  if (hadFocus) container.querySelector("button")?.focus();
 }
 
 export function promptText(state, t) {
