@@ -1,0 +1,110 @@
+"""Find the compiled core, or build it once into a cache directory.
+
+Order: the extension built by the package (``setup.py`` ``ext_modules``, so
+``engine/solver/_ddcore*.so`` next to this file), then a copy compiled on first use
+with the system C compiler into ``$MANILLEN_CACHE`` / ``$XDG_CACHE_HOME/manillen`` /
+``~/.cache/manillen`` (keyed by the source hash and the Python ABI, written atomically
+so concurrent workers are safe), else ``None`` and the caller uses pure Python.
+
+``MANILLEN_SOLVER=python`` forces pure Python; ``MANILLEN_SOLVER_BUILD=0`` forbids
+the on-the-fly build.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib.machinery
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+import tempfile
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SOURCE = HERE / "_ddcore.c"
+CFLAGS = ["-O3", "-fPIC", "-shared", "-std=c99", "-fno-strict-aliasing"]
+
+
+def _load(path: Path, name: str = "engine.solver._ddcore"):
+    loader = importlib.machinery.ExtensionFileLoader(name, str(path))
+    spec = importlib.util.spec_from_file_location(name, str(path), loader=loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def cache_dir() -> Path:
+    base = os.environ.get("MANILLEN_CACHE")
+    if base:
+        return Path(base)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "manillen"
+
+
+def compiler() -> list[str] | None:
+    cc = os.environ.get("CC") or sysconfig.get_config_var("CC") or "cc"
+    cmd = cc.split()
+    if shutil.which(cmd[0]) is None:
+        for alt in ("cc", "gcc", "clang"):
+            if shutil.which(alt):
+                return [alt]
+        return None
+    return cmd
+
+
+def build(target: Path) -> bool:
+    cmd = compiler()
+    include = sysconfig.get_paths().get("include")
+    if cmd is None or not include or not (Path(include) / "Python.h").exists():
+        return False
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(suffix=".so", dir=target.parent)
+    os.close(fd)
+    try:
+        res = subprocess.run(
+            [*cmd, *CFLAGS, f"-I{include}", str(SOURCE), "-o", tmp],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        if res.returncode != 0:
+            return False
+        os.replace(tmp, target)
+        for old in target.parent.glob("_ddcore-*"):  # stale builds of older sources
+            if old != target and old.name.startswith(f"_ddcore-{sys.implementation.cache_tag}-"):
+                try:
+                    old.unlink()
+                except OSError:
+                    pass
+        return True
+    except (OSError, subprocess.SubprocessError):
+        return False
+    finally:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+
+
+def load_core():
+    """The C module, or None."""
+    if os.environ.get("MANILLEN_SOLVER", "").lower() in ("python", "py", "pure"):
+        return None
+    try:
+        from . import _ddcore  # built by setup.py / pip install
+
+        return _ddcore
+    except ImportError:
+        pass
+    if os.environ.get("MANILLEN_SOLVER_BUILD", "1") == "0" or not SOURCE.exists():
+        return None
+    digest = hashlib.sha256(SOURCE.read_bytes() + " ".join(CFLAGS).encode()).hexdigest()[:16]
+    suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
+    target = cache_dir() / f"_ddcore-{sys.implementation.cache_tag}-{digest}{suffix}"
+    try:
+        if not target.exists() and not build(target):
+            return None
+        return _load(target)
+    except (ImportError, OSError):
+        return None

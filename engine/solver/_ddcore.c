@@ -1,0 +1,551 @@
+/* Double-dummy core for Manillen: alpha-beta on card points with a transposition
+ * table at trick boundaries, equivalent-card pruning, move ordering and MTD(f)
+ * zero-window drivers.  Mirrors engine/solver/_pysolver.py move for move; the
+ * values (never the node counts) are the contract, and tests pin them against a
+ * naive minimax over engine.deal.Deal.
+ *
+ * Cards are 0..31 = suit * 8 + rank, rank 0..7 = 7 8 9 J Q K A T (T highest).
+ * Values returned to Python are card points (plus the preset's trick bonuses) that
+ * the side to move secures for the rest of the deal, the cards on the table included.
+ */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define UT_FORBIDDEN 0
+#define UT_ALLOWED 1
+#define UT_FORCED 2
+
+static const int RANK_PTS[8] = {0, 0, 0, 1, 2, 3, 4, 5};
+static int CARD_PTS[32];
+static uint32_t ABOVE[32];
+static int BYTE_PTS[4][256];
+
+#define SUITM(s) (0xFFu << ((s) * 8))
+
+typedef struct {
+    uint32_t h[4];
+    uint32_t gen;
+    int8_t lo, hi;
+    uint8_t leader, best;
+} Entry;
+
+#define TT_BITS 19
+#define TT_SIZE (1u << TT_BITS)
+static Entry *tt = NULL;
+static uint32_t tt_gen = 0;
+
+typedef struct {
+    uint32_t hand[4];
+    int trump, dir, beat_partner, under, tbonus, lbonus;
+    int n, led, win_card, win_seat, tpts;
+    uint32_t live; /* cards in hands or on the table */
+    long long nodes;
+} S;
+
+static inline int popc(uint32_t x) { return __builtin_popcount(x); }
+static inline int mask_pts(uint32_t m) {
+    return BYTE_PTS[0][m & 0xFF] + BYTE_PTS[1][(m >> 8) & 0xFF] + BYTE_PTS[2][(m >> 16) & 0xFF] +
+           BYTE_PTS[3][m >> 24];
+}
+static inline int top_bit(uint32_t x) { return 31 - __builtin_clz(x); }
+
+static uint32_t legal(const S *s, int p) {
+    uint32_t h = s->hand[p];
+    if (s->n == 0) return h;
+    int w = s->win_card, trump = s->trump;
+    int trumped = trump >= 0 && s->led != trump && (w >> 3) == trump;
+    int opp = s->beat_partner || ((s->win_seat ^ p) & 1);
+    uint32_t hs = h & SUITM(s->led);
+    if (hs) {
+        if (opp && !trumped) {
+            uint32_t higher = hs & ABOVE[w];
+            if (higher) return higher;
+        }
+        return hs;
+    }
+    if (trump < 0) return h;
+    uint32_t ht = h & SUITM(trump);
+    if (!ht) return h;
+    uint32_t higher_t = trumped ? (ht & ABOVE[w]) : ht;
+    if (opp) {
+        if (higher_t) return higher_t;
+        if (s->under == UT_FORBIDDEN) return (h & ~ht) ? (h & ~ht) : h;
+        if (s->under == UT_ALLOWED) return h;
+        return ht;
+    }
+    if (trumped && s->under == UT_FORBIDDEN) {
+        uint32_t x = h & ~(ht & ~higher_t);
+        return x ? x : h;
+    }
+    return h;
+}
+
+/* Drop cards equivalent to a lower card of the same hand: both 0 points (7 8 9) and no
+ * live card of another hand (or on the table) between them. The lowest one stays. */
+static uint32_t reduce_equiv(uint32_t lm, uint32_t hand, uint32_t live) {
+    uint32_t out = lm;
+    for (int s = 0; s < 4; s++) {
+        int base = s * 8;
+        for (int r = 1; r <= 2; r++) {
+            int c = base + r;
+            if (!((lm >> c) & 1)) continue;
+            /* highest live card below c in the suit */
+            uint32_t below = live & SUITM(s) & ((1u << c) - 1);
+            if (!below) continue;
+            int b = top_bit(below);
+            if (((hand >> b) & 1) && ((lm >> b) & 1)) out &= ~(1u << c);
+        }
+    }
+    return out;
+}
+
+static inline int can_beat(const S *s, int q, int led, int wc) {
+    uint32_t h = s->hand[q];
+    uint32_t hs = h & SUITM(led);
+    if (hs) return ((wc >> 3) == led) && (hs & ABOVE[wc]);
+    if (s->trump < 0) return 0;
+    uint32_t ht = h & SUITM(s->trump);
+    if (!ht) return 0;
+    if ((wc >> 3) == s->trump) return (ht & ABOVE[wc]) != 0;
+    return 1;
+}
+
+static int order_moves(const S *s, int p, uint32_t lm, int hint, int *moves) {
+    int scores[8], nm = 0;
+    int partner_win = s->n > 0 && !((s->win_seat ^ p) & 1);
+    while (lm) {
+        int c = __builtin_ctz(lm);
+        lm &= lm - 1;
+        int r = c & 7, su = c >> 3, pts = CARD_PTS[c], sc;
+        if (c == hint) {
+            sc = 100000;
+        } else if (s->n == 0) {
+            int o1 = (p + s->dir) & 3, o2 = (p + 3 * s->dir) & 3;
+            if (!can_beat(s, o1, su, c) && !can_beat(s, o2, su, c))
+                sc = 300 + pts * 4 - (su == s->trump ? 50 : 0);
+            else if (c == __builtin_ctz(s->hand[p] & SUITM(su))) {
+                uint32_t others = (s->hand[o1] | s->hand[o2] | s->hand[(p + 2) & 3]) & SUITM(su);
+                int pm = others && ((s->hand[(p + 2) & 3] >> top_bit(others)) & 1);
+                sc = 200 + pm * 60 - r - (su == s->trump ? 30 : 0);
+            }
+            else
+                sc = 100 - pts * 4 - r;
+        } else {
+            int w = s->win_card;
+            int beats = ((c >> 3) == (w >> 3)) ? (c > w) : (su == s->trump);
+            int tr = (su == s->trump);
+            if (s->n == 3) {
+                if (partner_win)
+                    sc = 300 + pts * 8 + r - tr * 40;
+                else if (beats)
+                    sc = 300 - pts * 8 - r - tr * 20;
+                else
+                    sc = 100 - pts * 8 - r - tr * 20;
+            } else {
+                int q4 = (s->n == 2) ? ((p + s->dir) & 3) : ((p + 3 * s->dir) & 3);
+                int nwc = beats ? c : w;
+                int ours = beats || partner_win;
+                int safe = ours && !can_beat(s, q4, s->led, nwc);
+                if (safe && !beats)
+                    sc = 300 + pts * 8 + r - tr * 40;
+                else if (safe)
+                    sc = 300 - pts * 4 - r - tr * 20;
+                else if (beats)
+                    sc = 150 - pts * 8 - r - tr * 20;
+                else
+                    sc = 100 - pts * 8 - r - tr * 20;
+            }
+        }
+        /* insertion sort, descending score, ties by card number */
+        int i = nm++;
+        while (i > 0 && scores[i - 1] < sc) {
+            scores[i] = scores[i - 1];
+            moves[i] = moves[i - 1];
+            i--;
+        }
+        scores[i] = sc;
+        moves[i] = c;
+    }
+    return nm;
+}
+
+static int search(S *s, int p, int alpha, int beta);
+
+
+/* Play card c for p, search the rest; team-0 value including the current trick. */
+static int child(S *s, int p, int c, int alpha, int beta) {
+    int sn = s->n, sled = s->led, swc = s->win_card, sws = s->win_seat, stp = s->tpts;
+    s->hand[p] &= ~(1u << c);
+    if (sn == 0) {
+        s->led = c >> 3;
+        s->win_card = c;
+        s->win_seat = p;
+    } else {
+        int w = s->win_card;
+        if ((c >> 3) == (w >> 3)) {
+            if (c > w) {
+                s->win_card = c;
+                s->win_seat = p;
+            }
+        } else if ((c >> 3) == s->trump) {
+            s->win_card = c;
+            s->win_seat = p;
+        }
+    }
+    s->tpts += CARD_PTS[c];
+    s->n = sn + 1;
+    int v;
+    if (s->n == 4) {
+        uint32_t all = s->hand[0] | s->hand[1] | s->hand[2] | s->hand[3];
+        int pts = s->tpts + s->tbonus + (all ? 0 : s->lbonus);
+        int ws = s->win_seat;
+        int gain = (ws & 1) ? 0 : pts;
+        uint32_t slive = s->live;
+        s->live = all;
+        s->n = 0;
+        s->tpts = 0;
+        v = gain + search(s, ws, alpha - gain, beta - gain);
+        s->live = slive;
+    } else {
+        v = search(s, (p + s->dir) & 3, alpha, beta);
+    }
+    s->n = sn;
+    s->led = sled;
+    s->win_card = swc;
+    s->win_seat = sws;
+    s->tpts = stp;
+    s->hand[p] |= 1u << c;
+    return v;
+}
+
+static inline uint32_t tt_index(const S *s, int p) {
+    uint64_t a = ((uint64_t)s->hand[0] << 32) | s->hand[1];
+    uint64_t b = ((uint64_t)s->hand[2] << 32) | s->hand[3];
+    uint64_t x = a * 0x9E3779B97F4A7C15ULL ^ (b + 0x632BE59BD9B4E019ULL + (uint64_t)p);
+    x ^= x >> 31;
+    x *= 0xBF58476D1CE4E5B9ULL;
+    x ^= x >> 29;
+    x *= 0x94D049BB133111EBULL;
+    x ^= x >> 32;
+    return (uint32_t)(x & (TT_SIZE - 1));
+}
+
+/* One card each: the play is forced. Team-0 points of that trick. */
+static int last_trick(S *s, int p) {
+    int c = __builtin_ctz(s->hand[p]);
+    int wc = c, ws = p, pts = CARD_PTS[c];
+    for (int k = 1; k < 4; k++) {
+        p = (p + s->dir) & 3;
+        c = __builtin_ctz(s->hand[p]);
+        pts += CARD_PTS[c];
+        if ((c >> 3) == (wc >> 3)) {
+            if (c > wc) {
+                wc = c;
+                ws = p;
+            }
+        } else if ((c >> 3) == s->trump) {
+            wc = c;
+            ws = p;
+        }
+    }
+    return (ws & 1) ? 0 : pts + s->tbonus + s->lbonus;
+}
+
+static int search(S *s, int p, int alpha, int beta) {
+    s->nodes++;
+    Entry *e = NULL;
+    int boundary = (s->n == 0);
+    int hint = -1, lo = 0, hi = 0;
+    if (boundary) {
+        uint32_t all = s->hand[0] | s->hand[1] | s->hand[2] | s->hand[3];
+        if (!all) return 0;
+        if (popc(all) == 4) return last_trick(s, p);
+        int R = mask_pts(all) + s->tbonus * (popc(all) / 4) + s->lbonus;
+        if (R <= alpha) return R;
+        if (beta <= 0) return 0;
+        e = &tt[tt_index(s, p)];
+        if (e->gen == tt_gen && e->leader == p && e->h[0] == s->hand[0] && e->h[1] == s->hand[1] &&
+            e->h[2] == s->hand[2] && e->h[3] == s->hand[3]) {
+            lo = e->lo;
+            hi = e->hi;
+            if (lo >= beta) return lo;
+            if (hi <= alpha) return hi;
+            if (lo > alpha) alpha = lo;
+            if (hi < beta) beta = hi;
+            hint = e->best;
+        } else {
+            e->gen = tt_gen;
+            e->leader = (uint8_t)p;
+            memcpy(e->h, s->hand, sizeof e->h);
+            e->lo = 0;
+            e->hi = (int8_t)R;
+            e->best = 0xFF;
+            lo = 0;
+            hi = R;
+        }
+    }
+    uint32_t lm = legal(s, p);
+    lm = reduce_equiv(lm, s->hand[p], s->live);
+    if (s->n == 3) {
+        /* enhanced transposition cutoff: each move ends the trick */
+        uint32_t all = (s->hand[0] | s->hand[1] | s->hand[2] | s->hand[3]);
+        int maxi0 = !(p & 1);
+        for (uint32_t m = lm; m; m &= m - 1) {
+            int c = __builtin_ctz(m);
+            int wc = s->win_card, ws = s->win_seat;
+            if ((c >> 3) == (wc >> 3)) {
+                if (c > wc) ws = p;
+            } else if ((c >> 3) == s->trump)
+                ws = p;
+            uint32_t rest = all & ~(1u << c);
+            if (!rest || popc(rest) == 4) continue;
+            int gain = (ws & 1) ? 0 : s->tpts + CARD_PTS[c] + s->tbonus;
+            s->hand[p] &= ~(1u << c);
+            Entry *x = &tt[tt_index(s, ws)];
+            if (x->gen == tt_gen && x->leader == ws && x->h[0] == s->hand[0] && x->h[1] == s->hand[1] &&
+                x->h[2] == s->hand[2] && x->h[3] == s->hand[3]) {
+                s->hand[p] |= 1u << c;
+                if (maxi0 && gain + x->lo >= beta) return gain + x->lo;
+                if (!maxi0 && gain + x->hi <= alpha) return gain + x->hi;
+            } else
+                s->hand[p] |= 1u << c;
+        }
+    }
+    int moves[8];
+    int nm = order_moves(s, p, lm, hint, moves);
+    int maxi = !(p & 1);
+    int best = maxi ? -1000 : 1000, bestc = moves[0];
+    int a = alpha, b = beta;
+    for (int i = 0; i < nm; i++) {
+        int v = child(s, p, moves[i], a, b);
+        if (maxi) {
+            if (v > best) {
+                best = v;
+                bestc = moves[i];
+                if (best > a) a = best;
+            }
+        } else {
+            if (v < best) {
+                best = v;
+                bestc = moves[i];
+                if (best < b) b = best;
+            }
+        }
+        if (a >= b) break;
+    }
+    if (boundary) {
+        /* the slot may have been reused by a deeper position: re-check the key */
+        if (!(e->gen == tt_gen && e->leader == p && e->h[0] == s->hand[0] && e->h[1] == s->hand[1] &&
+              e->h[2] == s->hand[2] && e->h[3] == s->hand[3])) {
+            e->gen = tt_gen;
+            e->leader = (uint8_t)p;
+            memcpy(e->h, s->hand, sizeof e->h);
+            e->lo = (int8_t)lo;
+            e->hi = (int8_t)hi;
+        }
+        if (best <= alpha) {
+            if (best < e->hi) e->hi = (int8_t)best;
+        } else if (best >= beta) {
+            if (best > e->lo) e->lo = (int8_t)best;
+        } else {
+            e->lo = e->hi = (int8_t)best;
+        }
+        e->best = (uint8_t)bestc;
+    }
+    return best;
+}
+
+/* Exact team-0 value of playing c (or of the node when c < 0) by MTD(f). */
+static long long mtd_iters = 0;
+static int mtd(S *s, int p, int c, int guess, int lower, int upper) {
+    int g = guess;
+    if (g < lower) g = lower;
+    if (g > upper) g = upper;
+    int first = 1;
+    while (lower < upper) {
+        int beta;
+        if (first) {
+            beta = (g == lower) ? g + 1 : g;
+            first = 0;
+        } else {
+            beta = (lower + upper + 1) / 2;
+        }
+        mtd_iters++;
+        g = (c >= 0) ? child(s, p, c, beta - 1, beta) : search(s, p, beta - 1, beta);
+        if (g < beta)
+            upper = g;
+        else
+            lower = g;
+    }
+    return lower;
+}
+
+static int parse_state(PyObject *args, S *s, int *p, int *root_total) {
+    unsigned int h0, h1, h2, h3;
+    int trump, to_move, dir, bp, under, tb, lb;
+    PyObject *trick;
+    if (!PyArg_ParseTuple(args, "IIIIiiOiiiii", &h0, &h1, &h2, &h3, &trump, &to_move, &trick, &dir, &bp,
+                          &under, &tb, &lb))
+        return -1;
+    memset(s, 0, sizeof *s);
+    s->hand[0] = h0;
+    s->hand[1] = h1;
+    s->hand[2] = h2;
+    s->hand[3] = h3;
+    s->trump = trump;
+    s->dir = dir;
+    s->beat_partner = bp;
+    s->under = under;
+    s->tbonus = tb;
+    s->lbonus = lb;
+    PyObject *seq = PySequence_Fast(trick, "trick must be a sequence of seat, card ints");
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    if (n % 2 || n > 6) {
+        Py_DECREF(seq);
+        PyErr_SetString(PyExc_ValueError, "trick: flat (seat, card) pairs, at most 3 cards");
+        return -1;
+    }
+    uint32_t table = 0;
+    for (Py_ssize_t i = 0; i < n; i += 2) {
+        long seat = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i + 1));
+        if (PyErr_Occurred() || seat < 0 || seat > 3 || c < 0 || c > 31) {
+            Py_DECREF(seq);
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad seat or card in trick");
+            return -1;
+        }
+        if (i == 0) {
+            s->led = (int)(c >> 3);
+            s->win_card = (int)c;
+            s->win_seat = (int)seat;
+        } else {
+            int w = s->win_card;
+            if ((c >> 3) == (w >> 3)) {
+                if (c > w) {
+                    s->win_card = (int)c;
+                    s->win_seat = (int)seat;
+                }
+            } else if ((c >> 3) == trump) {
+                s->win_card = (int)c;
+                s->win_seat = (int)seat;
+            }
+        }
+        s->tpts += CARD_PTS[c];
+        table |= 1u << c;
+    }
+    Py_DECREF(seq);
+    s->n = (int)(n / 2);
+    uint32_t all = h0 | h1 | h2 | h3;
+    s->live = all | table;
+    int cards = popc(all) + s->n;
+    int tricks = (cards + 3) / 4;
+    *root_total = mask_pts(s->live) + tb * tricks + (tricks ? lb : 0);
+    *p = to_move & 3;
+    if (!tt) {
+        tt = (Entry *)calloc(TT_SIZE, sizeof(Entry));
+        if (!tt) {
+            PyErr_NoMemory();
+            return -1;
+        }
+    }
+    tt_gen++;
+    if (tt_gen == 0) {
+        memset(tt, 0, TT_SIZE * sizeof(Entry));
+        tt_gen = 1;
+    }
+    return 0;
+}
+
+static long long last_nodes = 0;
+
+static PyObject *py_move_values(PyObject *self, PyObject *args) {
+    S s;
+    int p, total;
+    if (parse_state(args, &s, &p, &total) < 0) return NULL;
+    uint32_t lm_all = legal(&s, p);
+    PyObject *out = PyList_New(0);
+    if (!out) return NULL;
+    if (!lm_all) return out;
+    uint32_t lm = reduce_equiv(lm_all, s.hand[p], s.live);
+    int moves[8];
+    int nm = order_moves(&s, p, lm, -1, moves);
+    int vals[32];
+    int guess = total / 2;
+    for (int i = 0; i < nm; i++) {
+        int v = mtd(&s, p, moves[i], guess, 0, total);
+        vals[moves[i]] = v;
+        guess = v;
+    }
+    /* equivalent cards share the value of the lowest one */
+    for (int c = 0; c < 32; c++) {
+        if (!((lm_all >> c) & 1)) continue;
+        int rep = c;
+        while (!((lm >> rep) & 1)) {
+            uint32_t below = s.live & SUITM(rep >> 3) & ((1u << rep) - 1);
+            rep = top_bit(below);
+        }
+        int v = vals[rep];
+        if (p & 1) v = total - v;
+        PyObject *item = Py_BuildValue("(ii)", c, v);
+        if (!item || PyList_Append(out, item) < 0) {
+            Py_XDECREF(item);
+            Py_DECREF(out);
+            return NULL;
+        }
+        Py_DECREF(item);
+    }
+    last_nodes = s.nodes;
+    return out;
+}
+
+static PyObject *py_value(PyObject *self, PyObject *args) {
+    S s;
+    int p, total;
+    if (parse_state(args, &s, &p, &total) < 0) return NULL;
+    int v = mtd(&s, p, -1, total / 2, 0, total);
+    last_nodes = s.nodes;
+    if (p & 1) v = total - v;
+    return PyLong_FromLong(v);
+}
+
+static PyObject *py_legal(PyObject *self, PyObject *args) {
+    S s;
+    int p, total;
+    if (parse_state(args, &s, &p, &total) < 0) return NULL;
+    tt_gen--; /* nothing searched */
+    return PyLong_FromUnsignedLong(legal(&s, p));
+}
+
+static PyObject *py_nodes(PyObject *self, PyObject *noargs) { return PyLong_FromLongLong(last_nodes); }
+static PyObject *py_iters(PyObject *self, PyObject *noargs) { long long x = mtd_iters; mtd_iters = 0; return PyLong_FromLongLong(x); }
+
+static PyMethodDef methods[] = {
+    {"move_values", py_move_values, METH_VARARGS,
+     "move_values(h0,h1,h2,h3,trump,to_move,trick,dir,beat_partner,under,tbonus,lbonus) -> [(card, points)]"},
+    {"value", py_value, METH_VARARGS, "value(...) -> points the side to move secures"},
+    {"legal", py_legal, METH_VARARGS, "legal(...) -> legal mask of the side to move"},
+    {"nodes", py_nodes, METH_NOARGS, "nodes searched by the last call"},
+    {"iters", py_iters, METH_NOARGS, "zero-window searches since the last call"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_ddcore", "Manillen double-dummy core", -1, methods};
+
+PyMODINIT_FUNC PyInit__ddcore(void) {
+    for (int c = 0; c < 32; c++) {
+        CARD_PTS[c] = RANK_PTS[c & 7];
+        ABOVE[c] = SUITM(c >> 3) & ~((c == 31) ? 0xFFFFFFFFu : ((1u << (c + 1)) - 1));
+    }
+    for (int s = 0; s < 4; s++)
+        for (int b = 0; b < 256; b++) {
+            int t = 0;
+            for (int r = 0; r < 8; r++)
+                if ((b >> r) & 1) t += RANK_PTS[r];
+            BYTE_PTS[s][b] = t;
+        }
+    return PyModule_Create(&moddef);
+}

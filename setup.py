@@ -1,0 +1,19 @@
+"""Build hook for the compiled double-dummy core (engine/solver/_ddcore.c).
+
+Everything else lives in pyproject.toml.  The extension is optional: when no C
+compiler is present the install still succeeds and engine.solver builds the core on
+first use into a cache directory, or falls back to pure Python.
+"""
+
+from setuptools import Extension, setup
+
+setup(
+    ext_modules=[
+        Extension(
+            "engine.solver._ddcore",
+            sources=["engine/solver/_ddcore.c"],
+            extra_compile_args=["-O3", "-std=c99", "-fno-strict-aliasing"],
+            optional=True,
+        )
+    ]
+)
