@@ -156,3 +156,28 @@ def test_keyboard_arrows_and_enter_play_a_card(page, asgi_server):
         "() => document.activeElement?.matches('[data-legal], [data-trump]')",
         timeout=30_000,
     )
+
+
+def test_reconnects_and_recovers_from_a_gap(page, asgi_server):
+    _open_table(page, asgi_server)
+    page.locator("#fast-play").check()
+    actionable = "[data-trump], #hand [data-card][data-legal]"
+    page.wait_for_selector(actionable)
+    seq = _seq(page)
+
+    # The connection drops: the table reconnects by itself and asks for a snapshot.
+    page.evaluate("manillenTable.socket.ws.close()")
+    page.wait_for_function("manillenTable.socket.ws.readyState === WebSocket.OPEN")
+    assert _seq(page) == seq
+
+    # An event from the future (a gap): ignored, a snapshot puts the table right.
+    page.evaluate(
+        """() => manillenTable.onMessage({type: "event", seq: manillenTable.ui.seq + 5,
+             actor: 1, action: "7S", state: manillenTable.ui.state})"""
+    )
+    page.wait_for_selector(actionable)
+    assert _seq(page) == seq
+
+    page.locator(actionable).first.click()
+    _wait_seq_above(page, seq)
+    assert not page.js_errors, page.js_errors

@@ -2,6 +2,7 @@
 // follow the bots, and turns clicks and keys into actions for the server.
 import { GameSocket } from "./socket.js";
 import * as R from "./render.js";
+import { display } from "./cards.js";
 
 const CARD_RE = /^[789JQKAT][SHDC]$/;
 const BOT_PAUSE_MS = 600;
@@ -120,6 +121,21 @@ function dealNote(prev, next) {
   return `${head} ${t("nobody_writes")}`;
 }
 
+// One line per step for screen readers (the table itself is drawn, not spoken).
+function announce(msg, next, done) {
+  const name = R.seatName(msg.actor, t);
+  const action = msg.action || "";
+  let line = "";
+  if (CARD_RE.test(action)) line = t("played", { name, card: display(action) });
+  else if (action.startsWith("trump:")) line = t("chose", { name, choice: R.choiceText(next, t) });
+  else if (action) line = `${name}: ${t(`said_${action}`)}`;
+  if (done && done.winner !== null && done.winner !== undefined) {
+    const pts = (next.tricks || []).at(-1)?.points ?? "";
+    line += `. ${t("won_trick", { name: R.seatName(done.winner, t), n: pts })}`;
+  }
+  if (line) $("#sr-log").textContent = line;
+}
+
 function sleep(ms) {
   if (ui.fast || ms <= 0) return Promise.resolve();
   return new Promise((resolve) => {
@@ -174,6 +190,7 @@ async function pump() {
       ui.collectTimer = setTimeout(collectTrick, ui.fast ? 600 : TRICK_PAUSE_MS);
     }
     if (note) ui.note = note;
+    announce(msg, next, done);
     // Every step stays alone on screen for a moment, the player's own card too.
     let wait = BOT_PAUSE_MS;
     if (done) wait = Math.max(wait, TRICK_PAUSE_MS);
@@ -353,4 +370,4 @@ draw();
 if (root.dataset.wsPath) socket.connect();
 
 // For debugging from the console and for tests; not an API.
-window.manillenTable = { ui, draw };
+window.manillenTable = { ui, draw, socket, onMessage };

@@ -80,6 +80,9 @@ export function renderSeats(root, state, t) {
       const choice = choiceNode(state, t);
       if (choice) parts.push(choice);
     }
+    if (state.dealer === seat && state.turned_card) {
+      parts.push(document.createTextNode(t("turned", { card: display(state.turned_card) })));
+    }
     for (const [who, word] of state.announcements || []) {
       if (who === seat) parts.push(document.createTextNode(t(`said_${word}`)));
     }
