@@ -157,7 +157,7 @@ class Game:
             deal.play(action)
         else:
             deal.apply_action(action)
-        self.actions.append(action if isinstance(action, str) else str(action))
+        self.actions.append(deal.actions[-1])  # canonical text: "TS", never "10♠" or "ts"
         if deal.phase == DONE:
             self._deal_done(deal.result)
 

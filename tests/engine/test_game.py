@@ -185,3 +185,18 @@ def test_game_over_observation_reports_the_outcome():
     assert obs["to_move"] is None and obs["legal"] == []
     assert obs["outcome"]["winner"] == g.outcome.winner
     assert obs["outcome"]["reason"] in ("boom", "deal_limit")
+
+
+def test_game_records_actions_in_canonical_notation():
+    # Cards may be typed as "7s", "10♠" or given as Card objects; the record keeps "TS".
+    from engine import Card
+
+    g = Game("canon")
+    g.apply_action("trump:H")
+    spellings = [lambda t: t.lower(), lambda t: Card.parse(t).display(), lambda t: Card.parse(t), lambda t: t]
+    for i in range(8):
+        card = g.legal_actions()[0]
+        g.apply_action(spellings[i % 4](card))
+        assert g.actions[-1] == card
+    assert g.actions == g.deal.actions
+    assert Game.replay("canon", "flemish", g.actions).actions == g.actions
