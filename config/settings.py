@@ -149,7 +149,7 @@ if REDIS_URL:
     CELERY_TASK_ALWAYS_EAGER = False
 else:
     CHANNEL_LAYERS = {"default": {"BACKEND": "channels.layers.InMemoryChannelLayer"}}
-    CELERY_BROKER_URL = "memory://"
+    CELERY_BROKER_URL = "memory://localhost/"
     CELERY_RESULT_BACKEND = None
     # Bots play in process: no broker needed for `make run`.
     CELERY_TASK_ALWAYS_EAGER = True
@@ -234,4 +234,38 @@ LOGGING = {
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
     "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+}
+
+# --- operations (ops/: /healthz, rate limits, stuck-game sweeper) -----------------------
+INSTALLED_APPS.append("ops")
+if REDIS_URL:
+    # Shared by every web process: the login limiter counts across all of them.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            "KEY_PREFIX": os.environ.get("CACHE_PREFIX", "manillen"),
+        }
+    }
+# /healthz: seconds each check may take, and the queues some worker must consume
+# (default: the bots queue).
+HEALTHZ_TIMEOUT = float(env_int("HEALTHZ_TIMEOUT_MS", 1000)) / 1000
+HEALTHZ_QUEUES = env_list("HEALTHZ_QUEUES")
+# A load balancer probes /healthz over plain HTTP.
+SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+# Failed logins per client address and per username within the window -> 429.
+LOGIN_RATE_LIMIT = env_int("LOGIN_RATE_LIMIT", 10)
+LOGIN_RATE_WINDOW = env_int("LOGIN_RATE_WINDOW", 15 * 60)
+# Reverse proxies in front of the web processes whose X-Forwarded-For we trust.
+TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
+# Websocket messages per connection: a token bucket (per second, burst); excess gets
+# an error and changes nothing; a connection that keeps flooding is closed.
+GAME_WS_RATE = env_int("GAME_WS_RATE", 10)
+GAME_WS_BURST = env_int("GAME_WS_BURST", 30)
+# A game whose seat to move is a bot and whose row has not changed for this many
+# seconds gets its bot task again (ops/sweeper.py); the beat runs it every SWEEP_EVERY.
+SWEEP_STUCK_AFTER = env_int("SWEEP_STUCK_AFTER", 10)
+CELERY_BEAT_SCHEDULE["sweep-stuck-games"] = {
+    "task": "ops.tasks.sweep_stuck_games",
+    "schedule": env_int("SWEEP_EVERY", 15),
 }
