@@ -9,12 +9,16 @@ from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
+from ops.ratelimit import TokenBucket
+from ops.sweeper import kick_if_stuck
+
 from . import actions, messages
 from .models import group_name
 
 logger = logging.getLogger(__name__)
 
 CLOSE_NOT_FOUND = 4404
+CLOSE_FLOODING = 4429
 
 
 class GameConsumer(AsyncJsonWebsocketConsumer):
@@ -22,6 +26,8 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
+        self.bucket = TokenBucket(settings.GAME_WS_RATE, settings.GAME_WS_BURST)
+        self.refused = 0
         self.public_id = self.scope["url_route"]["kwargs"]["game_id"]
         try:
             snapshot = await database_sync_to_async(actions.snapshot)(self.public_id, self.user)
@@ -36,6 +42,8 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
         await self.channel_layer.group_add(self.group, self.channel_name)
         await self.accept()
         await self.send_json(snapshot)
+        # A reconnecting client may be waiting on a bot turn lost with a worker.
+        await database_sync_to_async(kick_if_stuck)(self.public_id)
 
     async def disconnect(self, code: int) -> None:
         if self.group:
@@ -43,6 +51,14 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
         # Parsing is ours (not the base class's) so bad input becomes an error message.
+        if self.group is not None and not self.bucket.take():
+            # Over the per-connection budget: refused before parsing, nothing changes.
+            self.refused += 1
+            if self.refused > 10 * settings.GAME_WS_BURST:
+                await self.close(code=CLOSE_FLOODING)
+                return
+            await self.send_error("rate_limited", "too many messages: slow down")
+            return
         if text_data is None:
             await self.send_error("bad_message", "send JSON text frames")
             return
@@ -71,6 +87,7 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
                 await self.send_error(exc.code, str(exc))
                 return
             await self.send_json(snap)
+            await database_sync_to_async(kick_if_stuck)(self.public_id)
             return
         try:
             # The resulting events reach this socket through the group, after commit.

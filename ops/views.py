@@ -1,0 +1,43 @@
+"""/healthz and the rate-limited login view."""
+
+from __future__ import annotations
+
+from django.contrib.auth.views import LoginView
+from django.http import HttpRequest, JsonResponse
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from . import health, ratelimit
+
+
+@never_cache
+@require_GET
+def healthz(request: HttpRequest) -> JsonResponse:
+    ok, body = health.report()
+    return JsonResponse(body, status=200 if ok else 503)
+
+
+class RateLimitedLoginView(LoginView):
+    """Django's LoginView, refusing (429) an address or a username after
+    LOGIN_RATE_LIMIT failed attempts within LOGIN_RATE_WINDOW seconds."""
+
+    def post(self, request, *args, **kwargs):
+        username = request.POST.get("username", "")[:150]
+        if ratelimit.login_blocked(request, username):
+            # An unbound form: no password is checked (nor hashed) while blocked.
+            form = self.get_form_class()(request)
+            form.cleaned_data = {}
+            form.add_error(None, _("Too many failed attempts. Try again in a few minutes."))
+            response = self.render_to_response(self.get_context_data(form=form))
+            response.status_code = 429
+            return response
+        return super().post(request, *args, **kwargs)
+
+    def form_invalid(self, form):
+        ratelimit.login_failed(self.request, self.request.POST.get("username", "")[:150])
+        return super().form_invalid(form)
+
+    def form_valid(self, form):
+        ratelimit.login_succeeded(self.request, form.get_user().get_username())
+        return super().form_valid(form)
