@@ -13,7 +13,7 @@ from tests.engine.support import ALL_TEXTS
 PRESETS = ["flemish", "flemish-table", "french", "malilla"]
 CARD_SET = set(ALL_TEXTS)
 
-SETTINGS = settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(max_examples=20, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def card_tokens(obj) -> set[str]:
@@ -133,14 +133,14 @@ def test_random_games_keep_every_invariant(seed, choice_seed, preset):
     assert [h.observation(s) for s in range(4)] == [g.observation(s) for s in range(4)]
 
 
-@settings(max_examples=4, deadline=None)
+@settings(max_examples=4, deadline=None, database=None)
 @given(seed=st.integers(0, 2**32), choice_seed=st.integers(0, 2**32))
 def test_malilla_with_last_trick_bonus_has_61_points_per_deal(seed, choice_seed):
     rules = get_rules("malilla").replace(last_trick_bonus=1)
     play_checked("malilla", rules, seed, choice_seed, observe_every=50)
 
 
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60, deadline=None, database=None)
 @given(
     seed=st.text(min_size=0, max_size=12),
     number=st.integers(1, 500),
@@ -165,7 +165,7 @@ def test_random_single_deals_keep_every_invariant(seed, number, preset, choice_s
     assert tuple(won) == r.tricks_won
 
 
-@settings(max_examples=30, deadline=None)
+@settings(max_examples=30, deadline=None, database=None)
 @given(seed=st.integers(0, 2**32), preset=st.sampled_from(PRESETS), cut=st.integers(0, 120))
 def test_replay_of_any_prefix_gives_the_same_position(seed, preset, cut):
     rng = random.Random(seed)
@@ -177,7 +177,7 @@ def test_replay_of_any_prefix_gives_the_same_position(seed, preset, cut):
     assert [h.observation(s) for s in range(4)] == [g.observation(s) for s in range(4)]
 
 
-@settings(max_examples=40, deadline=None)
+@settings(max_examples=40, deadline=None, database=None)
 @given(seed=st.integers(0, 2**32), preset=st.sampled_from(PRESETS), cut=st.integers(0, 40))
 def test_clone_then_play_never_touches_the_original(seed, preset, cut):
     rng = random.Random(seed)
