@@ -126,3 +126,15 @@ def test_play_accepts_card_objects_and_alternative_spellings():
     c2 = d.legal_moves()[0]
     d.play(c2.display())
     assert d.actions[-2:] == [str(c), str(c2)]
+
+
+def test_dealer_partner_hand_stays_face_down_until_trump_is_chosen():
+    # When North deals, South's cards stay face down until North has chosen (§3).
+    d = Deal.from_hands(fill_hands({}), dealer=NORTH)
+    assert d.observation(SOUTH)["hand"] is None
+    assert d.observation(SOUTH)["hand_sizes"] == [8, 8, 8, 8]
+    assert d.observation(NORTH)["hand"] is not None
+    assert d.observation(WEST)["hand"] is not None and d.observation(EAST)["hand"] is not None
+    assert d.observation(SOUTH)["legal"] == []  # nothing leaks through the legal list
+    d.choose_trump("H")
+    assert sorted(d.observation(SOUTH)["hand"]) == sorted(str(c) for c in d.hand(SOUTH))
