@@ -153,6 +153,7 @@ def create_tournament(
     get_bot(bot_level)
     if ends_at and starts_at and ends_at <= starts_at:
         raise TournamentError("the play window ends before it starts")
+    seed_given = bool((seed or "").strip())
     seed = (seed or "").strip() or secrets.token_hex(16)
     with transaction.atomic():
         t = Tournament.objects.create(
@@ -172,6 +173,8 @@ def create_tournament(
             day=day,
             created_by=actor,
         )
+        if seed_given and actor is not None:
+            t.deals_seen_by.add(actor)  # who chose the seed knows every deal
         if open_now:
             _open(t)
     return t
@@ -222,8 +225,8 @@ def join(tournament_id: int, user, invite_code: str = "") -> Entry:
         now = timezone.now()
         if t.ends_at and now >= t.ends_at:
             raise CannotJoin("the play window has closed")
-        if t.live_start and t.starts_at and now < t.starts_at:
-            raise CannotJoin("this tournament starts for everybody at the same time")
+        if t.starts_at and now < t.starts_at:
+            raise CannotJoin("the play window has not started yet")
         if t.club is not None and not (t.club.is_member(user) or is_organizer(user, t)):
             if not (t.invite_code and invite_code.strip() == t.invite_code):
                 raise CannotJoin("this tournament is for the club's members")

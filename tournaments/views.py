@@ -44,6 +44,16 @@ def _results_allowed(request: HttpRequest, t: Tournament) -> bool:
     return allowed
 
 
+def _results_already_open(request: HttpRequest, t: Tournament) -> bool:
+    """Results a page may show inline without ruling an organizer out: the viewer's own
+    game is finished, the tournament is closed, or they have looked already."""
+    if not actions.can_see_results(request.user, t):
+        return False
+    if t.is_closed or actions.entry_of(request.user, t) is not None:
+        return True
+    return t.deals_seen_by.filter(pk=request.user.pk).exists()
+
+
 def _require_results(request: HttpRequest, t: Tournament) -> None:
     if not _results_allowed(request, t):
         raise PermissionDenied(_("Results are visible after you finish your own game."))
@@ -79,7 +89,7 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
     tournaments = [t for t in tournaments if actions.can_view_tournament(request.user, t)]
     context = {
         "day": day,
-        "day_standings": rankings.standings(day) if _results_allowed(request, day) else None,
+        "day_standings": rankings.standings(day) if _results_already_open(request, day) else None,
         "day_entry": actions.entry_of(request.user, day),
         "tournaments": tournaments,
     }
@@ -93,11 +103,13 @@ def day_today(request: HttpRequest) -> HttpResponse:
 def detail(request: HttpRequest, pk: int) -> HttpResponse:
     t = _tournament(request, pk)
     entry = actions.entry_of(request.user, t)
-    allowed = _results_allowed(request, t)
+    allowed = _results_already_open(request, t)
     context = {
         "t": t,
         "entry": entry,
         "results_allowed": allowed,
+        # An organizer may look, but looking rules them out: a link, not the table.
+        "may_look": not allowed and actions.can_see_results(request.user, t),
         "standings": rankings.standings(t) if allowed else None,
         "is_organizer": actions.is_organizer(request.user, t),
         "entries_count": t.entries.exclude(status=Entry.Status.REMOVED).count(),
@@ -388,7 +400,7 @@ def create(request: HttpRequest) -> HttpResponse:
 def manage(request: HttpRequest, pk: int) -> HttpResponse:
     t = _tournament(request, pk)
     _require_organizer(request, t)
-    allowed = _results_allowed(request, t)
+    allowed = _results_already_open(request, t)
     entries = t.entries.select_related("player", "game").order_by("rank", "joined_at")
     rows = []
     for e in entries:

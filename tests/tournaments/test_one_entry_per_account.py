@@ -93,3 +93,34 @@ def test_join_view_redirects_to_the_table(make_tournament, make_user, club, clie
     entry = Entry.objects.get(tournament=t, player=anna)
     assert response.status_code == 302
     assert response["Location"] == f"/game/{entry.game.public_id}/"
+
+
+def test_organizer_who_chose_the_seed_cannot_enter(make_tournament, organizer):
+    t = make_tournament(seed="ik-ken-de-kaarten")
+    with pytest.raises(actions.CannotJoin, match="seen"):
+        actions.join(t.pk, organizer)
+
+
+def test_organizer_opening_the_pages_without_looking_can_still_enter(
+    make_tournament, organizer, client
+):
+    t = make_tournament()  # random seed: nobody knows the deals
+    client.force_login(organizer)
+    assert client.get(f"/tournaments/{t.pk}/").status_code == 200
+    assert client.get(f"/tournaments/{t.pk}/manage/").status_code == 200
+    assert client.get("/tournaments/").status_code == 200
+    assert not t.deals_seen_by.exists()
+    assert actions.join(t.pk, organizer).player == organizer
+
+
+def test_joining_before_the_play_window_is_refused(make_tournament, make_user, club):
+    import datetime as dt
+
+    from django.utils import timezone
+
+    start = timezone.now() + dt.timedelta(hours=1)
+    t = make_tournament(starts_at=start, ends_at=start + dt.timedelta(hours=3))
+    anna = make_user("anna")
+    club.members.add(anna)
+    with pytest.raises(actions.CannotJoin, match="not started"):
+        actions.join(t.pk, anna)
