@@ -200,3 +200,77 @@ def test_game_records_actions_in_canonical_notation():
         assert g.actions[-1] == card
     assert g.actions == g.deal.actions
     assert Game.replay("canon", "flemish", g.actions).actions == g.actions
+
+
+# ------------------------------------------------------------------ naive scoreboard
+# RULES.md §6-§8 written out again, deal by deal, from what happened at the table
+# (card points, no trump, blind, doublings, tricks won); compared with the engine.
+
+NAIVE = {
+    # threshold, cap, table doublings of all eight, ties double, targets, games to win
+    "flemish": dict(threshold=30, cap=4, all_eight=False, ties=True, targets=[101], wins=1),
+    "flemish-table": dict(threshold=30, cap=None, all_eight=True, ties=True, targets=[101], wins=2),
+    "french": dict(threshold=34, cap=None, all_eight=False, ties=False, targets=[34, 34, 44], wins=2),
+    "malilla": dict(threshold=30, cap=None, all_eight=False, ties=False, targets=[101], wins=1),
+}
+
+
+def naive_scoreboard(preset: str, deals: list[dict], max_deals: int = 40):
+    p = NAIVE[preset]
+    written_all, games, tie = [], [], 1
+    scores, n_in_game, won = [0, 0], 0, [0, 0]
+    for deal in deals:
+        a, b = deal["card_points"]
+        mult = (4 if deal["blind"] else 2) if deal["no_trump"] else 1
+        mult *= 2 ** deal["doublings"] * tie
+        if p["all_eight"] and 8 in deal["tricks_won"]:
+            mult *= 2
+        if p["cap"]:
+            mult = min(mult, p["cap"])
+        w = [0, 0]
+        if a > b:
+            w[0] = max(0, a - p["threshold"]) * mult
+        elif b > a:
+            w[1] = max(0, b - p["threshold"]) * mult
+        written_all.append((tuple(w), mult))
+        scores = [scores[0] + w[0], scores[1] + w[1]]
+        n_in_game += 1
+        tie = min(tie * 2, p["cap"] or 1 << 30) if (a == b and p["ties"]) else 1
+        target = p["targets"][min(len(games), len(p["targets"]) - 1)]
+        if max(scores) >= target or n_in_game >= max_deals:
+            winner = 0 if scores[0] > scores[1] else 1 if scores[1] > scores[0] else None
+            games.append((tuple(scores), winner))
+            if winner is not None:
+                won[winner] += 1
+            if max(won) >= p["wins"] or len(games) >= 2 * p["wins"] - 1:
+                break
+            scores, n_in_game, tie = [0, 0], 0, 1
+    return written_all, games, won
+
+
+@pytest.mark.parametrize("preset", ["flemish", "flemish-table", "french", "malilla"])
+def test_naive_scoreboard_agrees_with_the_engine(preset):
+    import random
+
+    for i in range(6):
+        rng = random.Random(f"board-{preset}-{i}")
+        g = Game(f"board-{preset}-{i}", preset)
+        while not g.is_terminal():
+            acts = g.legal_actions()
+            # Prefer no trump and doublings now and then to exercise the multipliers.
+            special = [a for a in acts if a in ("trump:none", "mee", "tegen", "blind")]
+            g.apply_action(rng.choice(special) if special and rng.random() < 0.3 else rng.choice(acts))
+        deals = [
+            dict(card_points=r.card_points, no_trump=r.no_trump, blind=r.blind, doublings=r.doublings,
+                 tricks_won=r.tricks_won)
+            for r in g.results
+        ]  # fmt: skip
+        written, games, won = naive_scoreboard(preset, deals)
+        assert len(written) == len(g.results), "the game ended at the wrong deal"
+        assert [(r.written, r.multiplier) for r in g.results] == written
+        assert [(s.scores, s.winner) for s in g.games] == games
+        assert list(g.games_won) == won
+        if NAIVE[preset]["wins"] == 1:
+            assert g.outcome.winner == games[-1][1]
+        else:
+            assert g.outcome.winner == (0 if won[0] > won[1] else 1 if won[1] > won[0] else None)
