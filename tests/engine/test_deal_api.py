@@ -138,3 +138,16 @@ def test_dealer_partner_hand_stays_face_down_until_trump_is_chosen():
     assert d.observation(SOUTH)["legal"] == []  # nothing leaks through the legal list
     d.choose_trump("H")
     assert sorted(d.observation(SOUTH)["hand"]) == sorted(str(c) for c in d.hand(SOUTH))
+
+
+@pytest.mark.xfail(
+    strict=True,
+    reason="engine/errors.py: IllegalMove(code, message, **params) cannot be rebuilt from its args, "
+    "so pickle/copy (Celery, multiprocessing) fail; a __reduce__ would fix it",
+)
+def test_illegal_move_survives_pickling():
+    import pickle
+
+    e = IllegalMove("follow_suit", "you must follow hearts", suit="H")
+    back = pickle.loads(pickle.dumps(e))
+    assert (back.code, str(back), back.params) == ("follow_suit", "you must follow hearts", {"suit": "H"})
