@@ -60,8 +60,13 @@ function interactive() {
   return !ui.busy && ui.queue.length === 0 && ui.pending === null;
 }
 
+const baseTitle = document.title;
+
 function draw() {
   const s = ui.state;
+  // A mark in the tab title, for a player who is looking at another tab.
+  const myTurn = s.to_move === s.seat && !s.game_over && interactive();
+  document.title = myTurn ? `\u25CF ${baseTitle}` : baseTitle;
   root.dataset.phase = s.phase;
   root.dataset.seq = String(ui.shownSeq);
   root.dataset.toMove = s.to_move ?? "";
