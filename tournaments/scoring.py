@@ -21,9 +21,12 @@ def matchpoints(values: Sequence[float]) -> np.ndarray:
     v = np.asarray(values, dtype=float)
     if v.size == 0:
         return v
-    beaten = (v[:, None] > v[None, :]).sum(axis=1)
-    tied = (v[:, None] == v[None, :]).sum(axis=1) - 1
-    return (2 * beaten + tied).astype(float)
+    # Sorted counts, O(n log n): a day list can hold thousands of entries.
+    ordered = np.sort(v)
+    below = np.searchsorted(ordered, v, side="left")
+    upto = np.searchsorted(ordered, v, side="right")
+    tied = upto - below - 1
+    return (2 * below + tied).astype(float)
 
 
 def neuberg(mp: np.ndarray, entries: int) -> np.ndarray:

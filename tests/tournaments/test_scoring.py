@@ -45,3 +45,23 @@ def test_standings_order_breaks_score_ties_by_matchpoints_then_fewer_deals():
     order, ranks = scoring.standings_order(scores, deal_mp, deals)
     assert order == [1, 2, 3, 0, 4]
     assert ranks == [4, 1, 2, 3, 4]  # entries 0 and 4 are equal on all three keys
+
+
+def test_matchpoints_agree_with_pairwise_counting_on_random_fields():
+    import numpy as np
+
+    rng = np.random.default_rng(7)
+    for size in (1, 2, 5, 40):
+        values = rng.integers(-20, 20, size)
+        pairwise = [
+            sum(2 if v > w else 1 if v == w else 0 for j, w in enumerate(values) if j != i)
+            for i, v in enumerate(values)
+        ]
+        assert scoring.matchpoints(values).tolist() == pairwise
+
+
+def test_docstring_examples_of_the_scoring_module_run():
+    import doctest
+
+    result = doctest.testmod(scoring)
+    assert result.attempted > 0 and result.failed == 0
