@@ -159,6 +159,7 @@ CELERY_TASK_DEFAULT_QUEUE = "celery"
 CELERY_TASK_ROUTES = {
     "game.tasks.*": {"queue": "bots"},
     "tournaments.tasks.recompute_rankings": {"queue": "rankings"},
+    "tournaments.tasks.build_*": {"queue": "exports"},
 }
 # The day tournament (daglijst) opens once a day (idempotent: get_or_create by date);
 # `tick` starts and closes tournaments whose play window begins or ends.

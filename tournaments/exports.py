@@ -14,7 +14,7 @@ from typing import Any
 from game import actions as game_actions
 
 from . import rankings
-from .models import Entry, Tournament
+from .models import Entry, ExportArchive, Tournament
 
 STANDINGS_COLUMNS = [
     "rank", "player", "score", "game_score", "corrected", "matchpoints", "matchpoints_pct",
@@ -129,3 +129,23 @@ def records_zip(t: Tournament) -> bytes:
             zf.writestr(name, record_text(entry))
         zf.writestr("standings.json", standings_json(t))
     return buf.getvalue()
+
+
+def build_records_zip(tournament_id: int) -> int | None:
+    """Store the records zip of a closed tournament (idempotent); returns its size."""
+    t = Tournament.objects.filter(pk=tournament_id).first()
+    if t is None or not t.is_closed:
+        return None
+    version = t.rankings_version
+    data = records_zip(t)
+    ExportArchive.objects.update_or_create(
+        tournament=t, kind="records.zip", defaults={"rankings_version": version, "data": data}
+    )
+    return len(data)
+
+
+def stored_or_built_records_zip(t: Tournament) -> bytes:
+    archive = ExportArchive.objects.filter(
+        tournament=t, kind="records.zip", rankings_version=t.rankings_version
+    ).first()
+    return bytes(archive.data) if archive is not None else records_zip(t)

@@ -247,3 +247,20 @@ class AuditLog(models.Model):
 
     def __str__(self) -> str:
         return f"{self.action} by {self.actor} ({self.created:%Y-%m-%d %H:%M})"
+
+
+class ExportArchive(models.Model):
+    """A built export (the records zip of a closed tournament), made on the "exports"
+    queue so that a download is a read, not a replay of every game."""
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="archives")
+    kind = models.CharField(max_length=32)  # "records.zip"
+    # The rankings it was built from; a newer recomputation makes it stale.
+    rankings_version = models.PositiveIntegerField()
+    data = models.BinaryField()
+    created = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "kind"], name="one_archive_per_kind")
+        ]

@@ -69,6 +69,10 @@ def recompute(tournament_id: int) -> int | None:
         t.refresh_from_db(fields=["rankings_version"])
         version = t.rankings_version
         transaction.on_commit(lambda: push_standings(tournament_id))
+        if t.is_closed:
+            from .tasks import build_records_zip
+
+            transaction.on_commit(lambda: build_records_zip.delay(tournament_id))
     return version
 
 

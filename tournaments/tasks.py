@@ -3,7 +3,7 @@
 
 from celery import shared_task
 
-from . import actions, rankings
+from . import actions, exports, rankings
 
 
 @shared_task(name="tournaments.tasks.recompute_rankings", ignore_result=True)
@@ -19,3 +19,8 @@ def open_day_tournament() -> int:
 @shared_task(name="tournaments.tasks.tick", ignore_result=True)
 def tick() -> dict:
     return actions.tick()
+
+
+@shared_task(name="tournaments.tasks.build_records_zip", ignore_result=True)
+def build_records_zip(tournament_id: int) -> int | None:
+    return exports.build_records_zip(tournament_id)

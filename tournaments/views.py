@@ -346,7 +346,8 @@ def export(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
     if kind == "records.zip":
         if not t.is_closed:  # the records name the seed, which stays secret until close
             raise PermissionDenied(_("Game records are available when the tournament closes."))
-        return _download(exports.records_zip(t), "application/zip", f"{name}-records.zip")
+        data = exports.stored_or_built_records_zip(t)
+        return _download(data, "application/zip", f"{name}-records.zip")
     raise Http404("no such export")
 
 

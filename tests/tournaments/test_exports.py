@@ -75,3 +75,22 @@ def test_records_zip_after_close_has_one_record_per_entry(ranked, organizer):
     names = archive.namelist()
     assert sum(n.endswith(".txt") for n in names) == 2 and "standings.json" in names
     assert json.loads(archive.read("standings.json"))["tournament"]["seed"] == "export-seed"
+
+
+def test_closing_builds_the_records_zip_on_the_exports_queue(ranked, organizer, client):
+    from tournaments.models import ExportArchive
+
+    actions.close_tournament(ranked.pk, organizer)  # → rankings task → exports task
+    ranked.refresh_from_db()
+    archive = ExportArchive.objects.get(tournament=ranked, kind="records.zip")
+    assert archive.rankings_version == ranked.rankings_version
+    response = client.get(f"/tournaments/{ranked.pk}/export/records.zip")
+    assert response.status_code == 200 and bytes(response.content) == bytes(archive.data)
+
+
+def test_export_tasks_are_routed_to_their_queues():
+    from django.conf import settings
+
+    routes = settings.CELERY_TASK_ROUTES
+    assert routes["tournaments.tasks.recompute_rankings"]["queue"] == "rankings"
+    assert routes["tournaments.tasks.build_*"]["queue"] == "exports"
