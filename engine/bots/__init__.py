@@ -23,6 +23,12 @@ def register(name: str, factory) -> None:
     _FACTORIES[name] = factory
 
 
+from . import pimc as _pimc  # noqa: E402  (club, expert; the solver loads on first use)
+
+for _name, _factory in _pimc.LEVELS.items():
+    register(_name, _factory)
+
+
 def available() -> list[str]:
     return sorted(_FACTORIES)
 

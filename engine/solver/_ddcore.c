@@ -87,6 +87,7 @@ static uint32_t legal(const S *s, int p) {
  * live card of another hand (or on the table) between them. The lowest one stays. */
 static uint32_t reduce_equiv(uint32_t lm, uint32_t hand, uint32_t live) {
     uint32_t out = lm;
+    if (!(lm & 0x06060606u)) return lm;
     for (int s = 0; s < 4; s++) {
         int base = s * 8;
         for (int r = 1; r <= 2; r++) {
@@ -315,7 +316,12 @@ static int search(S *s, int p, int alpha, int beta) {
         }
     }
     int moves[8];
-    int nm = order_moves(s, p, lm, hint, moves);
+    int nm;
+    if (!(lm & (lm - 1))) {
+        moves[0] = __builtin_ctz(lm);
+        nm = 1;
+    } else
+        nm = order_moves(s, p, lm, hint, moves);
     int maxi = !(p & 1);
     int best = maxi ? -1000 : 1000, bestc = moves[0];
     int a = alpha, b = beta;

@@ -1,0 +1,169 @@
+"""Perfect-information Monte Carlo (PIMC) players: "club" and "expert".
+
+Per decision: draw W deals of the hidden cards that agree with everything the seat
+has seen (:mod:`engine.bots.sampler`, uniform among the consistent deals), solve each
+double-dummy (:mod:`engine.solver`) for the card points every legal card secures, and
+play the card with the best average.  Ties go to the cheapest card (points, then rank,
+then suit), so the choice is a fixed function of the averages.
+
+- Few cards left: when at most ``exact_limit`` deals agree with the observation, all
+  of them are solved (the exact expectation under a uniform prior) instead of W.
+- Trump (the dealer sees only his 8 cards): K completions of the other 24 cards are
+  solved for every trump option; the option with the best expected written score
+  ``multiplier x (points - 30)`` wins.
+- flemish-table: "look" (never blind), and "mee"/"tegen" when the same estimate gives
+  the side at least ``announce_margin`` points above 30.
+
+Determinism: every choice is a pure function of (observation, seed): the RNG is
+:func:`engine.bots.base.decision_rng` of both, the sample counts are fixed, there is
+no time budget, and the solver's values do not depend on its backend or call history.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..cards import CARD_BY_TEXT, CARD_TEXT, RANK_POINTS, SUITS
+from ..rules import get_rules
+from .base import decision_rng
+from .sampler import analyse
+
+_PTS = tuple(RANK_POINTS[c & 7] for c in range(32))
+
+
+def _solver():
+    # Imported on first use: loading the solver may compile its C core once.
+    from .. import solver
+
+    return solver
+
+
+def _cheap_key(c: int) -> tuple[int, int, int]:
+    return (_PTS[c], c & 7, c >> 3)
+
+
+@dataclass(frozen=True)
+class PIMCConfig:
+    samples: tuple[int, ...]  # W deals per card decision, by trick number (1..8)
+    exact_limit: int  # solve every consistent deal when there are at most this many
+    trump_samples: int  # completions per trump option
+    announce_samples: int
+    announce_margin: float = 4.0
+
+
+class PIMCBot:
+    def __init__(self, name: str, config: PIMCConfig, backend: str | None = None) -> None:
+        self.name = name
+        self.config = config
+        self.backend = backend  # solver backend: None = the fastest available
+
+    # ----------------------------------------------------------------- entry
+    def act(self, observation: dict, seed: bytes) -> str:
+        legal = observation["legal"]
+        if not legal:
+            raise ValueError("this seat has nothing to do")
+        if len(legal) == 1:
+            return legal[0]
+        phase = observation["phase"]
+        if phase == "blind":
+            return "look"
+        if phase == "trump":
+            return self._trump(observation, seed)
+        if phase == "announce":
+            return self._announce(observation, seed)
+        return self._play(observation, seed)
+
+    # ----------------------------------------------------------------- play
+    def card_values(self, obs: dict, seed: bytes) -> dict[str, float]:
+        """Average points (rest of the deal, own side) of each legal card."""
+        rules = get_rules(obs.get("rules"))
+        seat = obs["seat"]
+        trump = None if obs.get("trump") is None else SUITS.index(obs["trump"])
+        trick = [(s, CARD_BY_TEXT[c]) for s, c in obs["current_trick"]["cards"]]
+        hidden = analyse(obs, rules)
+        deals = hidden.enumerate_deals(self.config.exact_limit)
+        if deals is None:
+            rng = decision_rng(obs, seed)
+            w = self.config.samples[min(len(obs["tricks"]), len(self.config.samples) - 1)]
+            deals = [hidden.sample(rng) for _ in range(w)]
+        legal = [CARD_BY_TEXT[t] for t in obs["legal"]]
+        solve_moves = _solver().solve_moves
+        totals = dict.fromkeys(legal, 0)
+        for hands in deals:
+            vals = solve_moves(hands, trump, seat, trick, rules, backend=self.backend)
+            for c in legal:
+                totals[c] += vals[c]
+        n = len(deals)
+        return {CARD_TEXT[c]: totals[c] / n for c in legal}
+
+    def _play(self, obs: dict, seed: bytes) -> str:
+        values = self.card_values(obs, seed)
+        best = max(values.values())
+        ties = [CARD_BY_TEXT[t] for t, v in values.items() if v == best]
+        return CARD_TEXT[min(ties, key=_cheap_key)]
+
+    # ----------------------------------------------------------------- trump
+    def _completions(self, obs: dict, seed: bytes, n: int) -> list[list[int]]:
+        hidden = analyse(obs, obs.get("rules"))
+        rng = decision_rng(obs, seed)
+        return [hidden.sample(rng) for _ in range(n)]
+
+    def _deal_points(self, hands, trump, leader: int, side: int, rules) -> int:
+        """Card points ``side`` makes in a full deal (double dummy), ``leader`` to lead."""
+        v = _solver().solve_value(hands, trump, leader, (), rules, backend=self.backend)
+        total = 60 + 8 * rules.trick_bonus + rules.last_trick_bonus
+        return v if (leader & 1) == side else total - v
+
+    def trump_estimates(self, obs: dict, seed: bytes) -> dict[str, float]:
+        """Expected written-score difference for the dealer's side, per trump action."""
+        rules = get_rules(obs.get("rules"))
+        seat, dealer = obs["seat"], obs["dealer"]
+        leader = (dealer + rules.direction) % 4
+        tie = obs.get("tie_factor", 1) or 1
+        deals = self._completions(obs, seed, self.config.trump_samples)
+        out = {}
+        for action in obs["legal"]:
+            if not action.startswith("trump:"):
+                continue
+            suit = action[6:]
+            trump = None if suit == "none" else SUITS.index(suit)
+            mult = (rules.no_trump_multiplier if trump is None else 1) * tie
+            if rules.multiplier_cap is not None:
+                mult = min(mult, rules.multiplier_cap)
+            pts = sum(self._deal_points(h, trump, leader, seat & 1, rules) for h in deals) / len(
+                deals
+            )
+            out[action] = mult * (pts - rules.threshold)
+        return out
+
+    def _trump(self, obs: dict, seed: bytes) -> str:
+        est = self.trump_estimates(obs, seed)
+        order = {a: i for i, a in enumerate(obs["legal"])}
+        return max(est, key=lambda a: (est[a], -order[a]))
+
+    # ----------------------------------------------------------------- kloppen
+    def _announce(self, obs: dict, seed: bytes) -> str:
+        rules = get_rules(obs.get("rules"))
+        seat, dealer = obs["seat"], obs["dealer"]
+        leader = (dealer + rules.direction) % 4
+        trump = None if obs.get("trump") is None else SUITS.index(obs["trump"])
+        deals = self._completions(obs, seed, self.config.announce_samples)
+        pts = sum(self._deal_points(h, trump, leader, seat & 1, rules) for h in deals) / len(deals)
+        call = next(a for a in obs["legal"] if a != "pass")
+        return call if pts >= rules.threshold + self.config.announce_margin else "pass"
+
+
+# Early tricks cost most to solve and are the least certain anyway: fewer samples there.
+CLUB = PIMCConfig(samples=(3, 4, 6), exact_limit=12, trump_samples=3, announce_samples=3)
+EXPERT = PIMCConfig(samples=(8, 12, 16), exact_limit=40, trump_samples=6, announce_samples=6)
+
+
+def club() -> PIMCBot:
+    return PIMCBot("club", CLUB)
+
+
+def expert() -> PIMCBot:
+    return PIMCBot("expert", EXPERT)
+
+
+LEVELS = {"club": club, "expert": expert}

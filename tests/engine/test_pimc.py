@@ -1,0 +1,137 @@
+"""PIMC bots: legal, sensible, and a pure function of (observation, seed)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from engine import Game
+from engine.bots import available, bot_seed, get_bot
+from engine.bots.pimc import CLUB, EXPERT, PIMCBot
+from engine.solver import available_backends
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+SCRIPT = r"""
+import json, sys
+from engine import Game
+from engine.bots import bot_seed, get_bot
+bot = get_bot("expert")
+other = get_bot("heuristic")
+g = Game("determinism", "flemish")
+out = []
+while g.deal_number == 1:
+    seat = g.to_move
+    obs = g.observation(seat)
+    if seat % 2 == 0 or obs["phase"] == "trump":
+        a = bot.act(obs, bot_seed(g.seed, g.deal_number, seat))
+        out.append(a)
+    else:
+        a = other.act(obs, b"h")
+    g.apply_action(a)
+print(json.dumps(out))
+"""
+
+
+def test_levels_are_registered():
+    assert {"beginner", "club", "expert", "heuristic", "random"} <= set(available())
+    assert get_bot("expert").name == "expert" and get_bot("club").name == "club"
+    assert type(get_bot("beginner")).__name__ == "HeuristicBot"
+
+
+def test_same_actions_in_other_processes_whatever_the_hash_seed():
+    runs = []
+    for hash_seed in ("1", "4242"):
+        env = dict(os.environ, PYTHONHASHSEED=hash_seed)
+        res = subprocess.run(
+            [sys.executable, "-c", SCRIPT],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert res.returncode == 0, res.stderr
+        runs.append(json.loads(res.stdout.strip().splitlines()[-1]))
+    assert runs[0] == runs[1]
+    assert len(runs[0]) >= 16  # two seats' cards (+ trump when dealing)
+
+
+@pytest.mark.parametrize("rules", ["flemish", "flemish-table", "french", "malilla"])
+def test_club_plays_a_legal_deal_in_every_preset(rules):
+    g = Game("club-" + rules, rules)
+    club, other = get_bot("club"), get_bot("heuristic")
+    while g.deal_number == 1 and not g.is_terminal():
+        seat = g.to_move
+        obs = g.observation(seat)
+        bot = club if seat % 2 == 0 else other
+        a = bot.act(obs, bot_seed(g.seed, 1, seat))
+        assert a in obs["legal"]
+        g.apply_action(a)
+
+
+def test_the_same_call_twice_gives_the_same_card_and_the_seed_matters_only_via_samples():
+    g = Game("twice", "flemish")
+    h = get_bot("heuristic")
+    while not (g.deal.phase == "play" and len(g.deal.tricks) == 3):
+        g.apply_action(h.act(g.observation(g.to_move), b"x"))
+    obs = g.observation(g.to_move)
+    bot = get_bot("expert")
+    assert bot.act(obs, b"seed-a") == bot.act(json.loads(json.dumps(obs)), b"seed-a")
+    vals = bot.card_values(obs, b"seed-a")
+    assert set(vals) == set(obs["legal"])
+
+
+@pytest.mark.skipif("c" not in available_backends(), reason="no compiled core")
+def test_c_and_python_backends_choose_the_same_cards_late_in_a_deal():
+    g = Game("backends", "flemish")
+    h = get_bot("heuristic")
+    c_bot = PIMCBot("expert", EXPERT, backend="c")
+    py_bot = PIMCBot("expert", EXPERT, backend="python")
+    checked = 0
+    while g.deal_number == 1:
+        obs = g.observation(g.to_move)
+        if obs["phase"] == "play" and len(obs["tricks"]) >= 5 and len(obs["legal"]) > 1:
+            seed = bot_seed(g.seed, 1, g.to_move)
+            assert c_bot.card_values(obs, seed) == py_bot.card_values(obs, seed)
+            checked += 1
+        g.apply_action(h.act(obs, b"y"))
+    assert checked >= 1
+
+
+def _obs_for_dealer(hand, rules="flemish", phase="trump"):
+    legal = ["trump:S", "trump:H", "trump:D", "trump:C", "trump:none"]
+    return {
+        "seat": 0, "rules": rules, "dealer": 0, "phase": phase, "hand": hand.split(),
+        "hand_sizes": [8, 8, 8, 8], "trump": None, "no_trump": False, "turned_card": None,
+        "tricks": [], "current_trick": {"leader": 1, "cards": []}, "legal": legal,
+        "tie_factor": 1, "deal_number": 1,
+    }  # fmt: skip
+
+
+def test_trump_choice_follows_the_solver_estimate():
+    bot = PIMCBot("club", CLUB)
+    # All eight hearts: hearts (no trump would let the opponents run their suits).
+    assert bot.act(_obs_for_dealer("TH AH KH QH JH 9H 8H 7H"), b"t") == "trump:H"
+    est = bot.trump_estimates(_obs_for_dealer("TH AH KH QH JH 9H 8H 7H"), b"t")
+    assert est["trump:H"] == 30  # every trick, whatever the others hold
+    # Four tens and four aces: no trump (doubles a sure win).
+    assert bot.act(_obs_for_dealer("TS AS TH AH TD AD TC AC"), b"t") == "trump:none"
+
+
+def test_flemish_table_looks_and_announces_only_when_strong():
+    bot = get_bot("club")
+    obs = _obs_for_dealer("TH AH KH QH 9H 8H 7S 7D", rules="flemish-table", phase="blind")
+    obs["hand"] = None
+    obs["legal"] = ["blind", "look"]
+    assert bot.act(obs, b"b") == "look"
+    strong = _obs_for_dealer("TS AS KS QS JS TH AH TD", rules="flemish-table", phase="announce")
+    strong.update(seat=1, dealer=0, trump="S", legal=["mee", "pass"])
+    assert bot.act(strong, b"a") == "mee"
+    weak = _obs_for_dealer("7S 8S 7H 8H 7D 8D 7C 8C", rules="flemish-table", phase="announce")
+    weak.update(seat=1, dealer=0, trump="S", legal=["mee", "pass"])
+    assert bot.act(weak, b"a") == "pass"
