@@ -185,3 +185,18 @@ def test_reconnects_and_recovers_from_a_gap(page, asgi_server):
     page.locator(actionable).first.click()
     _wait_seq_above(page, seq)
     assert not page.js_errors, page.js_errors
+
+
+def test_home_speaks_dutch_first_and_switches_language(page, asgi_server):
+    page.goto(asgi_server + "/")
+    expect(page.locator("html")).to_have_attribute("lang", "nl")
+    expect(page.locator("[data-play]")).to_have_text("Speel een spel")
+    select = page.locator("#lang-select")
+    if not select.count():
+        pytest.skip("no set_language view wired")
+    with page.expect_navigation():
+        select.select_option("en")
+    expect(page.locator("[data-play]")).to_have_text("Play a game")
+    with page.expect_navigation():
+        page.locator("#lang-select").select_option("fr")
+    expect(page.locator("[data-play]")).to_have_text("Jouer une partie")
