@@ -11,7 +11,9 @@ ALL_TEXTS = [r + s for s in SUITS for r in RANKS]
 SOUTH, WEST, NORTH, EAST = 0, 1, 2, 3
 
 
-def fill_hands(fixed: dict[int, list[str]], forbid: dict[int, str | list[str]] | None = None) -> list[list[str]]:
+def fill_hands(
+    fixed: dict[int, list[str]], forbid: dict[int, str | list[str]] | None = None
+) -> list[list[str]]:
     """Four 8-card hands holding ``fixed`` cards; the other cards are spread so that no
     seat gets an extra card of a suit (one letter) or a card (two letters) in ``forbid``.
     Deterministic: the result depends only on the arguments."""

@@ -72,9 +72,15 @@ def test_bot_is_a_deterministic_function_of_observation_and_seed(name):
 
 def test_random_bot_depends_on_the_seed():
     bot = get_bot("random")
-    obs_seeds = [(o, s) for o, s in collect_observations("flemish", "seeds", limit=60) if len(o["legal"]) >= 3]
+    obs_seeds = [
+        (o, s)
+        for o, s in collect_observations("flemish", "seeds", limit=60)
+        if len(o["legal"]) >= 3
+    ]
     assert obs_seeds
-    differs = sum(1 for o, _ in obs_seeds if len({bot.act(o, bytes([i]) * 32) for i in range(8)}) > 1)
+    differs = sum(
+        1 for o, _ in obs_seeds if len({bot.act(o, bytes([i]) * 32) for i in range(8)}) > 1
+    )
     assert differs > len(obs_seeds) // 2
 
 
@@ -101,8 +107,13 @@ print(json.dumps(out))
 def test_bots_give_the_same_actions_in_another_process():
     data = []
     for preset in PRESETS:
-        data += [(obs, seed.hex()) for obs, seed in collect_observations(preset, f"proc-{preset}", limit=40)]
-    expected = {name: [get_bot(name).act(obs, bytes.fromhex(s)) for obs, s in data] for name in BOTS}
+        data += [
+            (obs, seed.hex())
+            for obs, seed in collect_observations(preset, f"proc-{preset}", limit=40)
+        ]
+    expected = {
+        name: [get_bot(name).act(obs, bytes.fromhex(s)) for obs, s in data] for name in BOTS
+    }
     env = {**os.environ, "PYTHONHASHSEED": "977", "PYTHONPATH": str(ROOT)}
     out = subprocess.run(
         [sys.executable, "-c", _SUBPROCESS], input=json.dumps(data), cwd=ROOT, env=env,

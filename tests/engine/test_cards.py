@@ -7,7 +7,7 @@ import pickle
 import pytest
 
 from engine import CARDS, Card, deck
-from engine.cards import mask_cards, mask_texts, cards_mask, parse_suit
+from engine.cards import cards_mask, mask_cards, mask_texts, parse_suit
 
 RANKS_HIGH_TO_LOW = "TAKQJ987"
 SUITS = "SHDC"

@@ -74,7 +74,12 @@ def test_choose_trump_accepts_none_for_no_trump_and_refuses_it_twice():
 
 def test_unknown_actions_are_refused_with_a_code():
     d = Deal.from_spec(deal_for("unknown", 1))
-    for bad, code in [("trump:X", "unknown_action"), ("mee", "wrong_phase"), ("TS", "wrong_phase"), ("hello", "unknown_action")]:
+    for bad, code in [
+        ("trump:X", "unknown_action"),
+        ("mee", "wrong_phase"),
+        ("TS", "wrong_phase"),
+        ("hello", "unknown_action"),
+    ]:
         with pytest.raises(IllegalMove) as err:
             d.apply_action(bad)
         assert err.value.code == code
@@ -142,12 +147,16 @@ def test_dealer_partner_hand_stays_face_down_until_trump_is_chosen():
 
 @pytest.mark.xfail(
     strict=True,
-    reason="engine/errors.py: IllegalMove(code, message, **params) cannot be rebuilt from its args, "
-    "so pickle/copy (Celery, multiprocessing) fail; a __reduce__ would fix it",
+    reason="engine/errors.py: IllegalMove(code, message, **params) cannot be rebuilt from "
+    "its args, so pickle/copy (Celery, multiprocessing) fail; a __reduce__ would fix it",
 )
 def test_illegal_move_survives_pickling():
     import pickle
 
     e = IllegalMove("follow_suit", "you must follow hearts", suit="H")
     back = pickle.loads(pickle.dumps(e))
-    assert (back.code, str(back), back.params) == ("follow_suit", "you must follow hearts", {"suit": "H"})
+    assert (back.code, str(back), back.params) == (
+        "follow_suit",
+        "you must follow hearts",
+        {"suit": "H"},
+    )

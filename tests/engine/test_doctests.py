@@ -24,20 +24,38 @@ def engine_modules() -> list[str]:
 
 def test_the_core_modules_are_found():
     names = set(engine_modules())
-    for core in ("engine.cards", "engine.rules", "engine.deal", "engine.dealing", "engine.game", "engine.bots"):
+    for core in (
+        "engine.cards",
+        "engine.rules",
+        "engine.deal",
+        "engine.dealing",
+        "engine.game",
+        "engine.bots",
+    ):
         assert core in names
 
 
 @pytest.mark.parametrize("name", engine_modules())
 def test_docstring_examples_run(name):
     module = importlib.import_module(name)
-    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False)
-    assert result.failed == 0, f"{result.failed} of {result.attempted} doctest examples failed in {name}"
+    result = doctest.testmod(
+        module, optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE, verbose=False
+    )
+    assert result.failed == 0, (
+        f"{result.failed} of {result.attempted} doctest examples failed in {name}"
+    )
 
 
 def test_core_modules_have_examples():
     finder = doctest.DocTestFinder()
     examples = 0
-    for name in ("engine", "engine.cards", "engine.deal", "engine.dealing", "engine.game", "engine.rules"):
+    for name in (
+        "engine",
+        "engine.cards",
+        "engine.deal",
+        "engine.dealing",
+        "engine.game",
+        "engine.rules",
+    ):
         examples += sum(len(t.examples) for t in finder.find(importlib.import_module(name)))
     assert examples >= 20

@@ -22,7 +22,11 @@ def play_random(g: Game, stop=None, seed=b"game") -> Game:
 
 def test_score_for_is_own_total_minus_opponents_104_61():
     # ZIJ writes 20 + 20 + 21 = 61; WIJ writes 5 x 20 = 100, then 4: 104.
-    plan = [(None, scripted(a)) for a in (10, 10, 9)] + [(None, scripted(50))] * 5 + [(None, scripted(34))]
+    plan = (
+        [(None, scripted(a)) for a in (10, 10, 9)]
+        + [(None, scripted(50))] * 5
+        + [(None, scripted(34))]
+    )
     g = scripted_game(plan)
     assert g.is_terminal()
     assert g.outcome.scores == (104, 61)
@@ -32,7 +36,11 @@ def test_score_for_is_own_total_minus_opponents_104_61():
 
 
 def test_score_for_is_negative_for_the_losing_team_70_103():
-    plan = [(None, scripted(a)) for a in (50, 50, 50, 40)] + [(None, scripted(10))] * 5 + [(None, scripted(27))]
+    plan = (
+        [(None, scripted(a)) for a in (50, 50, 50, 40)]
+        + [(None, scripted(10))] * 5
+        + [(None, scripted(27))]
+    )
     g = scripted_game(plan)
     assert g.outcome.scores == (70, 103)
     assert g.outcome.winner == 1
@@ -193,7 +201,12 @@ def test_game_records_actions_in_canonical_notation():
 
     g = Game("canon")
     g.apply_action("trump:H")
-    spellings = [lambda t: t.lower(), lambda t: Card.parse(t).display(), lambda t: Card.parse(t), lambda t: t]
+    spellings = [
+        lambda t: t.lower(),
+        lambda t: Card.parse(t).display(),
+        lambda t: Card.parse(t),
+        lambda t: t,
+    ]
     for i in range(8):
         card = g.legal_actions()[0]
         g.apply_action(spellings[i % 4](card))
@@ -210,7 +223,9 @@ NAIVE = {
     # threshold, cap, table doublings of all eight, ties double, targets, games to win
     "flemish": dict(threshold=30, cap=4, all_eight=False, ties=True, targets=[101], wins=1),
     "flemish-table": dict(threshold=30, cap=None, all_eight=True, ties=True, targets=[101], wins=2),
-    "french": dict(threshold=34, cap=None, all_eight=False, ties=False, targets=[34, 34, 44], wins=2),
+    "french": dict(
+        threshold=34, cap=None, all_eight=False, ties=False, targets=[34, 34, 44], wins=2
+    ),
     "malilla": dict(threshold=30, cap=None, all_eight=False, ties=False, targets=[101], wins=1),
 }
 
@@ -259,10 +274,12 @@ def test_naive_scoreboard_agrees_with_the_engine(preset):
             acts = g.legal_actions()
             # Prefer no trump and doublings now and then to exercise the multipliers.
             special = [a for a in acts if a in ("trump:none", "mee", "tegen", "blind")]
-            g.apply_action(rng.choice(special) if special and rng.random() < 0.3 else rng.choice(acts))
+            g.apply_action(
+                rng.choice(special) if special and rng.random() < 0.3 else rng.choice(acts)
+            )
         deals = [
-            dict(card_points=r.card_points, no_trump=r.no_trump, blind=r.blind, doublings=r.doublings,
-                 tricks_won=r.tricks_won)
+            dict(card_points=r.card_points, no_trump=r.no_trump, blind=r.blind,
+                 doublings=r.doublings, tricks_won=r.tricks_won)
             for r in g.results
         ]  # fmt: skip
         written, games, won = naive_scoreboard(preset, deals)

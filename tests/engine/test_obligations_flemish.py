@@ -82,7 +82,10 @@ def test_example_east_trumps_south_with_nine_and_seven_of_hearts_must_overtrump_
     assert legal(d) == {"9H"}
     err = refused(d, "7H")
     assert err.code == "must_overtrump"
-    assert str(err) == "an opponent is winning with 8♥ and you hold a higher trump: you must over-trump"
+    assert (
+        str(err)
+        == "an opponent is winning with 8♥ and you hold a higher trump: you must over-trump"
+    )
     other = next(str(c) for c in d.hand(SOUTH) if c.suit != "H")
     assert refused(d, other).code == "must_overtrump"
     d.play("9H")
@@ -437,7 +440,10 @@ def test_refusal_is_a_value_error_with_code_and_translations():
     e = err.value
     assert isinstance(e, IllegalMove)
     assert e.params["winning"] == "KS"
-    assert explain(e, "nl") == "de tegenpartij ligt aan de slag met K♠ en je hebt een hogere schoppen: speel die"
+    assert (
+        explain(e, "nl")
+        == "de tegenpartij ligt aan de slag met K♠ en je hebt een hogere schoppen: speel die"
+    )
     assert explain(e, "fr").startswith("l'adversaire est maître avec K♠")
     assert e.message("en") == str(e)
 

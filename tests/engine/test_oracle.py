@@ -33,7 +33,9 @@ def winning_play(trick: list[tuple[int, str]], trump: str | None) -> tuple[int, 
     return best
 
 
-def naive_legal(preset: str, hand: list[str], trick: list[tuple[int, str]], seat: int, trump: str | None) -> set[str]:
+def naive_legal(
+    preset: str, hand: list[str], trick: list[tuple[int, str]], seat: int, trump: str | None
+) -> set[str]:
     # 1. Leading: any card.
     if not trick:
         return set(hand)
@@ -106,7 +108,14 @@ def random_deal(rng: random.Random, preset: str) -> Deal:
 def check_refusals(d: Deal, legal: set[str], seat: int) -> int:
     """Every card in hand that is not legal is refused and changes nothing."""
     count = 0
-    state = (d.phase, d.to_move, tuple(d.hands), tuple(d.current_trick), len(d.tricks), tuple(d.actions))
+    state = (
+        d.phase,
+        d.to_move,
+        tuple(d.hands),
+        tuple(d.current_trick),
+        len(d.tricks),
+        tuple(d.actions),
+    )
     obs = d.observation(seat)
     for c in d.hand(seat):
         if str(c) in legal:
@@ -115,7 +124,14 @@ def check_refusals(d: Deal, legal: set[str], seat: int) -> int:
             d.play(str(c))
         assert err.value.code not in ("not_in_hand", "unknown_action", "wrong_phase")
         assert str(err.value)
-        assert (d.phase, d.to_move, tuple(d.hands), tuple(d.current_trick), len(d.tricks), tuple(d.actions)) == state
+        assert (
+            d.phase,
+            d.to_move,
+            tuple(d.hands),
+            tuple(d.current_trick),
+            len(d.tricks),
+            tuple(d.actions),
+        ) == state
         count += 1
     if count:
         assert d.observation(seat) == obs
@@ -176,12 +192,23 @@ def test_engine_legal_moves_match_the_naive_rules(preset):
 
 def test_naive_oracle_agrees_with_the_worked_examples():
     # Sanity of the oracle itself (RULES §5, hearts trump, South plays 4th).
-    assert naive_legal("flemish", ["TS", "7S", "AD"], [(1, "KS"), (2, "8S"), (3, "9S")], 0, "H") == {"TS"}
+    assert naive_legal(
+        "flemish", ["TS", "7S", "AD"], [(1, "KS"), (2, "8S"), (3, "9S")], 0, "H"
+    ) == {"TS"}
     assert naive_legal("flemish", ["7H", "AS"], [(1, "AC"), (2, "7C"), (3, "8C")], 0, "H") == {"7H"}
-    assert naive_legal("flemish", ["9H", "7H", "AS"], [(1, "AC"), (2, "7C"), (3, "8H")], 0, "H") == {"9H"}
-    assert naive_legal("flemish", ["7H", "AS", "KD"], [(1, "AC"), (2, "7C"), (3, "8H")], 0, "H") == {"AS", "KD"}
+    assert naive_legal(
+        "flemish", ["9H", "7H", "AS"], [(1, "AC"), (2, "7C"), (3, "8H")], 0, "H"
+    ) == {"9H"}
+    assert naive_legal(
+        "flemish", ["7H", "AS", "KD"], [(1, "AC"), (2, "7C"), (3, "8H")], 0, "H"
+    ) == {"AS", "KD"}
     assert naive_legal("flemish", ["7H"], [(1, "AC"), (2, "7C"), (3, "8H")], 0, "H") == {"7H"}
-    assert naive_legal("french", ["7H", "AS"], [(1, "AC"), (2, "7C"), (3, "8H")], 0, "H") == {"7H", "AS"}
+    assert naive_legal("french", ["7H", "AS"], [(1, "AC"), (2, "7C"), (3, "8H")], 0, "H") == {
+        "7H",
+        "AS",
+    }
     assert naive_legal("malilla", ["7H", "AS"], [(1, "AC"), (2, "7C"), (3, "8H")], 0, "H") == {"7H"}
-    assert naive_legal("malilla", ["AS", "7S"], [(1, "QS"), (2, "KS")], 0, "H") == {"AS"}  # beat the partner
+    assert naive_legal("malilla", ["AS", "7S"], [(1, "QS"), (2, "KS")], 0, "H") == {
+        "AS"
+    }  # beat the partner
     assert naive_legal("flemish", ["AS", "7S"], [(1, "QS"), (2, "KS")], 0, "H") == {"AS", "7S"}

@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from engine import Deal, Game, IllegalMove, PRESETS, RuleSet, deal_for, get_rules
+from engine import PRESETS, Deal, Game, IllegalMove, RuleSet, deal_for, get_rules
 from engine.bots import get_bot
 from engine.dealing import first_dealer, shuffled_deck
 from tests.engine.support import (
@@ -172,13 +172,16 @@ def _to_play(d: Deal, trump="trump:H"):
 
 
 def test_all_eight_tricks_double_at_the_table_but_not_in_flemish():
-    flemish = finish_randomly(_to_play(Deal.from_hands(all_tricks_hands(), dealer=SOUTH)), random.Random(1))
+    flemish = finish_randomly(
+        _to_play(Deal.from_hands(all_tricks_hands(), dealer=SOUTH)), random.Random(1)
+    )
     assert flemish.result.tricks_won == (8, 0)
     assert flemish.result.card_points == (60, 0)
     assert flemish.result.written == (30, 0)
     assert flemish.result.multiplier == 1
     table = finish_randomly(
-        _to_play(Deal.from_hands(all_tricks_hands(), dealer=SOUTH, rules="flemish-table")), random.Random(1)
+        _to_play(Deal.from_hands(all_tricks_hands(), dealer=SOUTH, rules="flemish-table")),
+        random.Random(1),
     )
     assert table.result.tricks_won == (8, 0)
     assert table.result.multiplier == 2
@@ -269,13 +272,18 @@ def test_french_deals_four_and_four_counter_clockwise_from_the_dealer_right():
         order = shuffled_deck("french-deal", n)
         seats = [(spec.dealer - k) % 4 for k in range(1, 5)]
         for i, seat in enumerate(seats):
-            assert list(spec.hands[seat]) == order[4 * i : 4 * i + 4] + order[16 + 4 * i : 16 + 4 * i + 4]
+            assert (
+                list(spec.hands[seat])
+                == order[4 * i : 4 * i + 4] + order[16 + 4 * i : 16 + 4 * i + 4]
+            )
         assert spec.turned == order[-1] == spec.hands[spec.dealer][-1]
 
 
 def test_french_dealer_passes_counter_clockwise():
     first = first_dealer("french-rot")
-    assert [deal_for("french-rot", n, "french").dealer for n in range(1, 6)] == [(first - k) % 4 for k in range(5)]
+    assert [deal_for("french-rot", n, "french").dealer for n in range(1, 6)] == [
+        (first - k) % 4 for k in range(5)
+    ]
 
 
 def test_french_has_no_no_trump_and_no_doubling():
@@ -304,7 +312,9 @@ def test_french_the_team_with_more_writes_its_count_over_34():
     for seed in range(20):
         r = finish_randomly(d, random.Random(seed)).result
         a, b = r.card_points
-        assert r.written == ((max(0, a - 34), 0) if a > b else (0, max(0, b - 34)) if b > a else (0, 0))
+        assert r.written == (
+            (max(0, a - 34), 0) if a > b else (0, max(0, b - 34)) if b > a else (0, 0)
+        )
         assert r.multiplier == 1
 
 
@@ -321,7 +331,11 @@ def test_french_void_player_unable_to_overtrump_may_undertrump():
 
 
 def test_french_void_player_partner_winning_need_not_trump():
-    d = french_deal({SOUTH: ["AC", "TC"], EAST: ["7C"], NORTH: ["9H", "AS"]}, {EAST: ["TC"], NORTH: "CH"}, turned="JH")
+    d = french_deal(
+        {SOUTH: ["AC", "TC"], EAST: ["7C"], NORTH: ["9H", "AS"]},
+        {EAST: ["TC"], NORTH: "CH"},
+        turned="JH",
+    )
     d.play("AC")
     d.play("7C")  # East follows; South (North's partner) wins: no obligation to trump
     assert legal(d) == {str(c) for c in d.hand(NORTH)}
@@ -394,7 +408,9 @@ def test_malilla_must_beat_the_partner_in_suit():
 
 
 def test_malilla_void_must_trump_even_when_the_partner_wins():
-    d = malilla_deal({SOUTH: ["AC"], EAST: ["7C"], NORTH: ["9H", "AS"]}, {EAST: ["TC"], NORTH: "CH"})
+    d = malilla_deal(
+        {SOUTH: ["AC"], EAST: ["7C"], NORTH: ["9H", "AS"]}, {EAST: ["TC"], NORTH: "CH"}
+    )
     d.play("AC")
     d.play("7C")
     assert legal(d) == {"9H"}

@@ -13,7 +13,9 @@ from tests.engine.support import ALL_TEXTS
 PRESETS = ["flemish", "flemish-table", "french", "malilla"]
 CARD_SET = set(ALL_TEXTS)
 
-SETTINGS = settings(max_examples=20, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow])
+SETTINGS = settings(
+    max_examples=20, deadline=None, database=None, suppress_health_check=[HealthCheck.too_slow]
+)
 
 
 def card_tokens(obj) -> set[str]:
@@ -114,7 +116,9 @@ def play_checked(preset, rules, seed: int, choice_seed: int, observe_every: int 
             if a != b:
                 assert r.written[1 - winner] == 0
                 rs = get_rules(rules)
-                assert r.written[winner] == max(0, r.card_points[winner] - rs.threshold) * r.multiplier
+                assert (
+                    r.written[winner] == max(0, r.card_points[winner] - rs.threshold) * r.multiplier
+                )
             assert sum(r.tricks_won) == 8
     check_observations(g)
     # Totals: the written scores of the current game add up.
@@ -125,7 +129,9 @@ def play_checked(preset, rules, seed: int, choice_seed: int, observe_every: int 
 
 
 @SETTINGS
-@given(seed=st.integers(0, 2**32), choice_seed=st.integers(0, 2**32), preset=st.sampled_from(PRESETS))
+@given(
+    seed=st.integers(0, 2**32), choice_seed=st.integers(0, 2**32), preset=st.sampled_from(PRESETS)
+)
 def test_random_games_keep_every_invariant(seed, choice_seed, preset):
     g = play_checked(preset, preset, seed, choice_seed, observe_every=3)
     h = Game.replay(seed, preset, g.actions)
@@ -155,7 +161,9 @@ def test_random_single_deals_keep_every_invariant(seed, number, preset, choice_s
         check_deal_invariants(d)
         before = list(d.team_points)
         d.apply_action(rng.choice(d.legal_actions()))
-        assert all(x >= y for x, y in zip(d.team_points, before)), "points never go down"
+        assert all(x >= y for x, y in zip(d.team_points, before, strict=True)), (
+            "points never go down"
+        )
     r = d.result
     assert sum(r.card_points) == total(d)
     assert min(r.written) == 0 and r.multiplier >= 1

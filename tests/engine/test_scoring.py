@@ -27,8 +27,13 @@ def scored(wij: int, no_trump: bool = False) -> Deal:
     return d
 
 
-@pytest.mark.parametrize("wij, written", [(38, (8, 0)), (39, (9, 0)), (31, (1, 0)), (50, (20, 0)),
-                                          (22, (0, 8)), (21, (0, 9)), (29, (0, 1)), (10, (0, 20))])  # fmt: skip
+WRITTEN = [
+    (38, (8, 0)), (39, (9, 0)), (31, (1, 0)), (50, (20, 0)),
+    (22, (0, 8)), (21, (0, 9)), (29, (0, 1)), (10, (0, 20)),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("wij, written", WRITTEN)
 def test_team_over_30_writes_the_difference(wij, written):
     r = scored(wij).result
     assert r.card_points == (wij, 60 - wij)
@@ -83,7 +88,9 @@ def test_tie_factor_goes_back_to_one_after_an_untied_deal():
 def test_multiplier_is_capped_at_four_in_flemish_tie_plus_no_trump():
     g = scripted_game([(None, scripted(30)), (None, scripted(38, no_trump=True))])
     assert g.results[1].multiplier == 4  # 2 (no trump) x 2 (tie)
-    g = scripted_game([(None, scripted(30)), (None, scripted(30)), (None, scripted(38, no_trump=True))])
+    g = scripted_game(
+        [(None, scripted(30)), (None, scripted(30)), (None, scripted(38, no_trump=True))]
+    )
     assert g.results[2].multiplier == 4  # not 2 x 4 = 8
     assert g.results[2].written == (32, 0)
 
@@ -129,7 +136,8 @@ def test_all_eight_tricks_write_thirty_times_the_multiplier():
 
 def test_all_eight_tricks_double_again_at_the_table():
     g = scripted_game(
-        [(None, as_table(scripted(30))), (all_tricks_spec(), all_tricks_actions(table=True))], rules="flemish-table"
+        [(None, as_table(scripted(30))), (all_tricks_spec(), all_tricks_actions(table=True))],
+        rules="flemish-table",
     )
     assert g.results[1].multiplier == 2 * 2
     assert g.results[1].written == (120, 0)
