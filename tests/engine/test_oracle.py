@@ -212,3 +212,64 @@ def test_naive_oracle_agrees_with_the_worked_examples():
         "AS"
     }  # beat the partner
     assert naive_legal("flemish", ["AS", "7S"], [(1, "QS"), (2, "KS")], 0, "H") == {"AS", "7S"}
+
+
+# ------------------------------------------------------------------ perft
+# Like a chess move generator's perft: the number of distinct play sequences of the
+# first two tricks of a fixed deal, pinned, and counted by the engine and the naive
+# rules alike. A change in these numbers is a change in the rules.
+
+
+def perft_engine(d: Deal, depth: int) -> int:
+    if depth == 0 or d.is_terminal():
+        return 1
+    total = 0
+    for c in d.legal_moves():
+        e = d.clone()
+        e.play(c)
+        total += perft_engine(e, depth - 1)
+    return total
+
+
+def perft_naive(preset, hands, trick, seat, trump, direction, depth) -> int:
+    if depth == 0:
+        return 1
+    total = 0
+    for c in sorted(naive_legal(preset, hands[seat], trick, seat, trump)):
+        rest = [list(h) for h in hands]
+        rest[seat].remove(c)
+        now = trick + [(seat, c)]
+        if len(now) == 4:
+            nxt, now = winning_play(now, trump)[0], []
+        else:
+            nxt = (seat + direction) % 4
+        total += perft_naive(preset, rest, now, nxt, trump, direction, depth - 1)
+    return total
+
+
+PERFT = [
+    ("flemish", "trump:H", 78, 7601),
+    ("flemish", "trump:none", 78, 12265),
+    ("flemish-table", "trump:S", 15, 4368),
+    ("french", None, 87, 2779),
+    ("malilla", None, 15, 4036),
+]
+
+
+@pytest.mark.parametrize("preset, trump_action, one_trick, two_tricks", PERFT)
+def test_perft_of_the_first_two_tricks(preset, trump_action, one_trick, two_tricks):
+    from engine import deal_for
+
+    d = Deal.from_spec(deal_for("perft", 1, preset), preset)
+    while d.phase != "play":
+        acts = d.legal_actions()
+        if "look" in acts:
+            d.apply_action("look")
+        elif trump_action in acts:
+            d.apply_action(trump_action)
+        else:
+            d.apply_action("pass")
+    hands = [[str(c) for c in d.hand(s)] for s in range(4)]
+    args = (preset, hands, [], d.to_move, d.trump_suit, d.rules.direction)
+    assert perft_engine(d, 4) == perft_naive(*args, 4) == one_trick
+    assert perft_engine(d, 8) == perft_naive(*args, 8) == two_tricks
