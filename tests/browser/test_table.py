@@ -200,3 +200,27 @@ def test_home_speaks_dutch_first_and_switches_language(page, asgi_server):
     with page.expect_navigation():
         page.locator("#lang-select").select_option("fr")
     expect(page.locator("[data-play]")).to_have_text("Jouer une partie")
+
+
+def test_card_helpers_sort_the_hand_and_find_the_trick_winner(page, asgi_server):
+    page.goto(asgi_server + "/")
+    result = page.evaluate(
+        """async () => {
+            const m = await import('/static/js/table/cards.js');
+            return {
+              sorted: m.sortHand(['7H', 'TS', 'AS', 'KD', '9C', 'TH', 'QC'], 'D'),
+              untrumped: m.sortHand(['7C', 'AH', 'TS', '8D'], null),
+              overtrump: m.trickWinner([[1, 'AC'], [2, '8H'], [3, '9H'], [0, 'TC']], 'H'),
+              manille: m.trickWinner([[1, 'KS'], [2, '7S'], [3, '8S'], [0, 'TS']], 'H'),
+              discard: m.trickWinner([[2, 'TD'], [3, 'AH']], null),
+              shown: [m.display('TS'), m.display('AH'), m.isRed('AH'), m.isRed('QC')],
+            };
+        }"""
+    )
+    # trump first, then alternating colours; 10 A K Q J 9 8 7 within a suit
+    assert result["sorted"] == ["KD", "TS", "AS", "TH", "7H", "QC", "9C"]
+    assert result["untrumped"] == ["TS", "AH", "7C", "8D"]
+    assert result["overtrump"] == 3
+    assert result["manille"] == 0
+    assert result["discard"] == 2
+    assert result["shown"] == ["10\u2660", "A\u2665", True, False]

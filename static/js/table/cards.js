@@ -45,3 +45,21 @@ export function sortHand(hand, trump) {
     return ds !== 0 ? ds : RANK_ORDER.indexOf(pa.rank) - RANK_ORDER.indexOf(pb.rank);
   });
 }
+
+// Seat whose card wins (or is winning) a trick: the highest trump, else the highest
+// card of the suit led. cards: [[seat, "KS"], ...]; trump: suit letter or null.
+export function trickWinner(cards, trump) {
+  if (!cards.length) return null;
+  let [bestSeat, best] = cards[0];
+  for (const [seat, card] of cards.slice(1)) {
+    const a = parse(card);
+    const b = parse(best);
+    const higher =
+      a.suit === b.suit ? RANK_ORDER.indexOf(a.rank) < RANK_ORDER.indexOf(b.rank) : a.suit === trump;
+    if (higher) {
+      bestSeat = seat;
+      best = card;
+    }
+  }
+  return bestSeat;
+}

@@ -2,7 +2,7 @@
 // follow the bots, and turns clicks and keys into actions for the server.
 import { GameSocket } from "./socket.js";
 import * as R from "./render.js";
-import { display } from "./cards.js";
+import { display, trickWinner } from "./cards.js";
 
 const CARD_RE = /^[789JQKAT][SHDC]$/;
 const BOT_PAUSE_MS = 600;
@@ -75,7 +75,9 @@ function draw() {
   const cur = s.current_trick?.cards || [];
   const trick = $("#trick");
   if (cur.length) {
-    R.renderTrick(trick, cur);
+    // The card winning so far gets a quiet mark: it tells who holds the trick.
+    const leading = cur.length > 1 ? trickWinner(cur, s.no_trump ? null : s.trump) : null;
+    R.renderTrick(trick, cur, { leading });
   } else if (ui.trickView) {
     R.renderTrick(trick, ui.trickView.cards, ui.trickView);
   } else {
@@ -108,7 +110,8 @@ function completedTrick(prev, next, msg) {
   }
   const pc = prev.current_trick?.cards || [];
   if (next.deal_number !== prev.deal_number && pc.length === 3 && CARD_RE.test(msg.action || "")) {
-    return { cards: [...pc, [msg.actor, msg.action]], winner: null };
+    const cards = [...pc, [msg.actor, msg.action]];
+    return { cards, winner: trickWinner(cards, prev.no_trump ? null : prev.trump) };
   }
   return null;
 }

@@ -101,7 +101,7 @@ export function renderSeats(root, state, t) {
 }
 
 // cards: [[seat, "KS"], ...]; winner: seat or null once the trick is complete.
-export function renderTrick(container, cards, { winner = null, collecting = false } = {}) {
+export function renderTrick(container, cards, { winner = null, collecting = false, leading = null } = {}) {
   container.replaceChildren();
   container.classList.toggle("complete", winner !== null);
   container.classList.toggle("collecting", collecting);
@@ -110,6 +110,7 @@ export function renderTrick(container, cards, { winner = null, collecting = fals
     const face = cardFace(card, { attrs: { "data-trick-card": card, "data-seat": seat } });
     face.classList.add("played", `from-${SEAT_CLASS[seat]}`);
     if (winner === seat) face.classList.add("winning");
+    if (leading === seat) face.classList.add("leading");
     container.append(face);
   }
 }
