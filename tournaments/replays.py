@@ -78,7 +78,7 @@ def par(seed: str, rules: str, number: int, bot_level: str = "heuristic") -> dic
         g.apply_action(bot.act(obs, bot_seed(seed, number, seat)))
     res = deal.result.to_dict()
     return {
-        "trump": res["trump"] or "",
+        "trump": res["trump"] or ("none" if res["no_trump"] else ""),
         "no_trump": res["no_trump"],
         "card_points": res["card_points"],
         "written": res["written"],

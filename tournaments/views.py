@@ -16,6 +16,7 @@ from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
 
 import engine
@@ -24,7 +25,7 @@ from . import actions, exports, rankings, replays
 from .forms import ClubForm, CorrectionForm, JoinClubForm, RemovalForm, TournamentForm
 from .models import Club, DealResult, Entry, Tournament, TournamentDeal
 
-SEATS = ("South", "West", "North", "East")
+SEATS = (gettext_lazy("South"), gettext_lazy("West"), gettext_lazy("North"), gettext_lazy("East"))
 
 
 # --- helpers -------------------------------------------------------------------------------
@@ -241,11 +242,14 @@ def compare_deal(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     seats_other = _action_seats(t, number, other.actions) if other else []
     diff = replays.first_difference(mine.actions, other.actions) if other else None
     length = max(len(mine.actions), len(other.actions) if other else 0)
+    tricks = _trick_numbers(mine.actions if len(mine.actions) >= length else other.actions)
     steps = []
     for i in range(length):
         steps.append(
             {
                 "index": i + 1,
+                "trick": tricks[i],
+                "trick_start": i == 0 or tricks[i] != tricks[i - 1],
                 "mine": _step(mine.actions, seats_mine, i),
                 "other": _step(other.actions, seats_other, i) if other else None,
                 "first_diff": diff == i,
@@ -262,6 +266,19 @@ def compare_deal(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         "first_diff": None if diff is None else diff + 1,
     }
     return render(request, "tournaments/compare_deal.html", context)
+
+
+def _trick_numbers(deal_actions: list[str]) -> list[int | None]:
+    """Trick 1..8 for each card action; None for trump choice and announcements."""
+    out: list[int | None] = []
+    cards = 0
+    for a in deal_actions:
+        if len(a) == 2:
+            out.append(cards // 4 + 1)
+            cards += 1
+        else:
+            out.append(None)
+    return out
 
 
 def _action_seats(t: Tournament, number: int, deal_actions: list[str]) -> list[int]:
