@@ -17,10 +17,18 @@ class IllegalMove(ValueError):
         self.code = code
         self.params = params
 
+    def __reduce__(self):
+        # Rebuilt from code, text and params, so it crosses process boundaries intact.
+        return (_rebuild_illegal, (self.code, str(self), self.params))
+
     def message(self, lang: str = "en") -> str:
         from .messages import explain
 
         return explain(self, lang)
+
+
+def _rebuild_illegal(code: str, message: str, params: dict) -> IllegalMove:
+    return IllegalMove(code, message, **params)
 
 
 class InvalidRecord(ValueError):
@@ -30,3 +38,6 @@ class InvalidRecord(ValueError):
         self.reason = reason
         self.line = line
         super().__init__(f"line {line}: {reason}" if line is not None else reason)
+
+    def __reduce__(self):
+        return (InvalidRecord, (self.reason, self.line))

@@ -145,11 +145,6 @@ def test_dealer_partner_hand_stays_face_down_until_trump_is_chosen():
     assert sorted(d.observation(SOUTH)["hand"]) == sorted(str(c) for c in d.hand(SOUTH))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="engine/errors.py: IllegalMove(code, message, **params) cannot be rebuilt from "
-    "its args, so pickle/copy (Celery, multiprocessing) fail; a __reduce__ would fix it",
-)
 def test_illegal_move_survives_pickling():
     import pickle
 
