@@ -1,0 +1,194 @@
+"""Duplicate-match benchmark between two bots.
+
+Every deal is played twice from the same seed (same dealer, same four hands): once with
+bot A in seats 0/2 and bot B in 1/3, once swapped.  The luck of the cards cancels: per
+deal, A's duplicate score is A's card points in the first play minus B's card points
+in the same seats in the second play (= A's total over both plays minus the deal's
+points).  Each deal stands alone (no game to 101, no tie doubling).
+
+Run: python bench/bots.py --bots expert,heuristic --deals 1000 --rules flemish [--jobs 2]
+Prints mean card points per deal per side, the difference with a 95 % confidence
+interval, decision latency p50/p95/max per bot (every act() call, forced ones included;
+the opening lead separately), and appends the table to bench/results/bots-<date>.md.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime as dt
+import math
+import multiprocessing as mp
+import os
+import platform
+import statistics
+import sys
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+from engine import Game, deal_for, get_rules  # noqa: E402
+from engine.bots import bot_seed, get_bot  # noqa: E402
+
+RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+
+
+def play_once(seed: str, number: int, rules: str, bots: dict[int, object]) -> tuple[dict, dict]:
+    """Play deal ``number`` of ``seed`` with ``bots[team]``; card points, written, latencies."""
+    spec = deal_for(seed, number, rules)
+    g = Game(seed, rules, deals=lambda n: spec)
+    lat: dict[str, list[float]] = {"all": [], "lead": []}
+    lat_by_team = {0: {"all": [], "lead": []}, 1: {"all": [], "lead": []}}
+    while g.deal_number == 1 and not g.is_terminal():
+        seat = g.to_move
+        obs = g.observation(seat)
+        bot = bots[seat & 1]
+        t0 = time.perf_counter()
+        action = bot.act(obs, bot_seed(seed, number, seat))
+        elapsed = time.perf_counter() - t0
+        L = lat_by_team[seat & 1]
+        L["all"].append(elapsed)
+        if obs["phase"] == "play" and not obs["tricks"] and not obs["current_trick"]["cards"]:
+            L["lead"].append(elapsed)
+        g.apply_action(action)
+    res = g.results[0]
+    return {"points": list(res.card_points), "written": list(res.written)}, lat_by_team
+
+
+def run_deals(args: tuple) -> tuple[list, dict]:
+    seed, rules, names, numbers = args
+    a, b = get_bot(names[0]), get_bot(names[1])
+    rows = []
+    lat = {names[0]: {"all": [], "lead": []}, names[1]: {"all": [], "lead": []}}
+    for k in numbers:
+        r1, l1 = play_once(seed, k, rules, {0: a, 1: b})  # A in seats 0/2
+        r2, l2 = play_once(seed, k, rules, {0: b, 1: a})  # swapped
+        for key in ("all", "lead"):
+            lat[names[0]][key] += l1[0][key] + l2[1][key]
+            lat[names[1]][key] += l1[1][key] + l2[0][key]
+        rows.append((k, r1, r2))
+    return rows, lat
+
+
+def pct(values: list[float], q: float) -> float:
+    if not values:
+        return float("nan")
+    s = sorted(values)
+    i = min(len(s) - 1, max(0, math.ceil(q * len(s)) - 1))
+    return s[i]
+
+
+def progress(done: int, total: int, t0: float) -> None:
+    width = 30
+    filled = int(width * done / total)
+    elapsed = time.time() - t0
+    eta = elapsed / done * (total - done) if done else 0
+    sys.stderr.write(
+        f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} deals  {elapsed:5.0f}s  eta {eta:5.0f}s"
+    )
+    sys.stderr.flush()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    ap.add_argument("--bots", default="expert,heuristic", help="A,B: A is measured against B")
+    ap.add_argument("--deals", type=int, default=100)
+    ap.add_argument("--rules", default="flemish")
+    ap.add_argument("--seed", default="bench-bots")
+    ap.add_argument(
+        "--jobs", type=int, default=1, help="worker processes (latency is noisier above 1)"
+    )
+    ap.add_argument("--chunk", type=int, default=5)
+    ap.add_argument("--no-save", action="store_true")
+    args = ap.parse_args()
+    names = args.bots.split(",")
+    if len(names) != 2:
+        ap.error("--bots takes two names: A,B")
+    rules = get_rules(args.rules).name
+    numbers = list(range(1, args.deals + 1))
+    chunks = [numbers[i : i + args.chunk] for i in range(0, len(numbers), args.chunk)]
+    tasks = [(args.seed, rules, names, c) for c in chunks]
+    rows: list = []
+    lat = {names[0]: {"all": [], "lead": []}, names[1]: {"all": [], "lead": []}}
+    t0 = time.time()
+    progress(0, len(numbers), t0)
+
+    def collect(result):
+        r, l_ = result
+        rows.extend(r)
+        for n in names:
+            for key in ("all", "lead"):
+                lat[n][key] += l_[n][key]
+        progress(len(rows), len(numbers), t0)
+
+    if args.jobs > 1:
+        with mp.get_context("fork").Pool(args.jobs) as pool:
+            for result in pool.imap_unordered(run_deals, tasks):
+                collect(result)
+    else:
+        for t in tasks:
+            collect(run_deals(t))
+    wall = time.time() - t0
+    sys.stderr.write("\n")
+    rows.sort()
+
+    pts_a, pts_b, diffs, wdiffs = [], [], [], []
+    for _, r1, r2 in rows:
+        a = (r1["points"][0] + r2["points"][1]) / 2  # A's mean card points per deal
+        b = (r1["points"][1] + r2["points"][0]) / 2
+        pts_a.append(a)
+        pts_b.append(b)
+        diffs.append(r1["points"][0] - r2["points"][0])  # same seats, same cards
+        wdiffs.append((r1["written"][0] - r1["written"][1]) - (r2["written"][0] - r2["written"][1]))
+    n = len(diffs)
+    mean = statistics.mean(diffs)
+    sd = statistics.stdev(diffs) if n > 1 else 0.0
+    half = 1.96 * sd / math.sqrt(n) if n > 1 else float("nan")
+    wmean = statistics.mean(wdiffs)
+    wsd = statistics.stdev(wdiffs) if n > 1 else 0.0
+    whalf = 1.96 * wsd / math.sqrt(n) if n > 1 else float("nan")
+
+    from engine import solver
+
+    lines = [
+        f"## {names[0]} vs {names[1]} — {rules}, {n} duplicate deals (seed {args.seed!r})",
+        "",
+        f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, {platform.node()}, "
+        f"{os.cpu_count()} CPUs, jobs={args.jobs}, solver backend {solver.BACKEND}, wall {wall:.0f} s",
+        "",
+        "| side | mean card points / deal |",
+        "|---|---|",
+        f"| {names[0]} | {statistics.mean(pts_a):.2f} |",
+        f"| {names[1]} | {statistics.mean(pts_b):.2f} |",
+        "",
+        "| measure | mean per deal | 95 % CI |",
+        "|---|---|---|",
+        f"| card points, {names[0]} − {names[1]} (duplicate) | {mean:+.2f} | [{mean - half:+.2f}, {mean + half:+.2f}] |",
+        f"| written score, {names[0]} − {names[1]} | {wmean:+.2f} | [{wmean - whalf:+.2f}, {wmean + whalf:+.2f}] |",
+        "",
+        "| bot | decisions | p50 ms | p95 ms | max ms | opening lead p50 ms | opening lead max ms |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for name in names:
+        al = [x * 1000 for x in lat[name]["all"]]
+        ld = [x * 1000 for x in lat[name]["lead"]]
+        lines.append(
+            f"| {name} | {len(al)} | {pct(al, 0.5):.1f} | {pct(al, 0.95):.1f} | {max(al):.1f} | "
+            f"{pct(ld, 0.5):.1f} | {max(ld) if ld else float('nan'):.1f} |"
+        )
+    text = "\n".join(lines) + "\n"
+    print(text)
+    if not args.no_save:
+        os.makedirs(RESULTS, exist_ok=True)
+        path = os.path.join(RESULTS, f"bots-{dt.datetime.now(dt.timezone.utc):%Y-%m-%d}.md")
+        new = not os.path.exists(path)
+        with open(path, "a", encoding="utf-8") as f:
+            if new:
+                f.write("# Bot benchmarks (bench/bots.py)\n\n")
+            f.write(text + "\n")
+        print(f"saved to {os.path.relpath(path)}")
+
+
+if __name__ == "__main__":
+    main()
