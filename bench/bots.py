@@ -36,7 +36,6 @@ def play_once(seed: str, number: int, rules: str, bots: dict[int, object]) -> tu
     """Play deal ``number`` of ``seed`` with ``bots[team]``; card points, written, latencies."""
     spec = deal_for(seed, number, rules)
     g = Game(seed, rules, deals=lambda n: spec)
-    lat: dict[str, list[float]] = {"all": [], "lead": []}
     lat_by_team = {0: {"all": [], "lead": []}, 1: {"all": [], "lead": []}}
     while g.deal_number == 1 and not g.is_terminal():
         seat = g.to_move
@@ -82,9 +81,8 @@ def progress(done: int, total: int, t0: float) -> None:
     filled = int(width * done / total)
     elapsed = time.time() - t0
     eta = elapsed / done * (total - done) if done else 0
-    sys.stderr.write(
-        f"\r[{'#' * filled}{'.' * (width - filled)}] {done}/{total} deals  {elapsed:5.0f}s  eta {eta:5.0f}s"
-    )
+    bar = "#" * filled + "." * (width - filled)
+    sys.stderr.write(f"\r[{bar}] {done}/{total} deals  {elapsed:5.0f}s  eta {eta:5.0f}s")
     sys.stderr.flush()
 
 
@@ -154,8 +152,9 @@ def main() -> None:
     lines = [
         f"## {names[0]} vs {names[1]} — {rules}, {n} duplicate deals (seed {args.seed!r})",
         "",
-        f"{dt.datetime.now(dt.timezone.utc):%Y-%m-%d %H:%M} UTC, {platform.node()}, "
-        f"{os.cpu_count()} CPUs, jobs={args.jobs}, solver backend {solver.BACKEND}, wall {wall:.0f} s",
+        f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, {platform.node()}, "
+        f"{os.cpu_count()} CPUs, jobs={args.jobs}, solver backend {solver.BACKEND}, "
+        f"wall {wall:.0f} s",
         "",
         "| side | mean card points / deal |",
         "|---|---|",
@@ -164,10 +163,12 @@ def main() -> None:
         "",
         "| measure | mean per deal | 95 % CI |",
         "|---|---|---|",
-        f"| card points, {names[0]} − {names[1]} (duplicate) | {mean:+.2f} | [{mean - half:+.2f}, {mean + half:+.2f}] |",
-        f"| written score, {names[0]} − {names[1]} | {wmean:+.2f} | [{wmean - whalf:+.2f}, {wmean + whalf:+.2f}] |",
+        f"| card points, {names[0]} − {names[1]} (duplicate) | {mean:+.2f} "
+        f"| [{mean - half:+.2f}, {mean + half:+.2f}] |",
+        f"| written score, {names[0]} − {names[1]} | {wmean:+.2f} "
+        f"| [{wmean - whalf:+.2f}, {wmean + whalf:+.2f}] |",
         "",
-        "| bot | decisions | p50 ms | p95 ms | max ms | opening lead p50 ms | opening lead max ms |",
+        "| bot | decisions | p50 ms | p95 ms | max ms | opening lead p50 ms | opening lead max ms |",  # noqa: E501
         "|---|---|---|---|---|---|---|",
     ]
     for name in names:
@@ -181,7 +182,7 @@ def main() -> None:
     print(text)
     if not args.no_save:
         os.makedirs(RESULTS, exist_ok=True)
-        path = os.path.join(RESULTS, f"bots-{dt.datetime.now(dt.timezone.utc):%Y-%m-%d}.md")
+        path = os.path.join(RESULTS, f"bots-{dt.datetime.now(dt.UTC):%Y-%m-%d}.md")
         new = not os.path.exists(path)
         with open(path, "a", encoding="utf-8") as f:
             if new:

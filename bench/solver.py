@@ -77,18 +77,18 @@ def main() -> None:
         results["c (same deals as python)"] = bench(pos[: args.py_deals], "c")
     print(f"rules {args.rules}, os.cpu_count()={os.cpu_count()}")
     print(
-        "| backend | deals | full-deal value median ms (p90) | 8 opening leads median ms (p90) | nodes value / leads |"
+        "| backend | deals | full-deal value median ms (p90) | 8 opening leads median ms (p90) | nodes value / leads |"  # noqa: E501
     )
     print("|---|---|---|---|---|")
     for name, r in results.items():
         print(
             f"| {name} | {r['n']} | {r['value_ms']:.1f} ({r['value_p90_ms']:.1f}) | "
-            f"{r['moves_ms']:.1f} ({r['moves_p90_ms']:.1f}) | {r['value_nodes']:.0f} / {r['moves_nodes']:.0f} |"
+            f"{r['moves_ms']:.1f} ({r['moves_p90_ms']:.1f}) | {r['value_nodes']:.0f} / {r['moves_nodes']:.0f} |"  # noqa: E501
         )
     if "c" in results:
         same = results["c (same deals as python)"]
         print(
-            f"\npure Python / C on the same deals: value x{results['python']['value_ms'] / same['value_ms']:.0f}, "
+            f"\npure Python / C on the same deals: value x{results['python']['value_ms'] / same['value_ms']:.0f}, "  # noqa: E501
             f"leads x{results['python']['moves_ms'] / same['moves_ms']:.0f}"
         )
 
