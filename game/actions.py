@@ -135,20 +135,7 @@ def get_owned_game(public_id, user) -> Game:
 
 
 def snapshot(public_id, user) -> dict[str, Any]:
-    game = get_owned_game(public_id, user)
-    resume_bots(game)
-    return snapshot_message(game)
-
-
-def resume_bots(game: Game) -> None:
-    """Queue the bot task again if a bot is to move (a lost or failed task must not
-    leave a game stuck). Harmless when a task is already on its way: the stale one
-    does nothing."""
-    state = game.state or {}
-    if game.status == Game.Status.ACTIVE and state.get("to_move") not in (None, HUMAN_SEAT):
-        from .tasks import play_bots as play_bots_task
-
-        play_bots_task.apply_async((game.pk, game.seq), queue=settings.GAME_BOTS_QUEUE)
+    return snapshot_message(get_owned_game(public_id, user))
 
 
 def record_text(game: Game) -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import logging
+from functools import partial
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
@@ -16,6 +17,11 @@ from . import actions, messages
 from .models import group_name
 
 logger = logging.getLogger(__name__)
+
+# Not thread-sensitive: Channels' default runs every consumer's database work in ONE
+# thread per process, so one game's commit would wait for another game's. Moves are
+# independent transactions (row lock per game), each thread has its own connection.
+run_db = partial(database_sync_to_async, thread_sensitive=False)
 
 CLOSE_NOT_FOUND = 4404
 CLOSE_FLOODING = 4429
@@ -30,7 +36,7 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
         self.refused = 0
         self.public_id = self.scope["url_route"]["kwargs"]["game_id"]
         try:
-            snapshot = await database_sync_to_async(actions.snapshot)(self.public_id, self.user)
+            snapshot = await run_db(actions.snapshot)(self.public_id, self.user)
         except actions.GameNotFound:
             await self.accept()
             await self.send_error("not_found", "no such game")
@@ -43,7 +49,7 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
         await self.accept()
         await self.send_json(snapshot)
         # A reconnecting client may be waiting on a bot turn lost with a worker.
-        await database_sync_to_async(kick_if_stuck)(self.public_id)
+        await run_db(kick_if_stuck)(self.public_id)
 
     async def disconnect(self, code: int) -> None:
         if self.group:
@@ -82,16 +88,16 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
             return
         if isinstance(message, messages.SnapshotMessage):
             try:
-                snap = await database_sync_to_async(actions.snapshot)(self.public_id, self.user)
+                snap = await run_db(actions.snapshot)(self.public_id, self.user)
             except actions.GameNotFound as exc:
                 await self.send_error(exc.code, str(exc))
                 return
             await self.send_json(snap)
-            await database_sync_to_async(kick_if_stuck)(self.public_id)
+            await run_db(kick_if_stuck)(self.public_id)
             return
         try:
             # The resulting events reach this socket through the group, after commit.
-            await database_sync_to_async(actions.apply_action)(
+            await run_db(actions.apply_action)(
                 self.public_id, self.user, message.action, message.seq
             )
         except actions.ActionError as exc:

@@ -163,13 +163,3 @@ def test_fast_play_toggles_and_can_be_set(user):
     assert actions.set_fast_play(game.public_id, user).fast_play is True
     assert actions.set_fast_play(game.public_id, user).fast_play is False
     assert actions.set_fast_play(game.public_id, user, True).fast_play is True
-
-
-def test_a_game_stuck_on_a_bot_move_resumes_when_the_player_reconnects(user):
-    seed = _seed_where_first_mover_is(lambda seat: seat != 0)
-    eng = engine.Game(seed, "flemish")
-    # As if the bot task had been lost: a bot is to move and nothing is queued.
-    game = Game.objects.create(owner=user, seed=seed, rules="flemish", state=eng.observation(0))
-    actions.snapshot(game.public_id, user)
-    game = wait_for_turn(game.public_id)
-    assert game.seq > 0 and game.state["to_move"] == 0
