@@ -36,9 +36,36 @@ SUIT_SINGULAR = {
     "fr": {"S": "pique", "H": "cœur", "D": "carreau", "C": "trèfle"},
 }
 RANK_NAMES = {
-    "nl": {"7": "7", "8": "8", "9": "9", "J": "boer", "Q": "vrouw", "K": "heer", "A": "aas", "T": "10"},
-    "en": {"7": "7", "8": "8", "9": "9", "J": "jack", "Q": "queen", "K": "king", "A": "ace", "T": "10"},
-    "fr": {"7": "7", "8": "8", "9": "9", "J": "valet", "Q": "dame", "K": "roi", "A": "as", "T": "10"},
+    "nl": {
+        "7": "7",
+        "8": "8",
+        "9": "9",
+        "J": "boer",
+        "Q": "vrouw",
+        "K": "heer",
+        "A": "aas",
+        "T": "10",
+    },
+    "en": {
+        "7": "7",
+        "8": "8",
+        "9": "9",
+        "J": "jack",
+        "Q": "queen",
+        "K": "king",
+        "A": "ace",
+        "T": "10",
+    },
+    "fr": {
+        "7": "7",
+        "8": "8",
+        "9": "9",
+        "J": "valet",
+        "Q": "dame",
+        "K": "roi",
+        "A": "as",
+        "T": "10",
+    },
 }
 
 SUIT_MASKS = tuple(0xFF << (8 * s) for s in range(4))
@@ -62,7 +89,7 @@ class Card(int):
         raise ValueError(f"a card number is 0..31, got {value!r}")
 
     @classmethod
-    def parse(cls, text: str) -> Card:
+    def parse(cls, text: str | Card) -> Card:
         """Parse ``"TS"``-style notation (also accepts ``"10S"`` and suit symbols).
 
         >>> Card.parse("10♥")
@@ -146,16 +173,16 @@ CARDS: tuple[Card, ...] = tuple(int.__new__(Card, i) for i in range(32))
 CARD_BY_TEXT: dict[str, Card] = {CARD_TEXT[i]: CARDS[i] for i in range(32)}
 
 # Cards of the same suit ranked above each card, as a mask.
-ABOVE: tuple[int, ...] = tuple(
-    SUIT_MASKS[i >> 3] & ~((1 << (i + 1)) - 1) for i in range(32)
-)
+ABOVE: tuple[int, ...] = tuple(SUIT_MASKS[i >> 3] & ~((1 << (i + 1)) - 1) for i in range(32))
 
 # mask -> cards, per suit byte, so a hand mask becomes a list in four lookups.
 _BYTE_CARDS = tuple(
-    tuple(tuple(CARDS[s * 8 + r] for r in range(8) if b >> r & 1) for b in range(256)) for s in range(4)
+    tuple(tuple(CARDS[s * 8 + r] for r in range(8) if b >> r & 1) for b in range(256))
+    for s in range(4)
 )
 _BYTE_TEXT = tuple(
-    tuple(tuple(CARD_TEXT[s * 8 + r] for r in range(8) if b >> r & 1) for b in range(256)) for s in range(4)
+    tuple(tuple(CARD_TEXT[s * 8 + r] for r in range(8) if b >> r & 1) for b in range(256))
+    for s in range(4)
 )
 
 

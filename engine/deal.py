@@ -147,6 +147,8 @@ class Deal:
         self.result: DealResult | None = None
         self.actions: list[str] = []
         self._lm = -1  # cached legal mask of the position, -1 when unknown
+        self.phase = PLAY
+        self.to_move: int | None = dealer
         if rs.trump_by_turned_card:
             if turned is None or not (hands[dealer] >> turned & 1):
                 raise ValueError("these rules turn the dealer's last card: give it as turned=")
@@ -194,7 +196,9 @@ class Deal:
             seen |= m
             masks.append(m)
         if rs.trump_by_turned_card:
-            turned = Card.parse(turned) if turned is not None else Card.parse(list(hands[dealer])[-1])
+            turned = (
+                Card.parse(turned) if turned is not None else Card.parse(list(hands[dealer])[-1])
+            )
         elif turned is not None:
             raise ValueError("these rules do not turn a trump card")
         return cls(masks, dealer, rs, turned=turned, tie_factor=tie_factor, number=number)
@@ -203,7 +207,9 @@ class Deal:
     def from_spec(cls, spec, rules: RuleSet | str | None = None, tie_factor: int = 1) -> Deal:
         """From :func:`engine.deal_for`'s result."""
         masks = [sum(1 << c for c in h) for h in spec.hands]
-        return cls(masks, spec.dealer, rules, turned=spec.turned, tie_factor=tie_factor, number=spec.number)
+        return cls(
+            masks, spec.dealer, rules, turned=spec.turned, tie_factor=tie_factor, number=spec.number
+        )
 
     def clone(self) -> Deal:
         new = object.__new__(Deal)
@@ -290,7 +296,7 @@ class Deal:
 
     def _legal_mask(self) -> int:
         # Hot path: mirrors _legal_explained() without building reasons.
-        p = self.to_move
+        p: int = self.to_move  # type: ignore[assignment]  # only called with a player to move
         h = self.hands[p]
         if not self._trick:
             return h
@@ -327,7 +333,7 @@ class Deal:
 
     def _legal_explained(self) -> tuple[int, str | None, dict]:
         """The legal mask with the rule that restricts it (slow; for refusals)."""
-        p = self.to_move
+        p: int = self.to_move  # type: ignore[assignment]  # only called with a player to move
         h = self.hands[p]
         if not self._trick:
             return h, None, {}
@@ -343,7 +349,11 @@ class Deal:
         hs = h & SUIT_MASKS[led]
         if hs:
             if opp and not trumped and hs & ABOVE[w]:
-                return hs & ABOVE[w], "beat_in_suit" + suffix, {"winning": str(win), "suit": SUITS[led]}
+                return (
+                    hs & ABOVE[w],
+                    "beat_in_suit" + suffix,
+                    {"winning": str(win), "suit": SUITS[led]},
+                )
             return hs, "follow_suit", {"suit": SUITS[led]}
         if trump is None:
             return h, None, {}
@@ -366,7 +376,7 @@ class Deal:
         return h, None, {}
 
     def _refusal(self, card: Card) -> IllegalMove:
-        p = self.to_move
+        p: int = self.to_move  # type: ignore[assignment]  # only called with a player to move
         if not (self.hands[p] >> card & 1):
             return IllegalMove("not_in_hand", f"you do not hold {card}", card=str(card))
         _, code, params = self._legal_explained()
@@ -383,7 +393,9 @@ class Deal:
             self.play(action)
             return
         if phase == DONE:
-            raise IllegalMove("wrong_phase", "the deal is over", action=str(action), expected="the deal is over")
+            raise IllegalMove(
+                "wrong_phase", "the deal is over", action=str(action), expected="the deal is over"
+            )
         if not isinstance(action, str):
             raise self._wrong_phase(str(action))
         if phase == TRUMP:
@@ -412,9 +424,22 @@ class Deal:
             ANNOUNCE: "the announcements are not finished",
             PLAY: "play a card",
         }.get(self.phase, "the deal is over")
-        if action not in CARD_BY_TEXT and action not in (*TRUMP_ACTIONS, NO_TRUMP_ACTION, BLIND, LOOK, MEE, TEGEN, PASS):
+        if action not in CARD_BY_TEXT and action not in (
+            *TRUMP_ACTIONS,
+            NO_TRUMP_ACTION,
+            BLIND,
+            LOOK,
+            MEE,
+            TEGEN,
+            PASS,
+        ):
             return IllegalMove("unknown_action", f"unknown action {action!r}", action=action)
-        return IllegalMove("wrong_phase", f"{action} is not possible now: {expected}", action=action, expected=expected)
+        return IllegalMove(
+            "wrong_phase",
+            f"{action} is not possible now: {expected}",
+            action=action,
+            expected=expected,
+        )
 
     def choose_trump(self, suit: str | None) -> None:
         """The dealer names trump: ``"S"``, ``"H"``, ``"D"``, ``"C"`` or ``None`` for no trump."""
@@ -454,7 +479,7 @@ class Deal:
         call = MEE if self._ann_side == 1 else TEGEN
         if action == call:
             self.doublings += 1
-            self.announcements.append((self.to_move, call))
+            self.announcements.append((self.to_move, call))  # type: ignore[arg-type]
             self.actions.append(call)
             if self.doublings >= self.rules.max_doublings:
                 self._start_play()
@@ -463,7 +488,7 @@ class Deal:
                 self._ann_index = 0
                 self.to_move = self._announcer()
         elif action == PASS:
-            self.announcements.append((self.to_move, PASS))
+            self.announcements.append((self.to_move, PASS))  # type: ignore[arg-type]
             self.actions.append(PASS)
             self._ann_index += 1
             if self._ann_index == 2:
@@ -481,7 +506,7 @@ class Deal:
         """The player to move plays ``card``; IllegalMove (naming the rule) if forbidden."""
         if type(card) is not Card:
             try:
-                card = CARD_BY_TEXT[card]
+                card = CARD_BY_TEXT[card]  # type: ignore[index]
             except (KeyError, TypeError):
                 if self.phase != PLAY:
                     raise self._wrong_phase(str(card)) from None
@@ -500,7 +525,7 @@ class Deal:
 
     def _play(self, card: Card) -> None:
         """Play without checking legality (for search code that already knows)."""
-        p = self.to_move
+        p: int = self.to_move  # type: ignore[assignment]  # only called with a player to move
         self.hands[p] &= ~(1 << card)
         self.actions.append(CARD_TEXT[card])
         self._lm = -1
@@ -524,7 +549,12 @@ class Deal:
             return
         winner = self._win_seat
         team = winner & 1
-        pts = _POINTS[trick[0][1]] + _POINTS[trick[1][1]] + _POINTS[trick[2][1]] + _POINTS[trick[3][1]]
+        pts = (
+            _POINTS[trick[0][1]]
+            + _POINTS[trick[1][1]]
+            + _POINTS[trick[2][1]]
+            + _POINTS[trick[3][1]]
+        )
         pts += self.rules.trick_bonus
         tricks = self.tricks
         tricks.append(Trick(trick[0][0], tuple(trick), winner))
@@ -599,7 +629,9 @@ class Deal:
         }
 
     def __repr__(self) -> str:
-        return f"<Deal {self.number} dealer={self.dealer} phase={self.phase} to_move={self.to_move}>"
+        return (
+            f"<Deal {self.number} dealer={self.dealer} phase={self.phase} to_move={self.to_move}>"
+        )
 
 
 def check_deck(hands: list[int]) -> bool:

@@ -52,10 +52,11 @@ class _Stream:
 
     def _refill(self, blocks: int) -> None:
         data = b"".join(
-            hashlib.sha256(self._subkey + (self._counter + i).to_bytes(4, "big")).digest() for i in range(blocks)
+            hashlib.sha256(self._subkey + (self._counter + i).to_bytes(4, "big")).digest()
+            for i in range(blocks)
         )
         self._counter += blocks
-        self._words = struct.unpack(">%dI" % (8 * blocks), data)
+        self._words = struct.unpack(f">{8 * blocks}I", data)
         self._pos = 0
 
     def below(self, n: int) -> int:
@@ -100,7 +101,9 @@ class DealSpec:
         return [[str(c) for c in h] for h in self.hands]
 
 
-def deal_cards(order: list[Card], dealer: int, rules: RuleSet) -> tuple[tuple[tuple[Card, ...], ...], Card]:
+def deal_cards(
+    order: list[Card], dealer: int, rules: RuleSet
+) -> tuple[tuple[tuple[Card, ...], ...], Card]:
     """Deal a card order in the preset's packets, starting next to the dealer."""
     hands: list[list[Card]] = [[], [], [], []]
     pos = 0

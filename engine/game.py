@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .deal import DONE, PLAY, Deal, DealResult
+from .deal import PLAY, Deal, DealResult
 from .dealing import DealSpec, deal_for
 from .errors import IllegalMove
 from .rules import RuleSet, get_rules
@@ -55,7 +55,9 @@ class GameSummary:
 class Game:
     """Deals from a seed until the preset's end; a whole game is ``(seed, rules, actions)``."""
 
-    def __init__(self, seed: str | bytes | int, rules: str | RuleSet | None = None, *, deals=None) -> None:
+    def __init__(
+        self, seed: str | bytes | int, rules: str | RuleSet | None = None, *, deals=None
+    ) -> None:
         """``deals``: optional callable ``number -> DealSpec`` replacing :func:`deal_for`."""
         self.seed = seed
         self.rules = get_rules(rules)
@@ -151,14 +153,16 @@ class Game:
         deal = self.deal
         if seat is not None and seat != deal.to_move:
             raise IllegalMove(
-                "not_your_turn", f"it is {SEAT_NAMES[deal.to_move]}'s turn, not yours", to_move=deal.to_move
+                "not_your_turn",
+                f"it is {SEAT_NAMES[deal.to_move or 0]}'s turn, not yours",
+                to_move=deal.to_move,
             )
         if deal.phase == PLAY:
             deal.play(action)
         else:
             deal.apply_action(action)
         self.actions.append(deal.actions[-1])  # canonical text: "TS", never "10♠" or "ts"
-        if deal.phase == DONE:
+        if deal.result is not None:
             self._deal_done(deal.result)
 
     def play(self, card) -> None:
@@ -187,13 +191,30 @@ class Game:
 
     def _game_done(self, winner: int | None, reason: str) -> None:
         rs = self.rules
-        self.games.append(GameSummary(self.game_index, (self.scores[0], self.scores[1]), winner, self.deals_in_game, reason))
+        self.games.append(
+            GameSummary(
+                self.game_index,
+                (self.scores[0], self.scores[1]),
+                winner,
+                self.deals_in_game,
+                reason,
+            )
+        )
         if winner is not None:
             self.games_won[winner] += 1
         won = self.games_won
         if rs.games_to_win == 1 or max(won) >= rs.games_to_win or len(self.games) >= rs.max_games:
-            overall = winner if rs.games_to_win == 1 else (0 if won[0] > won[1] else 1 if won[1] > won[0] else None)
-            self.outcome = Outcome(overall, (self.scores[0], self.scores[1]), reason if rs.games_to_win == 1 else "match", (won[0], won[1]))
+            overall = (
+                winner
+                if rs.games_to_win == 1
+                else (0 if won[0] > won[1] else 1 if won[1] > won[0] else None)
+            )
+            self.outcome = Outcome(
+                overall,
+                (self.scores[0], self.scores[1]),
+                reason if rs.games_to_win == 1 else "match",
+                (won[0], won[1]),
+            )
             return
         self.game_index += 1
         self.deals_in_game = 0
@@ -227,4 +248,7 @@ class Game:
         return obs
 
     def __repr__(self) -> str:
-        return f"<Game seed={self.seed!r} rules={self.rules.name} deal={self.deal_number} scores={self.scores}>"
+        return (
+            f"<Game seed={self.seed!r} rules={self.rules.name} "
+            f"deal={self.deal_number} scores={self.scores}>"
+        )

@@ -1,3 +1,4 @@
+# ruff: noqa: E501  (message templates read better unbroken)
 """Plain-words explanations of refused actions, in Dutch, English and French."""
 
 from __future__ import annotations
@@ -49,11 +50,15 @@ TEMPLATES: dict[str, dict[str, str]] = {
     "fr": {
         "not_in_hand": "vous n'avez pas {card}",
         "follow_suit": "vous devez fournir à {suit}",
-        "beat_in_suit": "l'adversaire est maître avec {winning} et vous avez un {suit1} plus fort : jouez-le",
+        "beat_in_suit": (
+            "l'adversaire est maître avec {winning} et vous avez un {suit1} plus fort : jouez-le"
+        ),
         "beat_in_suit_any": "{winning} est maître et vous avez un {suit1} plus fort : jouez-le",
         "must_trump": "vous n'avez pas de {led} et l'adversaire est maître : vous devez couper",
         "must_trump_any": "vous n'avez pas de {led} : vous devez couper",
-        "must_overtrump": "l'adversaire est maître avec {winning} et vous avez un atout plus fort : surcoupez",
+        "must_overtrump": (
+            "l'adversaire est maître avec {winning} et vous avez un atout plus fort : surcoupez"
+        ),
         "must_overtrump_any": "{winning} est maître et vous avez un atout plus fort : surcoupez",
         "no_undertrump": "vous ne pouvez pas sous-couper : jouez une autre couleur",
         "forced_trump": "vous n'avez pas de {led} : vous devez jouer atout",

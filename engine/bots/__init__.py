@@ -7,11 +7,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from .base import Bot, View, bot_seed, decision_rng
 from .heuristic import HeuristicBot
 from .random_bot import RandomBot
 
-_FACTORIES = {
+_FACTORIES: dict[str, Callable[[], Bot]] = {
     "random": RandomBot,
     "heuristic": HeuristicBot,
     "beginner": HeuristicBot,
@@ -41,4 +43,14 @@ def get_bot(name: str = "heuristic") -> Bot:
     return factory()
 
 
-__all__ = ["Bot", "View", "bot_seed", "decision_rng", "get_bot", "register", "available", "HeuristicBot", "RandomBot"]
+__all__ = [
+    "Bot",
+    "View",
+    "bot_seed",
+    "decision_rng",
+    "get_bot",
+    "register",
+    "available",
+    "HeuristicBot",
+    "RandomBot",
+]

@@ -28,7 +28,9 @@ class Bot(Protocol):
 
 def bot_seed(game_seed: str | bytes | int, deal_number: int, seat: int) -> bytes:
     """The seed a bot receives for one deal and seat."""
-    return hashlib.sha256(b"manillen/bot/" + seed_bytes(game_seed) + b"/%d/%d" % (deal_number, seat)).digest()
+    return hashlib.sha256(
+        b"manillen/bot/" + seed_bytes(game_seed) + b"/%d/%d" % (deal_number, seat)
+    ).digest()
 
 
 def decision_rng(observation: dict, seed: bytes) -> random.Random:

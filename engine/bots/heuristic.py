@@ -8,8 +8,8 @@
 
 from __future__ import annotations
 
-from ..cards import ABOVE, CARD_BY_TEXT, CARDS, CARD_TEXT, RANK_POINTS, SUIT_MASKS
-from .base import View, decision_rng
+from ..cards import ABOVE, CARD_BY_TEXT, CARD_TEXT, RANK_POINTS, SUIT_MASKS
+from .base import View
 
 _PTS = tuple(RANK_POINTS[i & 7] for i in range(32))
 _HONOUR = (0, 0, 0, 0.3, 0.6, 1.0, 2.0, 3.0)  # suit-strength weight by rank index
@@ -113,7 +113,11 @@ class HeuristicBot:
                 c = s * 8 + rank
                 if legal >> c & 1 and self._master(v, c):
                     # Only while the opponents still follow or have no trumps left to ruff.
-                    if trump is None or _count(v.unseen & SUIT_MASKS[trump]) == 0 or _count(v.unseen & SUIT_MASKS[s]) >= 2:
+                    if (
+                        trump is None
+                        or _count(v.unseen & SUIT_MASKS[trump]) == 0
+                        or _count(v.unseen & SUIT_MASKS[s]) >= 2
+                    ):
                         return c
         # With many trumps, draw them with a small one (keeping the ten).
         if trump is not None:
@@ -148,14 +152,25 @@ class HeuristicBot:
         last = len(trick) == 3
         partner_winning = (w_seat ^ seat) & 1 == 0
         trump = v.trump
+
         # Could anyone after us take the partner's card?  Approximate with "master".
         def safe(card: int) -> bool:
             if last:
                 return True
             s = card >> 3
-            if trump is not None and s != trump and not (v.unseen & SUIT_MASKS[s]) and v.unseen & SUIT_MASKS[trump]:
+            if (
+                trump is not None
+                and s != trump
+                and not (v.unseen & SUIT_MASKS[s])
+                and v.unseen & SUIT_MASKS[trump]
+            ):
                 return False  # the next opponent may be void and ruff
-            if trump is not None and s != trump and (v.unseen & SUIT_MASKS[trump]) and len(trick) == 1:
+            if (
+                trump is not None
+                and s != trump
+                and (v.unseen & SUIT_MASKS[trump])
+                and len(trick) == 1
+            ):
                 # Second hand: the opponent after us may be void; masters are still likely.
                 return self._master(v, card) and _count(v.unseen & SUIT_MASKS[s]) >= 2
             return self._master(v, card)
@@ -168,7 +183,15 @@ class HeuristicBot:
             safe_winners = [c for c in winners if safe(c)]
             pool = safe_winners or (winners if last or sum(_PTS[c] for _, c in trick) >= 4 else [])
             if pool:
-                return min(pool, key=lambda c: ((trump is not None and (c >> 3) == trump), c & 7 == 7 and (c >> 3) == trump, _PTS[c], c & 7))
+                return min(
+                    pool,
+                    key=lambda c: (
+                        (trump is not None and (c >> 3) == trump),
+                        c & 7 == 7 and (c >> 3) == trump,
+                        _PTS[c],
+                        c & 7,
+                    ),
+                )
         if partner_winning:
             return self._cheapest(v, legal)
         return self._cheapest(v, legal)
