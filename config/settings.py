@@ -270,3 +270,8 @@ CELERY_BEAT_SCHEDULE["sweep-stuck-games"] = {
     "task": "ops.tasks.sweep_stuck_games",
     "schedule": env_int("SWEEP_EVERY", 15),
 }
+# Celery's Django fixup closes the database connection before and after every task
+# unless this is set: a new PostgreSQL connection (and backend process) per bot turn.
+# Keep it for this many tasks; ops/apps.py still drops a broken or old one after each
+# task (django.db.close_old_connections, CONN_MAX_AGE).
+CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 500)
