@@ -51,6 +51,9 @@ def table(request: HttpRequest, game_id) -> HttpResponse:
 
 def record(request: HttpRequest, game_id) -> HttpResponse:
     game = _owned(request, game_id)
+    if game.status != Game.Status.FINISHED:
+        # A record names the seed and every hand: the owner sees it once the game is over.
+        raise Http404("the record is available when the game is over")
     if is_seed_sealed(game):
         # A record names the seed; a running tournament's seed reveals every hand.
         raise Http404("the record is available when the tournament closes")
