@@ -11,10 +11,24 @@ import pytest
 from engine.bots import bot_seed, get_bot
 from game import actions as game_actions
 from game.models import Game
-from tests.helpers import wait_for_turn
+from tests.helpers import PRODUCTION_STACK, wait_for_turn
 from tournaments import actions
 
 pytestmark = pytest.mark.usefixtures("live_game_db")
+
+
+@pytest.fixture(autouse=True)
+def tournament_tasks_in_process(monkeypatch):
+    """Production stack: the test worker consumes only its own bots queue, so the
+    rankings and exports tasks (queues "rankings", "exports") run here, right after
+    commit, instead of waiting for a worker that is not listening. Embedded mode runs
+    them eagerly anyway."""
+    if not PRODUCTION_STACK:
+        return
+    from tournaments import tasks
+
+    for task in (tasks.recompute_rankings, tasks.build_records_zip):
+        monkeypatch.setattr(task, "delay", lambda *args, _task=task: _task.apply(args=args))
 
 
 @pytest.fixture(autouse=True)
