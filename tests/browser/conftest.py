@@ -84,9 +84,12 @@ def asgi_server(request, tmp_path_factory):
     if PRODUCTION_STACK:
         # The worker fixture makes sure the test database exists and bots get played.
         request.getfixturevalue("bot_worker")
+        from django.conf import settings
         from django.db import connection
 
         env["DATABASE_NAME"] = connection.settings_dict["NAME"]
+        # The worker listens on a queue of this run's own; the server must send there.
+        env["GAME_BOTS_QUEUE"] = settings.GAME_BOTS_QUEUE
         baseline = _db_sessions(request, env["DATABASE_NAME"])
     else:
         baseline = 0
