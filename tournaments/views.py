@@ -434,7 +434,8 @@ def manage(request: HttpRequest, pk: int) -> HttpResponse:
         "t": t,
         "rows": rows,
         "results_allowed": allowed,
-        "audit": t.audit.select_related("actor", "entry__player"),
+        # Corrections name scores: hidden like the results from an organizer still playing.
+        "audit": t.audit.select_related("actor", "entry__player") if allowed else [],
         "correction_form": CorrectionForm(),
         "removal_form": RemovalForm(),
     }

@@ -85,3 +85,19 @@ def test_club_tournament_hidden_from_outsiders(make_tournament, make_user, clien
     t = make_tournament()
     client.force_login(make_user("outsider"))
     assert client.get(f"/tournaments/{t.pk}/").status_code == 404
+
+
+def test_organizer_still_playing_sees_no_scores_in_the_panel(
+    make_tournament, make_user, organizer, client
+):
+    t = make_tournament()  # random seed: the organizer may play
+    anna = make_user("anna")
+    e_org, e_anna = joined(t, organizer, anna)
+    finish(e_anna)
+    other = make_user("co-organizer")
+    t.club.organizers.add(other)
+    actions.correct_score(e_anna.pk, other, 4321, "typfout")
+    client.force_login(organizer)
+    page = client.get(f"/tournaments/{t.pk}/manage/").content.decode()
+    assert "typfout" not in page and "4321" not in page
+    assert client.get(f"/tournaments/{t.pk}/manage/deals/").status_code == 403
