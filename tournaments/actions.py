@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime as dt
 import logging
 import secrets
+import time
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
@@ -287,9 +288,10 @@ def _finish_entry(entry: Entry, game: Game, mode: str) -> None:
 
 
 def schedule_rankings(tournament_id: int) -> None:
+    """Recompute after commit; stamped with the time so that bursts collapse."""
     from .tasks import recompute_rankings
 
-    transaction.on_commit(lambda: recompute_rankings.delay(tournament_id))
+    transaction.on_commit(lambda: recompute_rankings.delay(tournament_id, time.time()))
 
 
 def close_tournament(tournament_id: int, actor=None, *, now=None) -> Tournament:

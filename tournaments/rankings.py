@@ -19,14 +19,30 @@ from django.utils import timezone
 from . import replays, scoring
 from .models import DealResult, Entry, Tournament, TournamentDeal
 
+# Requests are stamped by one process and runs by another: allow for clock skew.
+CLOCK_MARGIN = 2.0
 
-def recompute(tournament_id: int) -> int | None:
-    """Recompute and store every ranking figure; returns the new rankings_version."""
+
+def recompute(tournament_id: int, requested_at: float | None = None) -> int | None:
+    """Recompute and store every ranking figure; returns the new rankings_version.
+
+    `requested_at` (epoch seconds, taken after the triggering commit): if a run that
+    started later already finished, it saw that commit, so this one is skipped
+    (returns None). A burst of finishes on a big day list then costs a few runs.
+    """
     with transaction.atomic():
         try:
             t = Tournament.objects.select_for_update().get(pk=tournament_id)
         except Tournament.DoesNotExist:
             return None
+        if (
+            requested_at is not None
+            and t.rankings_computed_at is not None
+            and t.rankings_computed_at.timestamp() >= requested_at + CLOCK_MARGIN
+        ):
+            return None
+        # Taken under the lock, before reading: every commit before it is included.
+        started = timezone.now()
         entries = list(
             Entry.objects.filter(tournament=t, status=Entry.Status.FINISHED).order_by("pk")
         )
@@ -45,9 +61,10 @@ def recompute(tournament_id: int) -> int | None:
             deal_mp = scoring.matchpoints([r.card_points[0] for r in rows])
             scaled = scoring.neuberg(deal_mp, field)
             for r, m, s in zip(rows, deal_mp.tolist(), scaled.tolist(), strict=True):
-                r.matchpoints, r.neuberg = m, round(s, 4)
                 deal_total[r.entry_id] += s
-                changed.append(r)
+                if (r.matchpoints, r.neuberg) != (m, round(s, 4)):
+                    r.matchpoints, r.neuberg = m, round(s, 4)
+                    changed.append(r)
         DealResult.objects.bulk_update(changed, ["matchpoints", "neuberg"])
 
         totals = [round(deal_total[e.pk], 4) for e in entries]
@@ -64,7 +81,7 @@ def recompute(tournament_id: int) -> int | None:
 
         _fill_par(t, max(by_deal, default=0))
         Tournament.objects.filter(pk=t.pk).update(
-            rankings_version=F("rankings_version") + 1, rankings_computed_at=timezone.now()
+            rankings_version=F("rankings_version") + 1, rankings_computed_at=started
         )
         t.refresh_from_db(fields=["rankings_version"])
         version = t.rankings_version

@@ -7,8 +7,8 @@ from . import actions, exports, rankings
 
 
 @shared_task(name="tournaments.tasks.recompute_rankings", ignore_result=True)
-def recompute_rankings(tournament_id: int) -> int | None:
-    return rankings.recompute(tournament_id)
+def recompute_rankings(tournament_id: int, requested_at: float | None = None) -> int | None:
+    return rankings.recompute(tournament_id, requested_at)
 
 
 @shared_task(name="tournaments.tasks.open_day_tournament", ignore_result=True)

@@ -82,3 +82,13 @@ def test_finishing_an_entry_recomputes_the_rankings(make_tournament, make_user):
     assert entry.status == Entry.Status.FINISHED
     assert t.rankings_version >= 1  # the task ran after commit (eager in embedded mode)
     assert entry.rank == 1 and entry.matchpoints_pct == 50.0
+
+
+def test_a_request_older_than_the_last_run_is_skipped(field_of_four):
+    import time
+
+    t, *_ = field_of_four
+    before = time.time() - rankings.CLOCK_MARGIN - 1
+    assert rankings.recompute(t.pk) == 1
+    assert recompute_rankings.apply(args=[t.pk, before]).get() is None  # already included
+    assert recompute_rankings.apply(args=[t.pk, time.time() + 1]).get() == 2
