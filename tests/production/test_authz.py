@@ -178,10 +178,10 @@ def test_organizer_pages_are_refused_to_a_non_organizer(field):
     e_anna.refresh_from_db()
     assert t.status != "closed" and e_anna.status == Entry.Status.FINISHED
     assert e_anna.score == e_anna.game_score
-    for name, fn, args in (
-        ("close", t_actions.close_tournament, (t.pk, carl)),
-        ("correct", t_actions.correct_score, (e_anna.pk, carl, 999, "because")),
-        ("remove", t_actions.remove_entry, (e_anna.pk, carl, "because")),
+    for fn, args in (
+        (t_actions.close_tournament, (t.pk, carl)),
+        (t_actions.correct_score, (e_anna.pk, carl, 999, "because")),
+        (t_actions.remove_entry, (e_anna.pk, carl, "because")),
     ):
         with pytest.raises(t_actions.NotAllowed):
             fn(*args)
@@ -243,9 +243,12 @@ def test_forms_refuse_posts_without_a_csrf_token(field):
         ("/i18n/setlang/", {"language": "fr"}),
     ):
         assert client.post(url, data).status_code == 403, url
-    assert Client(enforce_csrf_checks=True).post(
-        "/accounts/login/", {"username": "carl", "password": "pw-carl-123"}
-    ).status_code == 403
+    assert (
+        Client(enforce_csrf_checks=True)
+        .post("/accounts/login/", {"username": "carl", "password": "pw-carl-123"})
+        .status_code
+        == 403
+    )
     assert not Entry.objects.filter(tournament=t, player=carl).exists()
     assert Game.objects.filter(owner=carl).count() == 1
 
