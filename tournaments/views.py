@@ -93,6 +93,7 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
         "day_standings": rankings.standings(day) if _results_already_open(request, day) else None,
         "day_entry": actions.entry_of(request.user, day),
         "tournaments": tournaments,
+        "earlier_days": Tournament.objects.filter(day__lt=day.day).order_by("-day")[:7],
     }
     return render(request, "tournaments/list.html", context)
 

@@ -54,3 +54,25 @@ async def test_finished_player_gets_a_push_when_another_entry_finishes(make_tour
     assert update["type"] == "standings" and update["version"] > snapshot["version"]
     assert {r["player"] for r in update["rows"]} == {"anna", "ben"}
     await comm.disconnect()
+
+
+async def test_standings_socket_answers_snapshot_requests_and_rejects_junk(
+    make_tournament, make_user
+):
+    t = await database_sync_to_async(make_tournament)(seed="live-3")
+    anna = await database_sync_to_async(make_user)("anna")
+    (entry,) = await database_sync_to_async(joined)(t, anna)
+    await database_sync_to_async(finish)(entry)
+    comm = _communicator(t.pk, await database_sync_to_async(_cookie)(anna))
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    assert connected
+    first = await comm.receive_json_from(timeout=TIMEOUT)
+    await comm.send_to(text_data="not json")
+    assert (await comm.receive_json_from(timeout=TIMEOUT))["code"] == "bad_message"
+    await comm.send_json_to({"type": "play", "card": "TS"})
+    assert (await comm.receive_json_from(timeout=TIMEOUT))["code"] == "bad_message"
+    await comm.send_json_to({"type": "snapshot"})
+    again = await comm.receive_json_from(timeout=TIMEOUT)
+    assert again["type"] == "standings" and again["rows"] == first["rows"]
+    assert "group" not in again
+    await comm.disconnect()
