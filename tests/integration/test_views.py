@@ -71,7 +71,6 @@ def test_state_json_is_the_owners_snapshot(client):
 def test_record_download_is_the_engine_game_record(client):
     records = pytest.importorskip("engine.records")
     import engine
-
     from game import actions
 
     game = _start(client)
