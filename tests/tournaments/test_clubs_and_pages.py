@@ -60,3 +60,13 @@ def test_every_page_renders_for_a_finished_player_and_after_close(
     for page in [*pages[:3], "verify/", "results/", "manage/", "manage/deals/"]:
         assert client.get(f"/tournaments/{t.pk}/{page}").status_code == 200, page
     assert client.get(f"/tournaments/{t.pk}/standings/?format=json").json()["rows"][0]["rank"] == 1
+
+
+def test_only_organizers_see_the_member_names(client, make_user, club, organizer):
+    anna, ben = make_user("anna"), make_user("ben")
+    club.members.add(anna, ben)
+    client.force_login(ben)
+    page = client.get(f"/clubs/{club.slug}/").content.decode()
+    assert "anna" not in page
+    client.force_login(organizer)
+    assert "anna" in client.get(f"/clubs/{club.slug}/").content.decode()
