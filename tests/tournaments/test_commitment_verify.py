@@ -40,3 +40,22 @@ def test_verify_page_flags_a_tampered_deal(make_tournament, organizer, client):
     deal.save()
     page = client.get(f"/tournaments/{t.pk}/verify/").content.decode()
     assert "data-deals-ok" not in page and "data-commitment-ok" in page
+
+
+def test_opening_a_draft_publishes_the_commitment_and_stores_the_deals(
+    make_tournament, organizer, make_user, client, club
+):
+    t = make_tournament(open_now=False)
+    anna = make_user("anna")
+    club.members.add(anna)
+    client.force_login(anna)
+    assert client.get(f"/tournaments/{t.pk}/").status_code == 404  # drafts: organizers only
+    assert t.deals.count() == 0
+    client.force_login(organizer)
+    assert "data-commitment" not in client.get(f"/tournaments/{t.pk}/").content.decode()
+    assert client.post(f"/tournaments/{t.pk}/manage/open/").status_code == 302
+    t.refresh_from_db()
+    assert t.status == "running" and t.opened_at is not None and t.deals.count() == 40
+    client.force_login(anna)
+    page = client.get(f"/tournaments/{t.pk}/").content.decode()
+    assert "data-commitment" in page and t.seed_commitment in page and t.seed not in page
