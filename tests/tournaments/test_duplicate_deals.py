@@ -68,3 +68,20 @@ def test_same_plays_meet_the_same_bot_replies(make_tournament, make_user, club):
     # The same South choices (table moves vs. autoplay) meet the same bot replies.
     assert g1.actions == g2.actions
     assert g1.final_score == g2.final_score
+
+
+@pytest.mark.parametrize("preset", list(engine.PRESETS))
+def test_every_preset_plays_a_tournament_entry_to_the_end(preset, make_tournament, make_user):
+    from tests.tournaments.conftest import joined
+
+    t = make_tournament(seed=f"preset-{preset}", rules=preset)
+    assert (
+        t.deals.count() == engine.get_rules(preset).max_deals * engine.get_rules(preset).max_games
+    )
+    (entry,) = joined(t, make_user("anna"))
+    game = finish(entry)
+    entry.refresh_from_db()
+    assert entry.status == "finished" and entry.score == game.final_score
+    results = list(DealResult.objects.filter(entry=entry))
+    assert results and all(len(r.tricks) == 8 for r in results)
+    assert TournamentDeal.objects.get(tournament=t, number=1).par is not None
