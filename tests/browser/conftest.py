@@ -57,25 +57,6 @@ def _wait_http(url: str, proc: subprocess.Popen, log: Path, timeout: float = 40.
         time.sleep(0.2)
 
 
-def _db_sessions(request, name: str) -> int:
-    from django.db import connection
-
-    with request.getfixturevalue("django_db_blocker").unblock(), connection.cursor() as cur:
-        cur.execute(
-            "SELECT count(*) FROM pg_stat_activity WHERE datname = %s AND pid <> pg_backend_pid()",
-            [name],
-        )
-        return cur.fetchone()[0]
-
-
-def _wait_for_server_db_sessions_to_end(request, name: str, baseline: int) -> None:
-    # PostgreSQL notices a dead client a moment after it exits; dropping the test
-    # database before that fails ("being accessed by other users").
-    deadline = time.monotonic() + 10
-    while _db_sessions(request, name) > baseline and time.monotonic() < deadline:
-        time.sleep(0.1)
-
-
 @pytest.fixture(scope="session")
 def asgi_server(request, tmp_path_factory):
     """Base URL of a running ASGI server for the browser tests."""
@@ -90,9 +71,7 @@ def asgi_server(request, tmp_path_factory):
         env["DATABASE_NAME"] = connection.settings_dict["NAME"]
         # The worker listens on a queue of this run's own; the server must send there.
         env["GAME_BOTS_QUEUE"] = settings.GAME_BOTS_QUEUE
-        baseline = _db_sessions(request, env["DATABASE_NAME"])
     else:
-        baseline = 0
         for key in ("DATABASE_URL", "DATABASE_NAME", "REDIS_URL"):
             env.pop(key, None)
         env["SQLITE_PATH"] = str(tmp / "browser.sqlite3")
@@ -121,8 +100,6 @@ def asgi_server(request, tmp_path_factory):
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
-        if PRODUCTION_STACK:
-            _wait_for_server_db_sessions_to_end(request, env["DATABASE_NAME"], baseline)
 
 
 @pytest.fixture(scope="module")
@@ -145,6 +122,20 @@ def browser():
             os.environ.pop("DJANGO_ALLOW_ASYNC_UNSAFE", None)
         else:
             os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = saved
+
+
+@pytest.fixture(autouse=True)
+def _close_db_connections():
+    """Close this test's database connections before the next one starts.
+
+    While Playwright's loop runs, Django keeps connections per async context, so the
+    django_db fixture's connection would otherwise outlive the test and keep PostgreSQL
+    from dropping the test database at the end of the session.
+    """
+    yield
+    from django.db import connections
+
+    connections.close_all()
 
 
 @pytest.hookimpl(hookwrapper=True)
