@@ -382,6 +382,8 @@ def day_tournament(day: dt.date | None = None) -> Tournament:
         return existing
     tz = timezone.get_current_timezone()
     start = timezone.make_aware(dt.datetime.combine(day, dt.time.min), tz)
+    # Next local midnight, not start + 24 h: days with a DST change last 23 or 25 hours.
+    end = timezone.make_aware(dt.datetime.combine(day + dt.timedelta(days=1), dt.time.min), tz)
     try:
         with transaction.atomic():
             return create_tournament(
@@ -390,7 +392,7 @@ def day_tournament(day: dt.date | None = None) -> Tournament:
                 rules=settings.GAME_DEFAULT_RULES,
                 capacity=getattr(settings, "TOURNAMENT_DAY_CAPACITY", 100000),
                 starts_at=start,
-                ends_at=start + dt.timedelta(days=1),
+                ends_at=end,
                 day=day,
                 open_now=True,
             )

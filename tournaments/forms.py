@@ -39,7 +39,10 @@ class TournamentForm(forms.Form):
         label=_("Seed (empty = random)"),
         max_length=100,
         required=False,
-        help_text=_("Secret until the tournament closes; only its commitment is published."),
+        help_text=_(
+            "Secret until the tournament closes; only its commitment is published. "
+            "Whoever gives the seed knows every deal and cannot take part."
+        ),
     )
     open_now = forms.BooleanField(label=_("Open now"), required=False, initial=True)
 

@@ -25,6 +25,15 @@ def test_day_tournament_task_is_idempotent():
     assert t.seed_commitment and t.ends_at - t.starts_at == dt.timedelta(days=1)
 
 
+def test_a_day_with_a_clock_change_ends_at_the_next_local_midnight(settings):
+    from zoneinfo import ZoneInfo
+
+    settings.TIME_ZONE = "Europe/Brussels"
+    t = actions.day_tournament(dt.date(2026, 10, 25))  # clocks go back: 25 hours
+    assert t.ends_at.timestamp() - t.starts_at.timestamp() == 25 * 3600
+    assert t.ends_at.astimezone(ZoneInfo("Europe/Brussels")).time() == dt.time(0, 0)
+
+
 def test_each_day_gets_its_own_seed():
     today = actions.day_tournament(dt.date(2026, 11, 30))
     tomorrow = actions.day_tournament(dt.date(2026, 12, 1))
