@@ -29,6 +29,7 @@ sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 from engine import Game, deal_for, get_rules  # noqa: E402
 from engine.bots import bot_seed, get_bot  # noqa: E402
 
+KEYS = ("all", "lead", "cpu", "cpu_lead")
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
 
 
@@ -36,18 +37,20 @@ def play_once(seed: str, number: int, rules: str, bots: dict[int, object]) -> tu
     """Play deal ``number`` of ``seed`` with ``bots[team]``; card points, written, latencies."""
     spec = deal_for(seed, number, rules)
     g = Game(seed, rules, deals=lambda n: spec)
-    lat_by_team = {0: {"all": [], "lead": []}, 1: {"all": [], "lead": []}}
+    lat_by_team = {t: {k: [] for k in KEYS} for t in (0, 1)}
     while g.deal_number == 1 and not g.is_terminal():
         seat = g.to_move
         obs = g.observation(seat)
         bot = bots[seat & 1]
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         action = bot.act(obs, bot_seed(seed, number, seat))
-        elapsed = time.perf_counter() - t0
+        elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
         L = lat_by_team[seat & 1]
         L["all"].append(elapsed)
+        L["cpu"].append(cpu)
         if obs["phase"] == "play" and not obs["tricks"] and not obs["current_trick"]["cards"]:
             L["lead"].append(elapsed)
+            L["cpu_lead"].append(cpu)
         g.apply_action(action)
     res = g.results[0]
     return {"points": list(res.card_points), "written": list(res.written)}, lat_by_team
@@ -57,11 +60,11 @@ def run_deals(args: tuple) -> tuple[list, dict]:
     seed, rules, names, numbers = args
     a, b = get_bot(names[0]), get_bot(names[1])
     rows = []
-    lat = {names[0]: {"all": [], "lead": []}, names[1]: {"all": [], "lead": []}}
+    lat = {n: {k: [] for k in KEYS} for n in names}
     for k in numbers:
         r1, l1 = play_once(seed, k, rules, {0: a, 1: b})  # A in seats 0/2
         r2, l2 = play_once(seed, k, rules, {0: b, 1: a})  # swapped
-        for key in ("all", "lead"):
+        for key in KEYS:
             lat[names[0]][key] += l1[0][key] + l2[1][key]
             lat[names[1]][key] += l1[1][key] + l2[0][key]
         rows.append((k, r1, r2))
@@ -99,6 +102,12 @@ def main() -> None:
     )
     ap.add_argument("--chunk", type=int, default=5)
     ap.add_argument("--no-save", action="store_true")
+    ap.add_argument(
+        "--max-seconds",
+        type=float,
+        default=None,
+        help="stop after this wall time; report the deals done",
+    )
     args = ap.parse_args()
     names = args.bots.split(",")
     if len(names) != 2:
@@ -108,7 +117,7 @@ def main() -> None:
     chunks = [numbers[i : i + args.chunk] for i in range(0, len(numbers), args.chunk)]
     tasks = [(args.seed, rules, names, c) for c in chunks]
     rows: list = []
-    lat = {names[0]: {"all": [], "lead": []}, names[1]: {"all": [], "lead": []}}
+    lat = {n: {k: [] for k in KEYS} for n in names}
     t0 = time.time()
     progress(0, len(numbers), t0)
 
@@ -116,17 +125,25 @@ def main() -> None:
         r, l_ = result
         rows.extend(r)
         for n in names:
-            for key in ("all", "lead"):
+            for key in KEYS:
                 lat[n][key] += l_[n][key]
         progress(len(rows), len(numbers), t0)
+
+    def out_of_time() -> bool:
+        return args.max_seconds is not None and time.time() - t0 > args.max_seconds
 
     if args.jobs > 1:
         with mp.get_context("fork").Pool(args.jobs) as pool:
             for result in pool.imap_unordered(run_deals, tasks):
                 collect(result)
+                if out_of_time():
+                    pool.terminate()
+                    break
     else:
         for t in tasks:
             collect(run_deals(t))
+            if out_of_time():
+                break
     wall = time.time() - t0
     sys.stderr.write("\n")
     rows.sort()
@@ -168,16 +185,20 @@ def main() -> None:
         f"| written score, {names[0]} − {names[1]} | {wmean:+.2f} "
         f"| [{wmean - whalf:+.2f}, {wmean + whalf:+.2f}] |",
         "",
-        "| bot | decisions | p50 ms | p95 ms | max ms | opening lead p50 ms | opening lead max ms |",  # noqa: E501
-        "|---|---|---|---|---|---|---|",
+        "Latency per act() call, wall clock (perf_counter) and the process's own CPU time",
+        "(process_time: what an unloaded core would take; the machine is shared).",
+        "",
+        "| bot | clock | decisions | p50 ms | p95 ms | max ms | opening lead p50 ms | opening lead max ms |",  # noqa: E501
+        "|---|---|---|---|---|---|---|---|",
     ]
     for name in names:
-        al = [x * 1000 for x in lat[name]["all"]]
-        ld = [x * 1000 for x in lat[name]["lead"]]
-        lines.append(
-            f"| {name} | {len(al)} | {pct(al, 0.5):.1f} | {pct(al, 0.95):.1f} | {max(al):.1f} | "
-            f"{pct(ld, 0.5):.1f} | {max(ld) if ld else float('nan'):.1f} |"
-        )
+        for clock, ka, kl in (("wall", "all", "lead"), ("cpu", "cpu", "cpu_lead")):
+            al = [x * 1000 for x in lat[name][ka]]
+            ld = [x * 1000 for x in lat[name][kl]]
+            lines.append(
+                f"| {name} | {clock} | {len(al)} | {pct(al, 0.5):.1f} | {pct(al, 0.95):.1f} | "
+                f"{max(al):.1f} | {pct(ld, 0.5):.1f} | {max(ld) if ld else float('nan'):.1f} |"
+            )
     text = "\n".join(lines) + "\n"
     print(text)
     if not args.no_save:

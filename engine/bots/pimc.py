@@ -8,9 +8,11 @@ then suit), so the choice is a fixed function of the averages.
 
 - Few cards left: when at most ``exact_limit`` deals agree with the observation, all
   of them are solved (the exact expectation under a uniform prior) instead of W.
-- Trump (the dealer sees only his 8 cards): K completions of the other 24 cards are
-  solved for every trump option; the option with the best expected written score
-  ``multiplier x (points - 30)`` wins.
+- Trump (the dealer sees only his 8 cards): a small fitted table
+  (:mod:`engine.bots.trump_table`, linear in features of the 8 cards, fitted on
+  double-dummy results of random deals) predicts his side's points per option; the best
+  expected written score ``multiplier x (points - 30)`` wins.  ``trump_table=False``
+  solves K sampled completions of the other 24 cards per option instead.
 - flemish-table: "look" (never blind), and "mee"/"tegen" when the same estimate gives
   the side at least ``announce_margin`` points above 30.
 
@@ -27,6 +29,7 @@ from ..cards import CARD_BY_TEXT, CARD_TEXT, RANK_POINTS, SUITS
 from ..rules import get_rules
 from .base import decision_rng
 from .sampler import analyse
+from .trump_table import predict
 
 _PTS = tuple(RANK_POINTS[c & 7] for c in range(32))
 
@@ -49,6 +52,7 @@ class PIMCConfig:
     trump_samples: int  # completions per trump option
     announce_samples: int
     announce_margin: float = 4.0
+    trump_table: bool = True  # fitted table (trump_table.py) instead of sampled solving
 
 
 class PIMCBot:
@@ -136,8 +140,29 @@ class PIMCBot:
             out[action] = mult * (pts - rules.threshold)
         return out
 
+    def trump_table_estimates(self, obs: dict) -> dict[str, float]:
+        """Expected written-score difference per trump action, from the fitted table."""
+        rules = get_rules(obs.get("rules"))
+        hand = 0
+        for t in obs["hand"]:
+            hand |= 1 << CARD_BY_TEXT[t]
+        tie = obs.get("tie_factor", 1) or 1
+        out = {}
+        for action in obs["legal"]:
+            if not action.startswith("trump:"):
+                continue
+            option = action[6:]
+            mult = (rules.no_trump_multiplier if option == "none" else 1) * tie
+            if rules.multiplier_cap is not None:
+                mult = min(mult, rules.multiplier_cap)
+            out[action] = predict(hand, option, multiplier=mult, threshold=rules.threshold)
+        return out
+
     def _trump(self, obs: dict, seed: bytes) -> str:
-        est = self.trump_estimates(obs, seed)
+        if self.config.trump_table:
+            est = self.trump_table_estimates(obs)
+        else:
+            est = self.trump_estimates(obs, seed)
         order = {a: i for i, a in enumerate(obs["legal"])}
         return max(est, key=lambda a: (est[a], -order[a]))
 
@@ -153,9 +178,10 @@ class PIMCBot:
         return call if pts >= rules.threshold + self.config.announce_margin else "pass"
 
 
-# Early tricks cost most to solve and are the least certain anyway: fewer samples there.
-CLUB = PIMCConfig(samples=(3, 4, 6), exact_limit=12, trump_samples=3, announce_samples=3)
-EXPERT = PIMCConfig(samples=(8, 12, 16), exact_limit=40, trump_samples=6, announce_samples=6)
+# Early tricks cost most to solve and are the least certain anyway: fewer samples there
+# (W by trick number 1, 2, 3, ...; the last entry repeats).
+CLUB = PIMCConfig(samples=(4, 6, 8, 12), exact_limit=12, trump_samples=3, announce_samples=3)
+EXPERT = PIMCConfig(samples=(10, 16, 24, 32), exact_limit=48, trump_samples=6, announce_samples=6)
 
 
 def club() -> PIMCBot:

@@ -6,6 +6,7 @@ import json
 import os
 import subprocess
 import sys
+from dataclasses import replace
 
 import pytest
 
@@ -20,7 +21,8 @@ SCRIPT = r"""
 import json, sys
 from engine import Game
 from engine.bots import bot_seed, get_bot
-bot = get_bot("expert")
+bot = get_bot("club")  # the same code path as expert, fewer samples: a quick test
+expert = get_bot("expert")
 other = get_bot("heuristic")
 g = Game("determinism", "flemish")
 out = []
@@ -33,6 +35,10 @@ while g.deal_number == 1:
     else:
         a = other.act(obs, b"h")
     g.apply_action(a)
+g = Game("determinism", "flemish")
+while g.deal.phase != "play":
+    g.apply_action(other.act(g.observation(g.to_move), b"h"))
+out.append(expert.act(g.observation(g.to_move), bot_seed(g.seed, 1, g.to_move)))
 print(json.dumps(out))
 """
 
@@ -113,14 +119,19 @@ def _obs_for_dealer(hand, rules="flemish", phase="trump"):
     }  # fmt: skip
 
 
-def test_trump_choice_follows_the_solver_estimate():
+def test_trump_choice_by_the_fitted_table_and_by_sampled_solving():
     bot = PIMCBot("club", CLUB)
     # All eight hearts: hearts (no trump would let the opponents run their suits).
     assert bot.act(_obs_for_dealer("TH AH KH QH JH 9H 8H 7H"), b"t") == "trump:H"
-    est = bot.trump_estimates(_obs_for_dealer("TH AH KH QH JH 9H 8H 7H"), b"t")
-    assert est["trump:H"] == 30  # every trick, whatever the others hold
     # Four tens and four aces: no trump (doubles a sure win).
     assert bot.act(_obs_for_dealer("TS AS TH AH TD AD TC AC"), b"t") == "trump:none"
+    # A long suit with the ten and the ace: that suit.
+    assert bot.act(_obs_for_dealer("TD AD KD 9D 8D 7S 8C 9H"), b"t") == "trump:D"
+    # The sampled estimate (trump_table=False): all hearts take every trick.
+    est = bot.trump_estimates(_obs_for_dealer("TH AH KH QH JH 9H 8H 7H"), b"t")
+    assert est["trump:H"] == 30
+    sampled = PIMCBot("club", replace(CLUB, trump_table=False))
+    assert sampled.act(_obs_for_dealer("TS AS TH AH TD AD TC AC"), b"t") == "trump:none"
 
 
 def test_flemish_table_looks_and_announces_only_when_strong():
