@@ -164,6 +164,7 @@ def traveller(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         "field": t.entries.filter(status=Entry.Status.FINISHED).count(),
         "my_entry_id": entry.pk if entry else None,
         "hands": _hands_display(deal),
+        "dealer_name": SEATS[deal.dealer],
         "par": deal.par,
     }
     return render(request, "tournaments/traveller.html", context)
@@ -454,7 +455,10 @@ def manage_deals(request: HttpRequest, pk: int) -> HttpResponse:
     if request.method != "POST" and not t.is_closed:
         return render(request, "tournaments/manage_deals_confirm.html", {"t": t})
     actions.mark_seen(t, request.user)
-    deals = [{"deal": d, "hands": _hands_display(d)} for d in t.deals.all()[:40]]
+    deals = [
+        {"deal": d, "hands": _hands_display(d), "dealer_name": SEATS[d.dealer]}
+        for d in t.deals.all()[:40]
+    ]
     return render(request, "tournaments/manage_deals.html", {"t": t, "deals": deals})
 
 
