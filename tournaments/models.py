@@ -165,8 +165,10 @@ class Entry(models.Model):
     player = models.ForeignKey(
         settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="tournament_entries"
     )
+    # RESTRICT: a game alone cannot be deleted from under its entry, but deleting the
+    # player's account removes both (they cascade from the same user).
     game = models.OneToOneField(
-        "game.Game", on_delete=models.PROTECT, related_name="tournament_entry"
+        "game.Game", on_delete=models.RESTRICT, related_name="tournament_entry"
     )
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PLAYING)
     # The game's dagscore (wij - zij); `score` is what counts (differs after a correction).

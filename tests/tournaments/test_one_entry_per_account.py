@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from django.db import IntegrityError, transaction
 
+from tests.tournaments.conftest import joined
 from tournaments import actions
 from tournaments.models import Entry
 
@@ -124,3 +125,18 @@ def test_joining_before_the_play_window_is_refused(make_tournament, make_user, c
     club.members.add(anna)
     with pytest.raises(actions.CannotJoin, match="not started"):
         actions.join(t.pk, anna)
+
+
+def test_deleting_a_player_account_deletes_their_entry_and_game(make_tournament, make_user):
+    from django.db.models import RestrictedError
+
+    from game.models import Game
+
+    t = make_tournament()
+    anna = make_user("anna")
+    (entry,) = joined(t, anna)
+    with pytest.raises(RestrictedError):
+        Game.objects.get(pk=entry.game_id).delete()  # not from under the entry
+    anna.delete()
+    assert not Entry.objects.filter(pk=entry.pk).exists()
+    assert not Game.objects.filter(pk=entry.game_id).exists()
