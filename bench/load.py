@@ -142,6 +142,8 @@ class Stats:
     seen: dict[str, dict[int, str]] = field(default_factory=lambda: defaultdict(dict))
     first_seq: dict[str, int] = field(default_factory=dict)
     games_finished: int = 0
+    stale: int = 0
+    completed: set = field(default_factory=set)  # games whose client saw the end
 
 
 async def play_game(port, game_id, cookie, think, deadline, rng, stats: Stats) -> bool:
@@ -161,6 +163,9 @@ async def play_game(port, game_id, cookie, think, deadline, rng, stats: Stats) -
     def record(message) -> None:
         nonlocal seq
         s = message["seq"]
+        if s <= stats.first_seq[game_id] and s not in seen:
+            stats.stale += 1  # sent between joining the group and the snapshot: in it
+            return
         if s in seen:
             stats.duplicates += 1
         elif s != seq + 1:
@@ -202,6 +207,7 @@ async def play_game(port, game_id, cookie, think, deadline, rng, stats: Stats) -
             (stats.latencies if bot_cards else stats.echoes).append(elapsed)
             stats.human_moves += 1
         stats.games_finished += 1
+        stats.completed.add(game_id)
         return True
 
 
@@ -240,8 +246,9 @@ def check_games(stats: Stats) -> dict:
         for s, action in seen.items():
             if s < 1 or s > len(game.actions) or game.actions[s - 1] != action:
                 mismatched += 1
-        expected = set(range(first + 1, game.seq + 1))
-        lost += len(expected - set(seen))
+        if game_id in stats.completed:  # an aborted client is counted under errors
+            expected = set(range(first + 1, game.seq + 1))
+            lost += len(expected - set(seen))
         eng = engine.Game.replay(game.seed, game.rules, game.actions)
         if game.status == Game.Status.FINISHED:
             if not eng.is_terminal() or records.write_text(eng) != game.record:
@@ -297,6 +304,14 @@ def postgres_pids() -> list[int]:
             except OSError:
                 pass
     return pids
+
+
+def machine_busy() -> tuple[float, float]:
+    """(busy, total) CPU seconds of the whole machine so far, from /proc/stat."""
+    fields = [int(x) for x in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:]]
+    ticks = os.sysconf("SC_CLK_TCK")
+    idle = fields[3] + fields[4]
+    return (sum(fields) - idle) / ticks, sum(fields) / ticks
 
 
 def cpu_snapshot(stack: Stack) -> dict[str, float]:
@@ -391,6 +406,7 @@ def main() -> int:
             stats = Stats()
             deadline = time.monotonic() + args.time_limit
             before = cpu_snapshot(stack)
+            machine_before = machine_busy()
             spies = []
             if args.profile:
                 for proc in (workers[0], webs[0]):
@@ -414,6 +430,8 @@ def main() -> int:
             asyncio.run(run())
             elapsed = time.perf_counter() - started
             after = cpu_snapshot(stack)
+            machine_after = machine_busy()
+            load = os.getloadavg()[0]
             for _, _, spy in spies:
                 try:
                     spy.wait(timeout=args.profile + 30)
@@ -440,6 +458,9 @@ def main() -> int:
                 "finished": stats.games_finished,
                 **checks,
                 "cpu": cpu,
+                "machine_busy": machine_after[0] - machine_before[0],
+                "load": load,
+                "stale": stats.stale,
             }
             rows.append(row)
             report(say, row, args, spies)
@@ -474,11 +495,13 @@ def report(say, r: dict, args, spies) -> None:
         f"{r['finished']}/{r['games']}")  # fmt: skip
     say(f"- latency human card -> last following bot card: **p50 {r['p50']:.1f} ms, "
         f"p95 {r['p95']:.1f} ms, p99 {r['p99']:.1f} ms**, max {r['max']:.1f} ms; own-card "
-        f"echo (no bot card follows) p50 {r['echo50']:.1f} ms, p95 {r['echo95']:.1f} ms")  # fmt: skip
+        f"echo (no bot card follows) p50 {r['echo50']:.1f} ms, "
+        f"p95 {r['echo95']:.1f} ms")  # fmt: skip
     say(f"- errors: **{r['errors']}** {r['error_kinds'] or ''}")
     say(f"- lost/duplicated: client seq gaps {r['gaps']}, duplicates {r['dups']}, events not "
         f"matching the stored action {r['mismatched']}, stored moves never received "
-        f"{r['lost']}; records differing from their replay {r['replay_bad']}")  # fmt: skip
+        f"{r['lost']}; records differing from their replay {r['replay_bad']} (events older "
+        f"than the snapshot, ignored as the protocol says: {r['stale']})")  # fmt: skip
     human = max(1, r["human"])
     total = sum(r["cpu"].values())
     parts = ", ".join(
@@ -486,7 +509,12 @@ def report(say, r: dict, args, spies) -> None:
         for k, v in sorted(r["cpu"].items(), key=lambda kv: -kv[1])
     )
     say(f"- CPU over the run: {total:.1f} s on {os.cpu_count()} core(s) "
-        f"({100 * total / (r['elapsed'] * (os.cpu_count() or 1)):.0f}% of the machine): {parts}")  # fmt: skip
+        f"({100 * total / (r['elapsed'] * (os.cpu_count() or 1)):.0f}% of the machine): "
+        f"{parts}")  # fmt: skip
+    others = max(0.0, r["machine_busy"] - total)
+    say(f"- the whole machine was busy {r['machine_busy']:.0f} CPU-s of "
+        f"{r['elapsed'] * (os.cpu_count() or 1):.0f}: {total:.0f} ours, {others:.0f} other "
+        f"tenants' (load average {r['load']:.1f} at the end)")  # fmt: skip
     for name, raw, _ in spies:
         hot = hot_functions(raw)
         if not hot:
