@@ -12,10 +12,13 @@ export class GameSocket {
     this.outbox = [];
   }
 
+  // ?lang= tells the server the page's language, so refusals can be phrased in it.
   url() {
-    if (/^wss?:\/\//.test(this.path)) return this.path;
+    const lang = (document.documentElement.lang || "").slice(0, 2);
+    const query = lang && !this.path.includes("?") ? `?lang=${encodeURIComponent(lang)}` : "";
+    if (/^wss?:\/\//.test(this.path)) return this.path + query;
     const proto = window.location.protocol === "https:" ? "wss:" : "ws:";
-    return `${proto}//${window.location.host}${this.path}`;
+    return `${proto}//${window.location.host}${this.path}${query}`;
   }
 
   connect() {
