@@ -204,3 +204,20 @@ def test_values_do_not_depend_on_call_history():
     for _ in range(3):
         move_values(random_position(rules, "other", 24, rng))
     assert move_values(d) == first
+
+
+# (preset, deal index) chosen among the first few of a fixed sequence so that the
+# pure-Python search of the whole 8-trick deal stays well under a second each.
+QUICK_FULL = {"flemish": 2, "french": 4, "malilla": 2, "flemish-table": 2}
+
+
+@pytest.mark.skipif("c" not in BACKENDS, reason="no compiled core to compare with")
+@pytest.mark.parametrize("rules", PRESETS)
+def test_full_deal_values_c_equals_pure_python(rules):
+    from engine.solver import position, solve_value
+
+    rng = random.Random("fullpy/" + rules)
+    for k in range(1, QUICK_FULL[rules] + 1):
+        d = start_play(get_rules(rules), "fullpy", k, rng)
+    pos = position(d)
+    assert solve_value(*pos, backend="python") == solve_value(*pos, backend="c")
