@@ -142,7 +142,7 @@ export function renderHand(container, state, { interactive, t, keyboard = false 
         type: "button",
         "data-card": card,
         "data-legal": ok || null,
-        "aria-label": ok ? display(card) : `${display(card)} (${t("not_allowed_now")})`,
+        "aria-label": myTurn && !ok ? `${display(card)} (${t("not_allowed_now")})` : display(card),
       },
     });
     if (myTurn && !ok) btn.classList.add("dim");
@@ -276,6 +276,7 @@ export function renderEnd(box, state, t) {
   }
   const [wij, zij] = state.outcome?.scores || state.scores || [0, 0];
   const score = wij - zij;
+  const opening = box.hidden;
   box.hidden = false;
   box.setAttribute("data-game-over", "");
   box.setAttribute("data-score", String(score));
@@ -286,6 +287,7 @@ export function renderEnd(box, state, t) {
   const myTeam = (state.seat ?? 0) % 2;
   box.querySelector("[data-end-title]").textContent =
     winner === null || winner === undefined ? t("draw") : winner === myTeam ? t("won") : t("lost");
+  if (opening) box.querySelector("[data-new-game]")?.focus();
 }
 
 export { signed };
