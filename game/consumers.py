@@ -73,7 +73,7 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
             return
         try:
             content = json.loads(text_data)
-        except ValueError:
+        except (ValueError, RecursionError):  # "[" * 1000 fits the size limit and recurses
             await self.send_error("bad_message", "not valid JSON")
             return
         await self.receive_json(content)
