@@ -216,6 +216,10 @@ def join(tournament_id: int, user, invite_code: str = "") -> Entry:
     """One entry per account: the entry's game has the tournament's seed, rules and bots."""
     if not (user and user.is_authenticated):
         raise CannotJoin("log in to take part")
+    if not user.has_usable_password() and not getattr(settings, "TOURNAMENTS_ALLOW_GUESTS", False):
+        # A guest account costs nothing: a fresh one could preview every deal of the
+        # tournament before entering with the real account.
+        raise CannotJoin("log in with an account to take part; guests cannot enter tournaments")
     with transaction.atomic():
         t = Tournament.objects.select_for_update().get(pk=tournament_id)
         existing = Entry.objects.filter(tournament=t, player=user).first()

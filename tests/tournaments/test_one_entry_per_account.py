@@ -140,3 +140,15 @@ def test_deleting_a_player_account_deletes_their_entry_and_game(make_tournament,
     anna.delete()
     assert not Entry.objects.filter(pk=entry.pk).exists()
     assert not Game.objects.filter(pk=entry.game_id).exists()
+
+
+def test_guest_accounts_cannot_enter_a_tournament(client):
+    t = actions.day_tournament()
+    client.post("/play/")  # quick play logs the visitor in as a guest
+    from django.contrib.auth import get_user_model
+
+    guest = get_user_model().objects.get(username__startswith="gast-")
+    with pytest.raises(actions.CannotJoin, match="guests"):
+        actions.join(t.pk, guest)
+    assert client.post(f"/tournaments/{t.pk}/join/").status_code == 302
+    assert not Entry.objects.filter(tournament=t).exists()
