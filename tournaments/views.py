@@ -82,7 +82,6 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
         visible |= Q(created_by=request.user)
     tournaments = (
         Tournament.objects.filter(visible)
-        .exclude(status=Tournament.Status.DRAFT, created_by__isnull=True)
         .filter(day__isnull=True)
         .select_related("club")
         .distinct()[:50]
