@@ -61,6 +61,8 @@ def _wait_http(url: str, proc: subprocess.Popen, log: Path, timeout: float = 40.
 def asgi_server(request, tmp_path_factory):
     """Base URL of a running ASGI server for the browser tests."""
     env = {**os.environ, "DEBUG": "1", "PYTHONUNBUFFERED": "1"}
+    # A quick bot keeps a whole game well inside the test's time budget.
+    env.setdefault("GAME_DEFAULT_BOT", "heuristic")
     tmp = tmp_path_factory.mktemp("browser-server")
     if PRODUCTION_STACK:
         # The worker fixture makes sure the test database exists and bots get played.

@@ -13,7 +13,7 @@ expect = pytest.importorskip("playwright.sync_api").expect
 pytestmark = pytest.mark.django_db
 
 
-GAME_BUDGET_S = 150
+GAME_BUDGET_S = 200
 SEQ_JS = "Number(document.getElementById('table-root').dataset.seq)"
 
 
