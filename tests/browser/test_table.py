@@ -182,6 +182,14 @@ def test_reconnects_and_recovers_from_a_gap(page, asgi_server):
     page.wait_for_selector(actionable)
     assert _seq(page) == seq
 
+    # A snapshot older than what is on screen (it crossed newer events): ignored.
+    page.evaluate(
+        """() => manillenTable.onMessage({type: "snapshot", seq: manillenTable.ui.seq - 1,
+             state: {...manillenTable.ui.state, phase: "play", legal: []}})"""
+    )
+    assert _seq(page) == seq
+    page.wait_for_selector(actionable)
+
     page.locator(actionable).first.click()
     _wait_seq_above(page, seq)
     assert not page.js_errors, page.js_errors

@@ -215,6 +215,12 @@ async function pump() {
 
 function onMessage(msg) {
   if (msg.type === "snapshot" && msg.state) {
+    // Snapshots and events travel different ways and may cross: never step back.
+    const n = Number(msg.seq);
+    if (n < ui.seq || (n === ui.seq && (ui.busy || ui.queue.length))) {
+      ui.pending = null;
+      return;
+    }
     ui.gen += 1;
     ui.queue.length = 0;
     ui.busy = false;
