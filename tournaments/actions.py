@@ -17,6 +17,7 @@ from django.conf import settings
 from django.db import IntegrityError, transaction
 from django.utils import timezone
 from django.utils.text import slugify
+from django.utils.translation import gettext_noop as N_
 
 import engine
 from game import actions as game_actions
@@ -29,6 +30,9 @@ logger = logging.getLogger(__name__)
 
 
 class TournamentError(Exception):
+    """Refused. The message is English (logs, tests) and marked for translation: views
+    show it with gettext."""
+
     code = "error"
 
 
@@ -107,14 +111,14 @@ def create_club(user, name: str) -> Club:
 def join_club(user, invite_code: str) -> Club:
     club = Club.objects.filter(invite_code=invite_code.strip()).first()
     if club is None or not invite_code.strip():
-        raise CannotJoin("unknown invite code")
+        raise CannotJoin(N_("unknown invite code"))
     club.members.add(user)
     return club
 
 
 def new_club_invite(user, club: Club) -> Club:
     if not club.is_organizer(user):
-        raise NotAllowed("only the club's organizers can do that")
+        raise NotAllowed(N_("only the club's organizers can do that"))
     club.invite_code = secrets.token_urlsafe(6)
     club.save(update_fields=["invite_code"])
     return club
@@ -144,16 +148,16 @@ def create_tournament(
     """A draft tournament (or an open one with open_now). The seed is secret until close."""
     if actor is not None:
         if club is None and not actor.is_staff:
-            raise NotAllowed("a public tournament needs a staff account; choose your club")
+            raise NotAllowed(N_("a public tournament needs a staff account; choose your club"))
         if club is not None and not club.is_organizer(actor):
-            raise NotAllowed("only the club's organizers can create its tournaments")
+            raise NotAllowed(N_("only the club's organizers can create its tournaments"))
     engine.get_rules(rules)  # ValueError for an unknown preset, before anything is stored
     bot_level = bot_level or settings.GAME_DEFAULT_BOT
     from engine.bots import get_bot
 
     get_bot(bot_level)
     if ends_at and starts_at and ends_at <= starts_at:
-        raise TournamentError("the play window ends before it starts")
+        raise TournamentError(N_("the play window ends before it starts"))
     seed_given = bool((seed or "").strip())
     seed = (seed or "").strip() or secrets.token_hex(16)
     with transaction.atomic():
@@ -185,7 +189,7 @@ def open_tournament(tournament_id: int, actor) -> Tournament:
     with transaction.atomic():
         t = Tournament.objects.select_for_update().get(pk=tournament_id)
         if actor is not None and not is_organizer(actor, t):
-            raise NotAllowed("only organizers can open the tournament")
+            raise NotAllowed(N_("only organizers can open the tournament"))
         if t.status != Tournament.Status.DRAFT:
             return t
         _open(t)
@@ -215,38 +219,38 @@ def _maybe_running(t: Tournament, now=None) -> bool:
 def join(tournament_id: int, user, invite_code: str = "") -> Entry:
     """One entry per account: the entry's game has the tournament's seed, rules and bots."""
     if not (user and user.is_authenticated):
-        raise CannotJoin("log in to take part")
+        raise CannotJoin(N_("log in to take part"))
     if not user.has_usable_password() and not getattr(settings, "TOURNAMENTS_ALLOW_GUESTS", False):
         # A guest account costs nothing: a fresh one could preview every deal of the
         # tournament before entering with the real account.
-        raise CannotJoin("log in with an account to take part; guests cannot enter tournaments")
+        raise CannotJoin(N_("log in with an account to take part; guests cannot enter tournaments"))
     with transaction.atomic():
         t = Tournament.objects.select_for_update().get(pk=tournament_id)
         existing = Entry.objects.filter(tournament=t, player=user).first()
         if existing is not None:
             return existing
         if t.status not in (Tournament.Status.OPEN, Tournament.Status.RUNNING):
-            raise CannotJoin("this tournament is not open")
+            raise CannotJoin(N_("this tournament is not open"))
         now = timezone.now()
         if t.ends_at and now >= t.ends_at:
-            raise CannotJoin("the play window has closed")
+            raise CannotJoin(N_("the play window has closed"))
         if t.starts_at and now < t.starts_at:
-            raise CannotJoin("the play window has not started yet")
+            raise CannotJoin(N_("the play window has not started yet"))
         if t.club is not None and not (t.club.is_member(user) or is_organizer(user, t)):
             if not (t.invite_code and invite_code.strip() == t.invite_code):
-                raise CannotJoin("this tournament is for the club's members")
+                raise CannotJoin(N_("this tournament is for the club's members"))
         if t.invite_code and not t.club and invite_code.strip() != t.invite_code:
-            raise CannotJoin("this tournament needs an invite code")
+            raise CannotJoin(N_("this tournament needs an invite code"))
         if t.deals_seen_by.filter(pk=user.pk).exists():
-            raise CannotJoin("you have seen this tournament's deals or results")
+            raise CannotJoin(N_("you have seen this tournament's deals or results"))
         if Entry.objects.filter(tournament=t).count() >= t.capacity:
-            raise CannotJoin("the tournament is full")
+            raise CannotJoin(N_("the tournament is full"))
         game = game_actions.create_game(user, seed=t.seed, rules=t.rules, bot_level=t.bot_level)
         try:
             with transaction.atomic():
                 entry = Entry.objects.create(tournament=t, player=user, game=game)
         except IntegrityError:
-            raise CannotJoin("you already have an entry") from None
+            raise CannotJoin(N_("you already have an entry")) from None
         if _maybe_running(t, now):
             t.save(update_fields=["status"])
     return entry
@@ -304,7 +308,7 @@ def close_tournament(tournament_id: int, actor=None, *, now=None) -> Tournament:
     with transaction.atomic():
         t = Tournament.objects.select_for_update().get(pk=tournament_id)
         if actor is not None and not is_organizer(actor, t):
-            raise NotAllowed("only organizers can close the tournament")
+            raise NotAllowed(N_("only organizers can close the tournament"))
         if t.is_closed:
             return t
         for entry in Entry.objects.select_for_update().filter(
@@ -334,13 +338,13 @@ def close_tournament(tournament_id: int, actor=None, *, now=None) -> Tournament:
 def correct_score(entry_id: int, actor, score: int, reason: str) -> Entry:
     reason = (reason or "").strip()
     if not reason:
-        raise TournamentError("a correction needs a reason")
+        raise TournamentError(N_("a correction needs a reason"))
     with transaction.atomic():
         entry = Entry.objects.select_for_update().select_related("tournament").get(pk=entry_id)
         if not is_organizer(actor, entry.tournament):
-            raise NotAllowed("only organizers can correct scores")
+            raise NotAllowed(N_("only organizers can correct scores"))
         if entry.status != Entry.Status.FINISHED:
-            raise TournamentError("only a finished entry's score can be corrected")
+            raise TournamentError(N_("only a finished entry's score can be corrected"))
         before = entry.score
         entry.score = int(score)
         entry.save(update_fields=["score"])
@@ -356,11 +360,11 @@ def correct_score(entry_id: int, actor, score: int, reason: str) -> Entry:
 def remove_entry(entry_id: int, actor, reason: str) -> Entry:
     reason = (reason or "").strip()
     if not reason:
-        raise TournamentError("a removal needs a reason")
+        raise TournamentError(N_("a removal needs a reason"))
     with transaction.atomic():
         entry = Entry.objects.select_for_update().select_related("tournament").get(pk=entry_id)
         if not is_organizer(actor, entry.tournament):
-            raise NotAllowed("only organizers can remove entries")
+            raise NotAllowed(N_("only organizers can remove entries"))
         before = entry.status
         # Kept (not deleted): the player cannot re-enter and the log can name it.
         entry.status = Entry.Status.REMOVED

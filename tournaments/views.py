@@ -127,7 +127,7 @@ def join(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         entry = actions.join(t.pk, request.user, request.POST.get("invite_code", ""))
     except actions.CannotJoin as exc:
-        messages.error(request, str(exc))
+        messages.error(request, _(str(exc)))
         return redirect("tournaments:detail", pk=t.pk)
     return redirect("game", game_id=entry.game.public_id)
 
@@ -407,7 +407,7 @@ def create(request: HttpRequest) -> HttpResponse:
                 open_now=data["open_now"],
             )
         except actions.TournamentError as exc:
-            form.add_error(None, str(exc))
+            form.add_error(None, _(str(exc)))
         else:
             return redirect("tournaments:manage", pk=t.pk)
     if not form.fields["club"].queryset.exists() and not request.user.is_staff:
@@ -475,7 +475,7 @@ def manage_action(request: HttpRequest, pk: int, what: str) -> HttpResponse:
         else:
             raise Http404("unknown action")
     except actions.TournamentError as exc:
-        messages.error(request, str(exc))
+        messages.error(request, _(str(exc)))
     return redirect("tournaments:manage", pk=t.pk)
 
 
@@ -503,7 +503,7 @@ def manage_entry(request: HttpRequest, pk: int, entry_id: int, what: str) -> Htt
         else:
             raise Http404("unknown action")
     except actions.TournamentError as exc:
-        messages.error(request, str(exc))
+        messages.error(request, _(str(exc)))
     return redirect("tournaments:manage", pk=t.pk)
 
 
@@ -539,7 +539,7 @@ def club_join(request: HttpRequest) -> HttpResponse:
     try:
         club = actions.join_club(request.user, code)
     except actions.CannotJoin as exc:
-        messages.error(request, str(exc))
+        messages.error(request, _(str(exc)))
         return redirect("clubs:list")
     return redirect("clubs:detail", slug=club.slug)
 
