@@ -275,3 +275,9 @@ CELERY_BEAT_SCHEDULE["sweep-stuck-games"] = {
 # Keep it for this many tasks; ops/apps.py still drops a broken or old one after each
 # task (django.db.close_old_connections, CONN_MAX_AGE).
 CELERY_DB_REUSE_MAX = env_int("CELERY_DB_REUSE_MAX", 500)
+# channels_redis counts its capacity per Redis key, and every consumer of one web
+# process shares that process's key: with the default 100, a process whose reader is
+# ~1 s behind under load has group_send DROP events silently (logged at INFO only).
+# Events must never be lost, so the bound is a memory guard, not a flow control.
+if REDIS_URL:
+    CHANNEL_LAYERS["default"]["CONFIG"]["capacity"] = env_int("CHANNELS_CAPACITY", 5000)
