@@ -243,7 +243,8 @@ def join(tournament_id: int, user, invite_code: str = "") -> Entry:
             raise CannotJoin(N_("this tournament needs an invite code"))
         if t.deals_seen_by.filter(pk=user.pk).exists():
             raise CannotJoin(N_("you have seen this tournament's deals or results"))
-        if Entry.objects.filter(tournament=t).count() >= t.capacity:
+        taken = Entry.objects.filter(tournament=t).exclude(status=Entry.Status.REMOVED).count()
+        if taken >= t.capacity:
             raise CannotJoin(N_("the tournament is full"))
         game = game_actions.create_game(user, seed=t.seed, rules=t.rules, bot_level=t.bot_level)
         try:
@@ -311,6 +312,8 @@ def close_tournament(tournament_id: int, actor=None, *, now=None) -> Tournament:
             raise NotAllowed(N_("only organizers can close the tournament"))
         if t.is_closed:
             return t
+        if t.status == Tournament.Status.DRAFT:
+            raise TournamentError(N_("a draft was never opened: there is nothing to close"))
         for entry in Entry.objects.select_for_update().filter(
             tournament=t, status=Entry.Status.PLAYING
         ):

@@ -152,3 +152,20 @@ def test_removing_an_entry_drops_it_from_the_standings(
     # The removed player cannot come back with a fresh entry.
     again = actions.join(t.pk, ben)
     assert again.pk == e_ben.pk and again.status == "removed"
+
+
+def test_a_draft_cannot_be_closed(make_tournament, organizer):
+    t = make_tournament(open_now=False)
+    with pytest.raises(actions.TournamentError):
+        actions.close_tournament(t.pk, organizer)
+    t.refresh_from_db()
+    assert t.status == "draft"
+
+
+def test_a_removed_entry_frees_its_place(make_tournament, make_user, organizer):
+    t = make_tournament(capacity=1)
+    anna, ben = make_user("anna"), make_user("ben")
+    (e_anna,) = joined(t, anna)
+    actions.remove_entry(e_anna.pk, organizer, "speelt niet mee")
+    (e_ben,) = joined(t, ben)
+    assert e_ben.status == "playing"
