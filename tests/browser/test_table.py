@@ -232,3 +232,33 @@ def test_card_helpers_sort_the_hand_and_find_the_trick_winner(page, asgi_server)
     assert result["manille"] == 0
     assert result["discard"] == 2
     assert result["shown"] == ["10\u2660", "A\u2665", True, False]
+
+
+def test_without_fast_play_bot_cards_come_one_by_one(page, asgi_server):
+    _open_table(page, asgi_server)
+    expect(page.locator("#fast-play")).not_to_be_checked()
+    page.evaluate(
+        """() => {
+            window.seqTimes = [];
+            const root = document.getElementById('table-root');
+            new MutationObserver(() => {
+              const s = Number(root.dataset.seq);
+              const last = window.seqTimes.at(-1);
+              if (!last || last[0] !== s) window.seqTimes.push([s, performance.now()]);
+            }).observe(root, {attributes: true, attributeFilter: ['data-seq']});
+        }"""
+    )
+    actionable = "[data-trump], #hand [data-card][data-legal]"
+    mine = set()  # South's own steps follow his click, not a pause
+    for _ in range(3):
+        page.wait_for_selector(actionable, timeout=30_000)
+        seq = _seq(page)
+        mine.add(seq + 1)
+        page.locator(actionable).first.click()
+        _wait_seq_above(page, seq)
+    page.wait_for_selector(actionable, timeout=30_000)
+    times = page.evaluate("window.seqTimes")
+    gaps = [b[1] - a[1] for a, b in zip(times, times[1:], strict=False) if b[0] not in mine]
+    assert len(gaps) >= 4, times
+    # Every step stays on screen for a readable moment (600 ms in the table's script).
+    assert min(gaps) >= 500, gaps
