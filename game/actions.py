@@ -329,8 +329,9 @@ def send_events(group: str, messages: list[dict[str, Any]]) -> None:
         return
 
     async def send_all() -> None:
-        for message in messages:
-            await layer.group_send(group, {"type": "game.event", "payload": message})
+        # One layer message for the batch (a bot turn is up to a dozen cards); the
+        # consumer still sends the browser one event per move, in order.
+        await layer.group_send(group, {"type": "game.events", "payloads": messages})
 
     if _in_server_thread() or isinstance(layer, InMemoryChannelLayer):
         # Inside the ASGI server (a sync_to_async thread): hop onto the server's loop.

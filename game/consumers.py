@@ -106,6 +106,10 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
     async def game_event(self, event) -> None:
         await self.send_json(event["payload"])
 
+    async def game_events(self, event) -> None:
+        for payload in event["payloads"]:
+            await self.send_json(payload)
+
     async def send_error(self, code: str, message: str) -> None:
         await self.send_json({"type": "error", "code": code, "message": message})
 
