@@ -315,6 +315,20 @@ def run(coro):
     return asyncio.run(coro)
 
 
+async def db(fn, *args):
+    """fn(*args) with the ORM in a worker thread, whose connection is closed after (a
+    connection left open in an executor thread would keep the test database alive)."""
+    from django.db import connection
+
+    def call():
+        try:
+            return fn(*args)
+        finally:
+            connection.close()
+
+    return await asyncio.to_thread(call)
+
+
 # --- the faults -------------------------------------------------------------------------------
 
 
@@ -335,7 +349,7 @@ def test_a_worker_killed_mid_bot_turn_is_redone_exactly_once(stack):
         await asyncio.to_thread(backend_in_transaction, "fault-w1", 30)
         # The bot turn is under way, its transaction open and the row locked: kill -9.
         w1.kill(signal.SIGKILL)
-        game = await asyncio.to_thread(stored, game_id)
+        game = await db(stored, game_id)
         assert game.seq == seq_before + 1, "only the human card is committed"
         slow(stack, False)
         await asyncio.to_thread(worker, stack, "fault-w2")
@@ -345,7 +359,7 @@ def test_a_worker_killed_mid_bot_turn_is_redone_exactly_once(stack):
         # silence -> reconnect -> the sweeper re-enqueues the turn for the new worker
         await player.wait_for_turn(deadline, after=seq_before)
         assert player.reconnects >= 1
-        stale = await asyncio.to_thread(actions.play_bots, game.pk, seq_before + 1)
+        stale = await db(actions.play_bots, game.pk, seq_before + 1)
         assert stale == 0, "the turn was already played: a repeat does nothing"
         await player.play(None, deadline)
         await player.close()
@@ -393,6 +407,7 @@ def test_play_continues_after_a_redis_restart(stack):
         await player.close()
 
     run(scenario())
+    assert player.reconnects >= 1  # the groups died with Redis: a silent socket, reconnected
     assert w.alive(), "the worker reconnects to the broker by itself"
     assert_whole_and_once(game_id, player)
 
@@ -413,7 +428,7 @@ def test_a_database_connection_dropped_mid_bot_turn_applies_nothing(stack):
         await asyncio.to_thread(terminate_backend, pid)
         slow(stack, False)
         await asyncio.sleep(2.0)  # the task fails on its next statement; nothing committed
-        game = await asyncio.to_thread(stored, game_id)
+        game = await db(stored, game_id)
         assert game.seq == seq_before + 1 and len(game.actions) == seq_before + 1
         # The same worker reconnects for its next task; the sweeper re-enqueues the turn.
         await player.wait_for_turn(deadline, after=seq_before)
