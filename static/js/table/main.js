@@ -38,8 +38,16 @@ function t(key, params = {}) {
   return raw.replace(/\{(\w+)\}/g, (m, k) => (k in params ? String(params[k]) : m));
 }
 
+// Until the first snapshot, if the page came without a state: an empty table.
+const EMPTY_STATE = {
+  seat: 0, phase: "play", to_move: null, dealer: null, hand: [], hand_sizes: [0, 0, 0, 0],
+  current_trick: { leader: null, cards: [] }, tricks: [], legal: [], scores: [0, 0],
+  team_points: [0, 0], board: [], announcements: [], game_over: false, outcome: null,
+};
+const initialNode = document.getElementById("initial-state");
+
 const ui = {
-  state: JSON.parse(document.getElementById("initial-state").textContent),
+  state: (initialNode && JSON.parse(initialNode.textContent)) || EMPTY_STATE,
   seq: Number(root.dataset.seq || 0), // newest seq received from the server
   shownSeq: Number(root.dataset.seq || 0), // seq of the state on screen
   queue: [],
