@@ -17,7 +17,7 @@ from django.core.cache import cache
 class TokenBucket:
     """`rate` tokens per second up to `burst`; take() spends one or says no.
 
-    >>> clock = iter([0.0, 0.0, 0.0, 0.5]).__next__
+    >>> clock = iter([0.0, 0.0, 0.0, 0.0, 0.5]).__next__
     >>> b = TokenBucket(rate=2, burst=2, clock=clock)
     >>> b.take(), b.take(), b.take()
     (True, True, False)

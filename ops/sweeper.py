@@ -20,6 +20,7 @@ import datetime as dt
 import logging
 
 from django.conf import settings
+from django.core.exceptions import ValidationError
 from django.utils import timezone
 
 from game.models import Game
@@ -58,7 +59,7 @@ def kick_if_stuck(public_id, older_than: float | None = None) -> bool:
     older_than = settings.SWEEP_STUCK_AFTER if older_than is None else older_than
     try:
         row = _stuck(older_than).filter(public_id=public_id).values_list("pk", "seq").first()
-    except (ValueError, TypeError):
+    except (ValueError, TypeError, ValidationError):  # not a game id at all
         return False
     if row is None:
         return False
