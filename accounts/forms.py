@@ -1,0 +1,37 @@
+"""The sign-up form: Django's UserCreationForm plus an optional e-mail address."""
+
+from __future__ import annotations
+
+from django import forms
+from django.contrib.auth.forms import UserCreationForm
+from django.utils.translation import gettext_lazy as _
+
+# Guest users are named "gast-…" (game/views.py); a chosen name must not look like one.
+GUEST_PREFIX = "gast-"
+
+
+class SignupForm(UserCreationForm):
+    """Username, password twice, optional e-mail.
+
+    Bound to an existing guest user (``instance=request.user``), saving it turns that
+    guest into a real account: same user, so every game it played stays its own.
+    """
+
+    email = forms.EmailField(
+        label=_("E-mail address (optional)"),
+        required=False,
+        help_text=_("Only used to help you if you forget your password."),
+    )
+
+    class Meta(UserCreationForm.Meta):
+        fields = ("username", "email")
+
+    def clean_username(self):
+        username = super().clean_username()
+        if username and username.lower().startswith(GUEST_PREFIX):
+            raise forms.ValidationError(
+                _("Names beginning with “%(prefix)s” are reserved for guests."),
+                code="reserved",
+                params={"prefix": GUEST_PREFIX},
+            )
+        return username

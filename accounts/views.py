@@ -1,0 +1,86 @@
+"""Sign-up: a new account, or a guest (from /play/) claiming the account it plays with.
+
+A guest is a user with an unusable password (game/views.py); tournaments refuse them.
+Claiming sets a username and password on that same user, so its games stay its own and
+it is a guest no longer. Sign-ups are rate-limited per client address, like logins.
+"""
+
+from __future__ import annotations
+
+from django.conf import settings
+from django.contrib.auth import get_user_model, login
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+from django.views.decorators.csrf import csrf_protect
+from django.views.decorators.debug import sensitive_post_parameters
+from django.views.decorators.http import require_http_methods
+
+from ops.ratelimit import client_address
+
+from .forms import SignupForm
+
+
+def is_guest(user) -> bool:
+    return bool(user and user.is_authenticated and not user.has_usable_password())
+
+
+def _redirect_target(request: HttpRequest) -> str:
+    target = request.POST.get("next") or request.GET.get("next") or ""
+    if target and url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return target
+    return ""
+
+
+def _limit_key(request: HttpRequest) -> str:
+    return f"signup:ip:{client_address(request)}"
+
+
+def _blocked(request: HttpRequest) -> bool:
+    limit = getattr(settings, "SIGNUP_RATE_LIMIT", 20)
+    return limit > 0 and (cache.get(_limit_key(request)) or 0) >= limit
+
+
+def _count(request: HttpRequest) -> None:
+    key, window = _limit_key(request), getattr(settings, "SIGNUP_RATE_WINDOW", 60 * 60)
+    if not cache.add(key, 1, timeout=window):
+        try:
+            cache.incr(key)
+        except ValueError:  # expired between add and incr
+            cache.add(key, 1, timeout=window)
+
+
+@sensitive_post_parameters("password1", "password2")
+@csrf_protect
+@never_cache
+@require_http_methods(["GET", "POST"])
+def signup(request: HttpRequest) -> HttpResponse:
+    next_url = _redirect_target(request)
+    guest = is_guest(request.user)
+    if request.user.is_authenticated and not guest:
+        return redirect(next_url or "home")
+    # A fresh copy: an invalid form must not leave its values on request.user.
+    instance = get_user_model().objects.get(pk=request.user.pk) if guest else None
+    initial = {"username": ""}  # not the guest's "gast-…" name
+    status = 200
+    if request.method == "POST":
+        form = SignupForm(request.POST, instance=instance)
+        if _blocked(request):
+            form = SignupForm(instance=instance, initial=initial)
+            form.cleaned_data = {}
+            form.add_error(None, _("Too many new accounts from your address. Try again later."))
+            status = 429
+        elif form.is_valid():
+            _count(request)
+            user = form.save()
+            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+            return redirect(next_url or "home")
+    else:
+        form = SignupForm(instance=instance, initial=initial)
+    context = {"form": form, "next": next_url, "claiming": guest}
+    return render(request, "registration/signup.html", context, status=status)

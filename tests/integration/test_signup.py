@@ -1,0 +1,130 @@
+"""Sign-up (/accounts/signup/): a new account, or a guest claiming the one it plays with."""
+
+from __future__ import annotations
+
+import secrets
+
+import pytest
+from django.contrib.auth import get_user_model
+
+from game.models import Game
+from tests.helpers import wait_for_turn
+
+pytestmark = pytest.mark.usefixtures("live_game_db")
+
+PASSWORD = "klaver-manille-77"
+
+
+@pytest.fixture(autouse=True)
+def quick_and_unlimited(settings):
+    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    settings.SIGNUP_RATE_LIMIT = 0  # the limiter has its own test below
+
+
+def _signup(client, username, next_url="", **extra):
+    data = {"username": username, "password1": PASSWORD, "password2": PASSWORD, **extra}
+    if next_url:
+        data["next"] = next_url
+    return client.post("/accounts/signup/", data)
+
+
+def _logged_in_user(client):
+    user_id = client.session.get("_auth_user_id")
+    return get_user_model().objects.get(pk=user_id) if user_id else None
+
+
+def test_signup_page_is_dutch_and_linked_from_login_and_home(client):
+    response = client.get("/accounts/signup/")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert 'name="password2"' in body
+    assert "/accounts/signup/" in client.get("/accounts/login/").content.decode()
+    assert "/accounts/signup/" in client.get("/").content.decode()
+
+
+def test_signup_creates_an_account_and_logs_in(client):
+    response = _signup(client, "mieke", email="mieke@example.org")
+    assert response.status_code == 302 and response["Location"] == "/"
+    user = _logged_in_user(client)
+    assert user.username == "mieke" and user.email == "mieke@example.org"
+    assert user.has_usable_password() and user.check_password(PASSWORD)
+    assert "mieke" in client.get("/").content.decode()
+
+
+def test_signup_goes_to_next_but_never_off_site(client):
+    assert _signup(client, "jef", next_url="/tournaments/")["Location"] == "/tournaments/"
+    other = client.__class__()
+    assert _signup(other, "jos", next_url="https://evil.example/")["Location"] == "/"
+
+
+def test_duplicate_username_is_refused_with_a_message(client, django_user_model):
+    django_user_model.objects.create_user("mieke", password="pw-mieke-123")
+    response = _signup(client, "Mieke")  # differs only in case: still taken
+    assert response.status_code == 200
+    assert "username" in response.context["form"].errors
+    assert django_user_model.objects.filter(username__iexact="mieke").count() == 1
+    assert _logged_in_user(client) is None
+
+
+def test_guest_names_are_reserved(client):
+    response = _signup(client, "gast-123456")
+    assert response.status_code == 200 and "username" in response.context["form"].errors
+
+
+def test_a_guest_keeps_its_games_when_claiming_an_account(client):
+    client.post("/play/")
+    guest = _logged_in_user(client)
+    assert not guest.has_usable_password()
+    game = wait_for_turn(Game.objects.get(owner=guest).public_id)
+    page = client.get("/accounts/signup/").content.decode()
+    assert guest.username not in page  # the form does not offer the "gast-…" name
+
+    response = _signup(client, "rosa")
+    assert response.status_code == 302
+    user = _logged_in_user(client)
+    assert user.pk == guest.pk and user.username == "rosa" and user.has_usable_password()
+    game.refresh_from_db()
+    assert game.owner_id == user.pk
+    assert client.get(f"/game/{game.public_id}/").status_code == 200
+    assert get_user_model().objects.count() == 1
+
+
+def test_an_account_already_made_is_not_signed_up_again(client, user):
+    client.force_login(user)
+    assert client.get("/accounts/signup/").status_code == 302
+    assert _signup(client, "tweede").status_code == 302
+    assert not get_user_model().objects.filter(username="tweede").exists()
+
+
+@pytest.mark.parametrize("claim", [False, True], ids=["new-account", "claimed-guest"])
+def test_a_new_account_can_join_todays_day_list(client, claim):
+    from tournaments import actions
+    from tournaments.models import Entry
+
+    if claim:
+        client.post("/play/")
+        guest = _logged_in_user(client)
+        day = actions.day_tournament()
+        refused = client.post(f"/tournaments/{day.pk}/join/")
+        assert refused.status_code == 302 and not Entry.objects.filter(player=guest).exists()
+    _signup(client, "nieuweling")
+    user = _logged_in_user(client)
+    day = actions.day_tournament()
+    response = client.post(f"/tournaments/{day.pk}/join/")
+    entry = Entry.objects.get(tournament=day, player=user)
+    assert response.status_code == 302
+    assert response["Location"] == f"/game/{entry.game.public_id}/"
+
+
+def test_signups_are_rate_limited_per_address(client, settings):
+    settings.SIGNUP_RATE_LIMIT = 2
+    address = f"10.{secrets.randbelow(250)}.{secrets.randbelow(250)}.{secrets.randbelow(250)}"
+    for name in ("een", "twee"):
+        fresh = client.__class__(REMOTE_ADDR=address)
+        assert _signup(fresh, f"{name}-{secrets.token_hex(3)}").status_code == 302
+    blocked = client.__class__(REMOTE_ADDR=address)
+    response = _signup(blocked, "drie")
+    assert response.status_code == 429
+    assert not get_user_model().objects.filter(username="drie").exists()
+    elsewhere = client.__class__(REMOTE_ADDR="10.255.255.254")
+    assert _signup(elsewhere, "vier").status_code == 302
