@@ -5,11 +5,14 @@ from __future__ import annotations
 import json
 import logging
 from functools import partial
+from urllib.parse import parse_qs
 
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
 
+import engine
+from config.middleware import chosen_language
 from ops.ratelimit import TokenBucket
 from ops.sweeper import kick_if_stuck
 
@@ -25,6 +28,27 @@ run_db = partial(database_sync_to_async, thread_sensitive=False)
 
 CLOSE_NOT_FOUND = 4404
 CLOSE_FLOODING = 4429
+# Languages the engine phrases refusals in (engine.explain).
+REFUSAL_LANGUAGES = ("nl", "en", "fr")
+
+
+def refusal_language(scope) -> str:
+    """?lang= of the socket's URL (the page's language), else the language cookie,
+    else the site's default (nl)."""
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    lang = (query.get("lang") or [""])[0][:2].lower()
+    if lang in REFUSAL_LANGUAGES:
+        return lang
+    lang = chosen_language(scope.get("cookies") or {})[:2]
+    return lang if lang in REFUSAL_LANGUAGES else "nl"
+
+
+def refusal_text(exc: Exception, lang: str) -> str:
+    """An engine refusal (IllegalMove behind IllegalAction) in `lang`; others as is."""
+    cause = exc.__cause__
+    if isinstance(cause, engine.IllegalMove):
+        return engine.explain(cause, lang)
+    return str(exc)
 
 
 class GameConsumer(AsyncJsonWebsocketConsumer):
@@ -34,6 +58,7 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
         self.user = self.scope.get("user")
         self.bucket = TokenBucket(settings.GAME_WS_RATE, settings.GAME_WS_BURST)
         self.refused = 0
+        self.lang = refusal_language(self.scope)
         self.public_id = self.scope["url_route"]["kwargs"]["game_id"]
         try:
             snapshot = await run_db(actions.snapshot)(self.public_id, self.user)
@@ -101,7 +126,7 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
                 self.public_id, self.user, message.action, message.seq
             )
         except actions.ActionError as exc:
-            await self.send_error(exc.code, str(exc))
+            await self.send_error(exc.code, refusal_text(exc, self.lang))
 
     async def game_event(self, event) -> None:
         await self.send_json(event["payload"])
