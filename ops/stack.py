@@ -205,7 +205,9 @@ class Stack:
     def wait_worker(self, proc: Proc, timeout: float = 60) -> None:
         from celery import Celery
 
-        probe = Celery(broker=self.redis_url)
+        # Not the current app: shared_task proxies (game.tasks) in this process must
+        # keep publishing through config.celery's broker, not this probe's.
+        probe = Celery(broker=self.redis_url, set_as_current=False)
         try:
             deadline = time.monotonic() + timeout
             while time.monotonic() < deadline:
