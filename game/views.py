@@ -45,6 +45,8 @@ def table(request: HttpRequest, game_id) -> HttpResponse:
         "state_json": json.dumps(state),
         "ws_path": game.ws_path,
         "seq": game.seq,
+        # A running tournament's game: no record link (the download is a 404 until close).
+        "record_sealed": is_seed_sealed(game),
     }
     return render(request, "game/table.html", context)
 
