@@ -37,7 +37,7 @@ def test_signup_page_is_dutch_and_linked_from_login_and_home(client):
     response = client.get("/accounts/signup/")
     assert response.status_code == 200
     body = response.content.decode()
-    assert 'name="password2"' in body
+    assert "Account maken" in body and 'name="password2"' in body
     assert "/accounts/signup/" in client.get("/accounts/login/").content.decode()
     assert "/accounts/signup/" in client.get("/").content.decode()
 
@@ -61,7 +61,8 @@ def test_duplicate_username_is_refused_with_a_message(client, django_user_model)
     django_user_model.objects.create_user("mieke", password="pw-mieke-123")
     response = _signup(client, "Mieke")  # differs only in case: still taken
     assert response.status_code == 200
-    assert "username" in response.context["form"].errors
+    (message,) = response.context["form"].errors["username"]
+    assert "gebruikersnaam" in message and message in response.content.decode()
     assert django_user_model.objects.filter(username__iexact="mieke").count() == 1
     assert _logged_in_user(client) is None
 
