@@ -102,6 +102,9 @@ class Harness:
         self.consumer.group = f"fuzz-{uuid.uuid4().hex}"  # joined: messages are handled
         self.consumer.bucket = TokenBucket(10**9, 10**9)
         self.consumer.refused = 0
+        # What connect() would have set from the scope (no language chosen: Dutch).
+        self.consumer.scope = {"type": "websocket", "cookies": {}, "query_string": b""}
+        self.consumer.lang = "nl"
         self.replies: list[dict] = []
 
         async def send_json(content, close=False):
