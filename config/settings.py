@@ -73,6 +73,7 @@ INSTALLED_APPS = [
     "channels",
     "game",
     "tournaments",
+    "accounts",  # sign-up; its makemessages also extracts N_("…") strings
 ]
 
 MIDDLEWARE = [

@@ -223,7 +223,7 @@ def join(tournament_id: int, user, invite_code: str = "") -> Entry:
     if not user.has_usable_password() and not getattr(settings, "TOURNAMENTS_ALLOW_GUESTS", False):
         # A guest account costs nothing: a fresh one could preview every deal of the
         # tournament before entering with the real account.
-        raise CannotJoin(N_("log in with an account to take part; guests cannot enter tournaments"))
+        raise CannotJoin(N_("guests cannot enter tournaments: create an account or log in"))
     with transaction.atomic():
         t = Tournament.objects.select_for_update().get(pk=tournament_id)
         existing = Entry.objects.filter(tournament=t, player=user).first()

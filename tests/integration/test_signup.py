@@ -106,8 +106,12 @@ def test_a_new_account_can_join_todays_day_list(client, claim):
         client.post("/play/")
         guest = _logged_in_user(client)
         day = actions.day_tournament()
-        refused = client.post(f"/tournaments/{day.pk}/join/")
-        assert refused.status_code == 302 and not Entry.objects.filter(player=guest).exists()
+        refused = client.post(f"/tournaments/{day.pk}/join/", follow=True)
+        assert not Entry.objects.filter(player=guest).exists()
+        # The refusal, in Dutch, points to signing up.
+        assert "gasten kunnen niet meedoen aan toernooien: maak een account" in (
+            refused.content.decode()
+        )
     _signup(client, "nieuweling")
     user = _logged_in_user(client)
     day = actions.day_tournament()
