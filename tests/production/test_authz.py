@@ -241,6 +241,10 @@ def test_forms_refuse_posts_without_a_csrf_token(field):
         ("/clubs/join/", {"code": t.club.invite_code}),
         ("/tournaments/new/", {"name": "x"}),
         ("/i18n/setlang/", {"language": "fr"}),
+        (
+            "/accounts/signup/",
+            {"username": "csrf-x", "password1": "Zz-9x!qq-long", "password2": "Zz-9x!qq-long"},
+        ),  # fmt: skip
     ):
         assert client.post(url, data).status_code == 403, url
     assert (
