@@ -57,7 +57,9 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--games", type=int, default=1, help="whole games per player")
     p.add_argument("--time-limit", type=float, default=600.0, help="seconds per scenario")
     p.add_argument("--web", type=int, default=2, help="uvicorn processes")
-    p.add_argument("--workers", type=int, default=2, help="celery bot workers (solo pool)")
+    p.add_argument("--workers", type=int, default=2, help="celery bot worker processes")
+    p.add_argument("--pool", default="solo", help="celery pool of each worker: solo, threads")
+    p.add_argument("--concurrency", type=int, default=1, help="tasks at once per worker")
     p.add_argument("--bot", default="heuristic", help="bot level of the games")
     p.add_argument("--profile", type=float, default=20.0, help="py-spy seconds (0: off)")
     p.add_argument("--target-p95", type=float, default=300.0)
@@ -336,11 +338,14 @@ def py_spy(pid: int, seconds: float, out: Path, idle: bool = False) -> subproces
     )  # fmt: skip
 
 
-FRAME = re.compile(r"^(.*?) \\((?:.*/)?([^/:]+)(?::\\d+)?\\)$")
+OURS = ("game/", "engine/", "ops/", "tournaments/", "channels/", "channels_redis/",
+        "django/db/", "celery/app/trace", "kombu/messaging", "json/", "websockets/",
+        "uvicorn/protocols/", "asgiref/")  # fmt: skip
 
 
 def hot_functions(raw: Path, top: int = 12) -> list[tuple[str, float, float]]:
-    """(function, self %, inclusive %) from py-spy's collapsed stacks."""
+    """(function, self %, inclusive %) from py-spy's collapsed stacks: the functions of
+    the application and its frameworks with the most samples under them."""
     if not raw.exists():
         return []
     self_count: Counter = Counter()
@@ -351,15 +356,22 @@ def hot_functions(raw: Path, top: int = 12) -> list[tuple[str, float, float]]:
         if not stack:
             continue
         n = int(count)
-        frames = [FRAME.sub(r"\1 (\2)", f) for f in stack.split(";")]
+        frames = stack.split(";")
         total += n
         self_count[frames[-1]] += n
         for f in set(frames):
             incl[f] += n
     if not total:
         return []
-    names = [name for name, _ in self_count.most_common(top)]
-    return [(name, 100 * self_count[name] / total, 100 * incl[name] / total) for name in names]
+    ranked = [
+        name for name, _ in incl.most_common()
+        if any(part in name for part in OURS) and "thread_handler" not in name
+    ][:top]  # fmt: skip
+    short = [re.sub(r"\(.*site-packages/|\(/work/main/", "(", name) for name in ranked]
+    return [
+        (label, 100 * self_count[name] / total, 100 * incl[name] / total)
+        for label, name in zip(short, ranked, strict=True)
+    ]
 
 
 # --- main ------------------------------------------------------------------------------------
@@ -389,12 +401,18 @@ def main() -> int:
         stack.start_redis()
         setup_django(stack)
         webs = [stack.start_web() for _ in range(args.web)]
-        workers = [stack.start_worker(f"bots-{k}", queues="bots") for k in range(args.workers)]
+        workers = [
+            stack.start_worker(
+                f"bots-{k}", queues="bots", pool=args.pool, concurrency=args.concurrency
+            )  # fmt: skip
+            for k in range(args.workers)
+        ]
         ports = [w.port for w in webs]
         say(f"# Load test {dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC")
         say()
         say(f"Stack on loopback: {args.web} uvicorn process(es), {args.workers} Celery bot "
-            f"worker(s) (solo pool), PostgreSQL, a private redis-server; {os.cpu_count()} CPU "
+            f"worker(s) ({args.pool} pool x{args.concurrency}), PostgreSQL, a private "
+            f"redis-server; {os.cpu_count()} CPU "
             f"core(s) shared by all of it and the clients. Bots: {args.bot}; no-pause mode; "
             f"think time {args.think} s per human card (x0.8-1.2); {args.games} whole "
             f"game(s) per player.")  # fmt: skip
