@@ -42,12 +42,12 @@ def _limit_key(request: HttpRequest) -> str:
 
 
 def _blocked(request: HttpRequest) -> bool:
-    limit = getattr(settings, "SIGNUP_RATE_LIMIT", 20)
+    limit = settings.SIGNUP_RATE_LIMIT
     return limit > 0 and (cache.get(_limit_key(request)) or 0) >= limit
 
 
 def _count(request: HttpRequest) -> None:
-    key, window = _limit_key(request), getattr(settings, "SIGNUP_RATE_WINDOW", 60 * 60)
+    key, window = _limit_key(request), settings.SIGNUP_RATE_WINDOW
     if not cache.add(key, 1, timeout=window):
         try:
             cache.incr(key)
