@@ -186,7 +186,7 @@ def test_generated_frames_through_the_consumer_change_nothing(fuzz_game, user, o
 
     run()
     assert counts["frames"] >= 2700
-    assert counts["reached_actions"] >= 300, counts  # the action path really was exercised
+    assert counts["reached_actions"] >= 200, counts  # the action path really was exercised
     assert _row(game) == before
 
 
