@@ -166,12 +166,21 @@ def main() -> None:
 
     from engine import solver
 
+    configs = []
+    for name in names:
+        cfg = getattr(get_bot(name), "config", None)
+        if cfg is not None:
+            configs.append(
+                f"{name}: samples by trick {list(cfg.samples)}, exact <= {cfg.exact_limit} deals"
+            )
+
     lines = [
         f"## {names[0]} vs {names[1]} — {rules}, {n} duplicate deals (seed {args.seed!r})",
         "",
         f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, {platform.node()}, "
         f"{os.cpu_count()} CPUs, jobs={args.jobs}, solver backend {solver.BACKEND}, "
         f"wall {wall:.0f} s",
+        *(["", "; ".join(configs)] if configs else []),
         "",
         "| side | mean card points / deal |",
         "|---|---|",
