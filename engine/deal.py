@@ -17,7 +17,7 @@ engine.errors.IllegalMove: you do not hold 7D
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import NamedTuple
 
 from .cards import (
@@ -91,12 +91,19 @@ class DealResult:
         return self.card_points[0] == self.card_points[1]
 
     def to_dict(self) -> dict:
-        d = asdict(self)
-        d["deal"] = d.pop("number")
-        d["card_points"] = list(self.card_points)
-        d["tricks_won"] = list(self.tricks_won)
-        d["written"] = list(self.written)
-        return d
+        # Spelled out: dataclasses.asdict deep-copies and showed up in web profiles.
+        return {
+            "dealer": self.dealer,
+            "trump": self.trump,
+            "no_trump": self.no_trump,
+            "blind": self.blind,
+            "doublings": self.doublings,
+            "multiplier": self.multiplier,
+            "card_points": list(self.card_points),
+            "tricks_won": list(self.tricks_won),
+            "written": list(self.written),
+            "deal": self.number,
+        }
 
 
 class Deal:
