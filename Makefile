@@ -9,7 +9,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run test install migrate demo-user chromium lint format bench
+.PHONY: run test install migrate demo-user chromium static lint format bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,7 +44,13 @@ chromium:
 	  fi; \
 	fi
 
-test: install chromium
+# Hashed static files for processes that tests start with DEBUG=0 (production
+# storage: whitenoise's manifest). Copies only what changed.
+static: install
+	DEBUG=0 SECRET_KEY=collectstatic-only ALLOWED_HOSTS=localhost \
+	  $(BIN)/python manage.py collectstatic --noinput --verbosity 0
+
+test: install chromium static
 	$(BIN)/python -m pytest
 
 lint: install
