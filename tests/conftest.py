@@ -21,6 +21,16 @@ import pytest
 from tests.helpers import PRODUCTION_STACK, ROOT
 
 
+def pytest_configure(config):
+    # With REDIS_URL the cache (rate limiters, ...) lives in Redis, which outlives a run:
+    # counts left by an earlier run, or a run beside this one, must not leak into it.
+    from django.conf import settings
+
+    cache = settings.CACHES.get("default", {})
+    if "redis" in cache.get("BACKEND", "").lower():
+        cache["KEY_PREFIX"] = f"{cache.get('KEY_PREFIX', '')}test{os.getpid()}"
+
+
 def pytest_report_header(config):
     if PRODUCTION_STACK:
         return "manillen: production stack (PostgreSQL + channels_redis + Celery worker)"
