@@ -271,7 +271,9 @@ GAME_WS_RATE = env_int("GAME_WS_RATE", 10)
 GAME_WS_BURST = env_int("GAME_WS_BURST", 30)
 # A game whose seat to move is a bot and whose row has not changed for this many
 # seconds gets its bot task again (ops/sweeper.py); the beat runs it every SWEEP_EVERY.
-SWEEP_STUCK_AFTER = env_int("SWEEP_STUCK_AFTER", 10)
+# Well above a bot turn's queueing time under load: a re-enqueued turn that was only
+# slow is a harmless no-op, but a flood of them is work for nothing.
+SWEEP_STUCK_AFTER = env_int("SWEEP_STUCK_AFTER", 30)
 CELERY_BEAT_SCHEDULE["sweep-stuck-games"] = {
     "task": "ops.tasks.sweep_stuck_games",
     "schedule": env_int("SWEEP_EVERY", 15),
