@@ -59,6 +59,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--time-limit", type=float, default=150.0, help="seconds per scenario")
     p.add_argument("--worker-pool", default="solo", help="celery pool: solo or threads")
     p.add_argument("--concurrency", type=int, default=1)
+    p.add_argument("--worker-log", default="warning", help="celery worker log level")
     return p.parse_args()  # fmt: skip
 
 
@@ -120,7 +121,7 @@ def start_services(env: dict[str, str], port: int, args) -> list[subprocess.Pope
     )
     worker = subprocess.Popen(
         [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", "bots,celery",
-         "-P", args.worker_pool, "-c", str(args.concurrency), "-l", "warning",
+         "-P", args.worker_pool, "-c", str(args.concurrency), "-l", args.worker_log,
          "-n", f"bench-{os.getpid()}@localhost", "--without-gossip", "--without-mingle",
          "--without-heartbeat"],
         cwd=ROOT, env=full_env, start_new_session=True,
@@ -223,12 +224,19 @@ async def scenario(port, players, moves, think, time_limit, seed) -> tuple[list,
     return out, time.perf_counter() - started
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process and its children that were waited for."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    ticks = sum(int(x) for x in fields[11:15])
+    return ticks / os.sysconf("SC_CLK_TCK")
+
+
 def percentile(values: list[float], q: float) -> float:
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(round(q * (len(ordered) - 1))))]
 
 
-def report(n: int, samples, elapsed: float) -> dict:
+def report(n: int, samples, elapsed: float, cpu: dict[str, float]) -> dict:
     with_bots = [ms for ms, bots in samples if bots]
     alone = [ms for ms, bots in samples if not bots]
     row = {
@@ -248,6 +256,12 @@ def report(n: int, samples, elapsed: float) -> dict:
         f"max {row['max_ms']:6.1f} ms  ({row['bot_cards_per_move']:.1f} bot cards/move; "
         f"own-card echo median {row['echo_median_ms']:.1f} ms; "
         f"{row['human_moves_per_s']:.1f} human moves/s)",
+        flush=True,
+    )
+    per_move = {name: 1000 * secs / max(1, len(samples)) for name, secs in cpu.items()}
+    print(
+        "      CPU per human move: "
+        + ", ".join(f"{name} {ms:.1f} ms" for name, ms in per_move.items()),
         flush=True,
     )
     return row
@@ -282,10 +296,14 @@ def main() -> int:
         for n in [int(x) for x in args.players.split(",")]:
             moves = args.moves or (120 if n == 1 else 16)
             players = make_players(n, f"{tag}-{n}")
+            time.sleep(1.0)  # let the worker finish the first bot moves of every game
+            watched = {"web": procs[0].pid, "worker": procs[1].pid, "clients": os.getpid()}
+            before = {name: cpu_seconds(pid) for name, pid in watched.items()}
             samples, elapsed = asyncio.run(
                 scenario(port, players, moves, think, args.time_limit, seed=n)
             )
-            rows.append(report(n, samples, elapsed))
+            cpu = {name: cpu_seconds(pid) - before[name] for name, pid in watched.items()}
+            rows.append(report(n, samples, elapsed, cpu))
         ok = all(r["median_ms"] <= 50 and r["p95_ms"] <= 150 for r in rows)
         print(f"targets (median <= 50 ms, p95 <= 150 ms): {'met' if ok else 'NOT met'}")
         return 0
