@@ -16,6 +16,7 @@ urlpatterns = [
     path("<int:pk>/compare/<int:number>/", views.compare_deal, name="compare-deal"),
     path("<int:pk>/verify/", views.verify, name="verify"),
     path("<int:pk>/results/", views.results_print, name="results"),
+    path("<int:pk>/results.pdf", views.results_pdf, name="results-pdf"),
     path("<int:pk>/export/<str:kind>", views.export, name="export"),
     path("<int:pk>/manage/", views.manage, name="manage"),
     path("<int:pk>/manage/deals/", views.manage_deals, name="manage-deals"),

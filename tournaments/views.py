@@ -15,6 +15,7 @@ from django.core.exceptions import PermissionDenied
 from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.template.loader import render_to_string
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
@@ -369,16 +370,32 @@ def export(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
     raise Http404("no such export")
 
 
-def results_print(request: HttpRequest, pk: int) -> HttpResponse:
-    t = _tournament(request, pk)
-    _require_results(request, t)
-    context = {
+def _results_print_context(t: Tournament) -> dict:
+    return {
         "t": t,
         "rows": rankings.standings(t),
         "travellers": exports.travellers(t),
         "corrections": exports.corrections(t),
     }
-    return render(request, "tournaments/results_print.html", context)
+
+
+def results_print(request: HttpRequest, pk: int) -> HttpResponse:
+    t = _tournament(request, pk)
+    _require_results(request, t)
+    return render(request, "tournaments/results_print.html", _results_print_context(t))
+
+
+def results_pdf(request: HttpRequest, pk: int) -> HttpResponse:
+    """The printable results page as PDF; the same gates as results_print."""
+    t = _tournament(request, pk)
+    _require_results(request, t)
+    from . import pdf  # WeasyPrint loads Pango: only for this view
+
+    html = render_to_string(
+        "tournaments/results_print.html", _results_print_context(t), request=request
+    )
+    data = pdf.html_to_pdf(html, base_url=request.build_absolute_uri("/"))
+    return _download(data, "application/pdf", f"tournament-{t.pk}-results.pdf")
 
 
 # --- organizer panel -----------------------------------------------------------------------

@@ -1,0 +1,78 @@
+"""The printable results page as PDF (WeasyPrint): same content, same gates, no HTTP."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.tournaments.conftest import joined
+from tournaments import pdf, rankings
+
+pytestmark = pytest.mark.usefixtures("live_game_db")
+
+
+@pytest.fixture
+def ranked(make_tournament, fake_entry):
+    t = make_tournament(seed="pdf-seed")
+    alice = fake_entry(t, "alice", 40, {1: 40, 2: 35})
+    fake_entry(t, "bert", -10, {1: 20, 2: 35})
+    t.club.members.add(alice.player)
+    rankings.recompute(t.pk)
+    return t, alice.player
+
+
+def _text(document) -> str:
+    from weasyprint.formatting_structure.boxes import TextBox
+
+    return " ".join(
+        box.text
+        for page in document.pages
+        for box in page._page_box.descendants()
+        if isinstance(box, TextBox)
+    )
+
+
+def test_results_pdf_for_a_player_who_finished(ranked, client):
+    t, alice = ranked
+    client.force_login(alice)
+    response = client.get(f"/tournaments/{t.pk}/results.pdf")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/pdf"
+    assert f'filename="tournament-{t.pk}-results.pdf"' in response["Content-Disposition"]
+    assert response.content.startswith(b"%PDF") and len(response.content) > 1000
+
+    # The PDF is the printable page laid out: its text names the players.
+    html = client.get(f"/tournaments/{t.pk}/results/").content.decode()
+    text = _text(pdf.document(html, base_url="http://testserver/"))
+    assert "alice" in text and "bert" in text
+    assert "PDF" not in text  # the print stylesheet was applied: .no-print is hidden
+
+
+def test_results_pdf_refused_like_the_printable_page(ranked, client, make_user):
+    t, _ = ranked
+    ben = make_user("ben")
+    joined(t, ben)  # a member with an unfinished entry: no results yet
+    client.force_login(ben)
+    assert client.get(f"/tournaments/{t.pk}/results/").status_code == 403
+    assert client.get(f"/tournaments/{t.pk}/results.pdf").status_code == 403
+    outsider = make_user("outsider")  # not in the club: the tournament does not exist
+    client.force_login(outsider)
+    assert client.get(f"/tournaments/{t.pk}/results/").status_code == 404
+    assert client.get(f"/tournaments/{t.pk}/results.pdf").status_code == 404
+
+
+def test_fetcher_reads_static_files_from_disk_and_refuses_the_rest(monkeypatch):
+    def no_network(*args, **kwargs):
+        raise AssertionError("WeasyPrint tried to make a request")
+
+    monkeypatch.setattr("urllib.request.OpenerDirector.open", no_network)
+    fetcher = pdf.StaticFilesFetcher()
+    response = fetcher.fetch("http://testserver/static/tournaments/tournaments.css")
+    assert response.content_type == "text/css" and b"@media print" in response.read()
+    for url in (
+        "http://testserver/tournaments/1/results/",
+        "http://testserver/static/../config/settings.py",
+        "http://testserver/static/nope.css",
+        "file:///etc/passwd",
+    ):
+        with pytest.raises(ValueError):
+            fetcher.fetch(url)
