@@ -26,6 +26,38 @@ class Bot(Protocol):
         ...
 
 
+class PhaseBot:
+    """Routes each decision to the method for its phase.
+
+    A lone legal action is played at once, and the flemish-table dealer always looks
+    before naming trump (going blind is a gamble these bots do not take).
+    """
+
+    def act(self, observation: dict, seed: bytes) -> str:
+        legal = observation["legal"]
+        if not legal:
+            raise ValueError("this seat has nothing to do")
+        if len(legal) == 1:
+            return legal[0]
+        phase = observation["phase"]
+        if phase == "blind":
+            return "look"
+        if phase == "trump":
+            return self._trump(observation, seed)
+        if phase == "announce":
+            return self._announce(observation, seed)
+        return self._play(observation, seed)
+
+    def _trump(self, obs: dict, seed: bytes) -> str:
+        raise NotImplementedError
+
+    def _announce(self, obs: dict, seed: bytes) -> str:
+        raise NotImplementedError
+
+    def _play(self, obs: dict, seed: bytes) -> str:
+        raise NotImplementedError
+
+
 def bot_seed(game_seed: str | bytes | int, deal_number: int, seat: int) -> bytes:
     """The seed a bot receives for one deal and seat."""
     return hashlib.sha256(

@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from ..cards import ABOVE, CARD_BY_TEXT, CARD_TEXT, RANK_POINTS, SUIT_MASKS
-from .base import View
+from .base import PhaseBot, View
 
 _PTS = tuple(RANK_POINTS[i & 7] for i in range(32))
 _HONOUR = (0, 0, 0, 0.3, 0.6, 1.0, 2.0, 3.0)  # suit-strength weight by rank index
@@ -23,23 +23,8 @@ def _top(m: int) -> int:
     return m.bit_length() - 1
 
 
-class HeuristicBot:
+class HeuristicBot(PhaseBot):
     name = "heuristic"
-
-    def act(self, observation: dict, seed: bytes) -> str:
-        legal = observation["legal"]
-        if not legal:
-            raise ValueError("this seat has nothing to do")
-        if len(legal) == 1:
-            return legal[0]
-        phase = observation["phase"]
-        if phase == "blind":
-            return "look"
-        if phase == "trump":
-            return self._trump(observation)
-        if phase == "announce":
-            return self._announce(observation)
-        return self._play(observation, seed)
 
     # ----------------------------------------------------------------- trump
     @staticmethod
@@ -47,7 +32,7 @@ class HeuristicBot:
         m = hand >> (8 * s) & 0xFF
         return 1.5 * _count(m) + sum(_HONOUR[r] for r in range(8) if m >> r & 1)
 
-    def _trump(self, obs: dict) -> str:
+    def _trump(self, obs: dict, seed: bytes) -> str:
         hand = View(obs).hand
         legal = obs["legal"]
         tens = sum(1 for s in range(4) if hand >> (s * 8 + 7) & 1)
@@ -57,7 +42,7 @@ class HeuristicBot:
         best = max(range(4), key=lambda s: (self.suit_strength(hand, s), -s))
         return "trump:" + "SHDC"[best]
 
-    def _announce(self, obs: dict) -> str:
+    def _announce(self, obs: dict, seed: bytes) -> str:
         v = View(obs)
         if v.trump is None:
             strong = sum(1 for s in range(4) if v.hand >> (s * 8 + 7) & 1) >= 3

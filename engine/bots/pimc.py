@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from ..cards import CARD_BY_TEXT, CARD_TEXT, RANK_POINTS, SUITS
 from ..rules import get_rules
-from .base import decision_rng
+from .base import PhaseBot, decision_rng
 from .sampler import analyse
 from .trump_table import predict
 
@@ -55,27 +55,11 @@ class PIMCConfig:
     trump_table: bool = True  # fitted table (trump_table.py) instead of sampled solving
 
 
-class PIMCBot:
+class PIMCBot(PhaseBot):
     def __init__(self, name: str, config: PIMCConfig, backend: str | None = None) -> None:
         self.name = name
         self.config = config
         self.backend = backend  # solver backend: None = the fastest available
-
-    # ----------------------------------------------------------------- entry
-    def act(self, observation: dict, seed: bytes) -> str:
-        legal = observation["legal"]
-        if not legal:
-            raise ValueError("this seat has nothing to do")
-        if len(legal) == 1:
-            return legal[0]
-        phase = observation["phase"]
-        if phase == "blind":
-            return "look"
-        if phase == "trump":
-            return self._trump(observation, seed)
-        if phase == "announce":
-            return self._announce(observation, seed)
-        return self._play(observation, seed)
 
     # ----------------------------------------------------------------- play
     def card_values(self, obs: dict, seed: bytes) -> dict[str, float]:

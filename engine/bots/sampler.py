@@ -179,7 +179,7 @@ class Hidden:
                 if w:
                     options.append((split, rest, w))
             r = rng.randrange(sum(w for _, _, w in options))
-            for split, rest, w in options:
+            for split, rest, w in options:  # noqa: B007 - the chosen one is used after break
                 if r < w:
                     break
                 r -= w
