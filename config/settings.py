@@ -229,7 +229,8 @@ GAME_DEFAULT_BOT = os.environ.get("GAME_DEFAULT_BOT", "heuristic")
 # Celery queue of the bot task (a test run uses its own, see tests/conftest.py).
 GAME_BOTS_QUEUE = os.environ.get("GAME_BOTS_QUEUE", "bots")
 # Moves commit without waiting for the WAL flush on PostgreSQL (see game/actions.py).
-GAME_SYNCHRONOUS_COMMIT = env_bool("GAME_SYNCHRONOUS_COMMIT", False)
+# Durable by default: a committed move survives a database crash ("nothing lost").
+GAME_SYNCHRONOUS_COMMIT = env_bool("GAME_SYNCHRONOUS_COMMIT", True)
 # Largest websocket text frame the game consumer reads; game messages are tiny.
 GAME_WS_MAX_MESSAGE_BYTES = env_int("GAME_WS_MAX_MESSAGE_BYTES", 1024)
 

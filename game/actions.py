@@ -366,7 +366,7 @@ def _relaxed_commit() -> None:
 
     A crash may lose the last few moves (the row stays consistent; the client then sees
     a stale seq and asks for a snapshot), and each move saves an fsync, milliseconds on
-    every card. GAME_SYNCHRONOUS_COMMIT=1 keeps full durability.
+    every card. Only with GAME_SYNCHRONOUS_COMMIT=0; the default keeps full durability.
     """
     if connection.vendor == "postgresql" and not settings.GAME_SYNCHRONOUS_COMMIT:
         with connection.cursor() as cursor:
