@@ -1,0 +1,85 @@
+"""Management commands: create → simulate → close → export, through the actions."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+import zipfile
+
+import pytest
+from django.core.management import CommandError, call_command
+
+from tournaments.models import Entry, Tournament
+
+pytestmark = pytest.mark.usefixtures("live_game_db")
+
+
+def run(*args) -> str:
+    out = io.StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
+
+
+def test_create_simulate_close_export(club, organizer):
+    out = run(
+        "create_tournament", "--name", "Demo", "--club", club.slug, "--seed", "demo-seed",
+        "--open", "--organizer", organizer.username,
+    )  # fmt: skip
+    pk = int(re.search(r"id: (\d+)", out).group(1))
+    t = Tournament.objects.get(pk=pk)
+    assert t.seed_commitment in out
+    assert t.status in (Tournament.Status.OPEN, Tournament.Status.RUNNING)
+    assert "demo-seed" not in out
+
+    run("simulate_tournament", str(pk), "--players", "3")
+    entries = list(Entry.objects.filter(tournament=t))
+    assert len(entries) == 3
+    assert all(e.status == Entry.Status.FINISHED for e in entries)
+
+    out = run("close_tournament", str(pk), "--unfinished", "as-played")
+    t.refresh_from_db()
+    assert t.is_closed
+    assert "seed: demo-seed" in out
+
+    rows = list(csv.DictReader(io.StringIO(run("export_tournament", str(pk), "--format", "csv"))))
+    assert len(rows) == 3
+    scores = {e.player.username: e.score for e in entries}
+    assert {r["player"]: int(r["score"]) for r in rows} == scores
+
+    data = json.loads(run("export_tournament", str(pk), "--format", "json"))
+    assert data["tournament"]["seed"] == "demo-seed"
+    assert len(data["standings"]) == 3
+
+    travellers = json.loads(
+        run("export_tournament", str(pk), "--format", "json", "--what", "travellers")
+    )
+    assert travellers["travellers"]
+
+
+def test_errors(make_tournament):
+    t = make_tournament()
+    with pytest.raises(CommandError, match="unknown format"):
+        run("export_tournament", str(t.pk), "--format", "xml")
+    with pytest.raises(CommandError, match="no tournament"):
+        run("export_tournament", "999999", "--format", "csv")
+    with pytest.raises(CommandError, match="no tournament"):
+        run("close_tournament", "999999")
+    run("close_tournament", str(t.pk))
+    with pytest.raises(CommandError, match="closed"):
+        run("close_tournament", str(t.pk))
+    with pytest.raises(CommandError, match="closed"):
+        run("simulate_tournament", str(t.pk), "--players", "1")
+
+
+def test_binary_exports_to_file(make_tournament, tmp_path):
+    t = make_tournament()
+    run("simulate_tournament", str(t.pk), "--players", "1")
+    run("close_tournament", str(t.pk))
+    zpath, ppath = tmp_path / "records.zip", tmp_path / "results.pdf"
+    run("export_tournament", str(t.pk), "--format", "records", "-o", str(zpath))
+    with zipfile.ZipFile(zpath) as zf:
+        assert "standings.json" in zf.namelist()
+    run("export_tournament", str(t.pk), "--format", "pdf", "-o", str(ppath))
+    assert ppath.read_bytes().startswith(b"%PDF")

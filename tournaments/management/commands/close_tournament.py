@@ -1,0 +1,47 @@
+"""Close a tournament through tournaments.actions.close_tournament."""
+
+from __future__ import annotations
+
+from django.core.management.base import BaseCommand, CommandError
+from django.db import transaction
+
+from tournaments import actions
+from tournaments.models import Tournament
+
+UNFINISHED = {"bot": Tournament.Unfinished.BOT, "as-played": Tournament.Unfinished.AS_PLAYED}
+
+
+class Command(BaseCommand):
+    help = "Close a tournament (unfinished games: bot or as played) and reveal its seed."
+
+    def add_arguments(self, parser):
+        parser.add_argument("tournament_id", type=int)
+        parser.add_argument(
+            "--unfinished",
+            choices=sorted(UNFINISHED),
+            help="rule for unfinished games (default: the tournament's own rule)",
+        )
+
+    def handle(self, *args, **opts):
+        pk = opts["tournament_id"]
+        t = Tournament.objects.filter(pk=pk).first()
+        if t is None:
+            raise CommandError(f"no tournament with id {pk}")
+        if t.is_closed:
+            raise CommandError(f"tournament {pk} is already closed")
+        try:
+            with transaction.atomic():
+                rule = UNFINISHED.get(opts["unfinished"] or "")
+                if rule and rule != t.unfinished_rule:
+                    # No action changes the rule of an existing tournament; set it on
+                    # the row (not yet closed) in the same transaction as the close,
+                    # whose audit entry records the rule used.
+                    Tournament.objects.filter(pk=pk).exclude(
+                        status=Tournament.Status.CLOSED
+                    ).update(unfinished_rule=rule)
+                t = actions.close_tournament(pk, None)
+        except actions.TournamentError as exc:
+            raise CommandError(str(exc)) from exc
+        self.stdout.write(f"closed tournament {t.pk} (unfinished games: {t.unfinished_rule})")
+        self.stdout.write(f"seed: {t.seed}")
+        self.stdout.write(f"seed commitment: {t.seed_commitment}")

@@ -1,0 +1,67 @@
+"""Export a tournament's standings or travellers (CSV/JSON), results PDF or records zip."""
+
+from __future__ import annotations
+
+import sys
+
+from django.core.management.base import BaseCommand, CommandError
+
+from tournaments import exports
+from tournaments.models import Tournament
+
+FORMATS = ("csv", "json", "pdf", "records")
+TEXT = {
+    ("csv", "standings"): exports.standings_csv,
+    ("csv", "travellers"): exports.travellers_csv,
+    ("json", "standings"): exports.standings_json,
+    ("json", "travellers"): exports.travellers_json,
+}
+
+
+def results_pdf(t: Tournament) -> bytes:
+    from django.template.loader import render_to_string
+
+    from tournaments import pdf, views
+
+    html = render_to_string("tournaments/results_print.html", views._results_print_context(t))
+    return pdf.html_to_pdf(html, base_url="http://localhost/")
+
+
+class Command(BaseCommand):
+    help = "Export a tournament: csv|json (standings or travellers), pdf, records (zip)."
+
+    def add_arguments(self, parser):
+        parser.add_argument("tournament_id", type=int)
+        parser.add_argument("--format", required=True, help="csv, json, pdf or records")
+        parser.add_argument("--what", default="standings", help="standings or travellers")
+        parser.add_argument("-o", "--output", help="file to write (default: stdout)")
+
+    def handle(self, *args, **opts):
+        fmt, what = opts["format"], opts["what"]
+        if fmt not in FORMATS:
+            raise CommandError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+        if what not in ("standings", "travellers"):
+            raise CommandError(f"unknown --what {what!r}: choose standings or travellers")
+        pk = opts["tournament_id"]
+        t = Tournament.objects.select_related("club").filter(pk=pk).first()
+        if t is None:
+            raise CommandError(f"no tournament with id {pk}")
+        if fmt in ("csv", "json"):
+            text = TEXT[(fmt, what)](t)
+            if opts["output"]:
+                with open(opts["output"], "w", encoding="utf-8", newline="") as fh:
+                    fh.write(text)
+            else:
+                self.stdout.write(text, ending="")
+            return
+        data = exports.stored_or_built_records_zip(t) if fmt == "records" else results_pdf(t)
+        if opts["output"]:
+            with open(opts["output"], "wb") as fh:
+                fh.write(data)
+            return
+        out = getattr(self.stdout, "_out", sys.stdout)
+        buffer = getattr(out, "buffer", None)
+        if buffer is None:
+            raise CommandError(f"--format {fmt} is binary: give a file with -o")
+        buffer.write(data)
+        buffer.flush()
