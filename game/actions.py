@@ -215,20 +215,7 @@ def play_bots(game_pk: int, expected_seq: int) -> int:
             return 0
         if game.seq != expected_seq or game.status != Game.Status.ACTIVE:
             return 0
-        eng = replay(game)
-        bot = get_bot(game.bot_level)
-        events = []
-        while not eng.is_terminal() and eng.to_move != HUMAN_SEAT:
-            seat = eng.to_move
-            choice = bot.act(eng.observation(seat), bot_seed(game.seed, eng.deal_number, seat))
-            # A bot's illegal move is a bug in the bot: let it fail loudly (no except).
-            events.append(_apply(game, eng, seat, choice))
-        if not events:
-            return 0
-        _store(game, eng, events[-1].state)
-        game.save()
-        _after_commit(game, eng, events=events)
-    return len(events)
+        return _bot_moves(game, south_too=False)
 
 
 def autoplay(game_pk: int) -> int:
@@ -245,18 +232,25 @@ def autoplay(game_pk: int) -> int:
             return 0
         if game.status != Game.Status.ACTIVE:
             return 0
-        eng = replay(game)
-        bot = get_bot(game.bot_level)
-        events = []
-        while not eng.is_terminal():
-            seat = eng.to_move
-            choice = bot.act(eng.observation(seat), bot_seed(game.seed, eng.deal_number, seat))
-            events.append(_apply(game, eng, seat, choice))
-        if not events:
-            return 0
-        _store(game, eng, events[-1].state)
-        game.save()
-        _after_commit(game, eng, events=events)
+        return _bot_moves(game, south_too=True)
+
+
+def _bot_moves(game: Game, *, south_too: bool) -> int:
+    """Inside the caller's locked transaction: let the bot move until South is to move
+    (or, with `south_too`, until the end), store once and send the events after commit."""
+    eng = replay(game)
+    bot = get_bot(game.bot_level)
+    events = []
+    while not eng.is_terminal() and (south_too or eng.to_move != HUMAN_SEAT):
+        seat = eng.to_move
+        choice = bot.act(eng.observation(seat), bot_seed(game.seed, eng.deal_number, seat))
+        # A bot's illegal move is a bug in the bot: let it fail loudly (no except).
+        events.append(_apply(game, eng, seat, choice))
+    if not events:
+        return 0
+    _store(game, eng, events[-1].state)
+    game.save()
+    _after_commit(game, eng, events=events)
     return len(events)
 
 
