@@ -1,7 +1,11 @@
 from django.contrib import admin
 from django.urls import include, path
 
+from ops.views import admin_login
+
 urlpatterns = [
+    # Before admin.site.urls: the admin's login under the site's failed-login limit.
+    path("admin/login/", admin_login, name="admin-login"),
     path("admin/", admin.site.urls),
     path("", include("ops.urls")),  # /healthz, rate-limited login (before auth.urls)
     path("", include("accounts.urls")),  # /accounts/signup/ (and guests claiming an account)

@@ -41,3 +41,34 @@ class RateLimitedLoginView(LoginView):
     def form_valid(self, form):
         ratelimit.login_succeeded(self.request, form.get_user().get_username())
         return super().form_valid(form)
+
+
+def admin_login(request: HttpRequest):
+    """The admin's login page (`admin.site.login`) under the same failed-attempt limit as
+    the site's login: the admin is the more valuable target, not an unguarded side door."""
+    from django.contrib import admin
+    from django.contrib.admin.forms import AdminAuthenticationForm
+    from django.template.response import TemplateResponse
+
+    if request.method != "POST":
+        return admin.site.login(request)
+    username = request.POST.get("username", "")[:150]
+    if ratelimit.login_blocked(request, username):
+        form = AdminAuthenticationForm(request)
+        form.cleaned_data = {}
+        form.add_error(None, _("Too many failed attempts. Try again in a few minutes."))
+        context = {
+            **admin.site.each_context(request),
+            "title": _("Log in"),
+            "subtitle": None,
+            "app_path": request.get_full_path(),
+            "username": username,
+            "form": form,
+        }
+        return TemplateResponse(request, "admin/login.html", context, status=429)
+    response = admin.site.login(request)
+    if request.user.is_authenticated and request.user.is_staff:
+        ratelimit.login_succeeded(request, request.user.get_username())
+    elif response.status_code == 200:  # the form again: a failed attempt
+        ratelimit.login_failed(request, username)
+    return response

@@ -343,6 +343,35 @@ def test_login_is_rate_limited_per_address_and_username(login_limit, make_user):
     assert response.status_code == 302
 
 
+def test_admin_login_is_rate_limited_too(login_limit, make_user):
+    staff = make_user(f"staff{uuid.uuid4().hex[:6]}")
+    staff.is_staff = True
+    staff.save(update_fields=["is_staff"])
+    client = Client(REMOTE_ADDR=login_limit)
+    bad = {"username": staff.username, "password": "guess", "next": "/admin/"}
+    for _ in range(3):
+        assert client.post("/admin/login/", bad).status_code == 200  # the admin form again
+    blocked = client.post("/admin/login/", bad)
+    assert blocked.status_code == 429
+    assert b"Too many failed attempts" in blocked.content or b"Te veel" in blocked.content
+    good = {**bad, "password": f"pw-{staff.username}-123"}
+    assert client.post("/admin/login/", good).status_code == 429
+    assert "_auth_user_id" not in client.session
+    # The site's own login counts the same failures: no side door either way.
+    assert client.post("/accounts/login/", good).status_code == 429
+    # A staff member from another address with another name gets in, and the GET works.
+    other = make_user(f"staff{uuid.uuid4().hex[:6]}")
+    other.is_staff = True
+    other.save(update_fields=["is_staff"])
+    fresh = Client(REMOTE_ADDR="192.0.2.101")
+    assert fresh.get("/admin/login/").status_code == 200
+    response = fresh.post(
+        "/admin/login/",
+        {"username": other.username, "password": f"pw-{other.username}-123", "next": "/admin/"},
+    )
+    assert response.status_code == 302 and response["Location"] == "/admin/"
+
+
 def test_forwarded_for_is_trusted_only_behind_configured_proxies(settings):
     from django.test import RequestFactory
 
