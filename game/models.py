@@ -38,7 +38,16 @@ class Game(models.Model):
 
     class Meta:
         ordering = ["-created"]
-        indexes = [models.Index(fields=["owner", "-created"])]
+        indexes = [
+            models.Index(fields=["owner", "-created"]),
+            # The sweeper's scan (ops/sweeper.py): active games by age. Partial, so the
+            # ever-growing mass of finished games costs it nothing.
+            models.Index(
+                fields=["updated"],
+                name="game_active_by_updated",
+                condition=models.Q(status="active"),
+            ),
+        ]
 
     def __str__(self) -> str:
         return f"{self.public_id} ({self.owner}, {self.status}, seq {self.seq})"

@@ -129,3 +129,24 @@ def test_healthz_needs_no_login_and_shows_no_secret(client, settings):
     assert settings.SECRET_KEY not in body
     if settings.DATABASES["default"].get("PASSWORD"):
         assert settings.DATABASES["default"]["PASSWORD"] not in body
+
+
+@pytest.mark.django_db
+def test_the_sweeper_scan_has_a_partial_index():
+    """The sweeper runs every minute over the games table; finished games pile up
+    forever, so its scan must go through the partial index of active games by age."""
+    from django.db import connection, transaction
+
+    with connection.cursor() as cursor:
+        constraints = connection.introspection.get_constraints(cursor, Game._meta.db_table)
+    assert constraints["game_active_by_updated"]["columns"] == ["updated"]
+    if connection.vendor != "postgresql":
+        return
+    sql, params = (
+        sweeper._stuck(60).order_by("updated").values_list("pk", "seq").query.sql_with_params()
+    )
+    with transaction.atomic(), connection.cursor() as cursor:
+        cursor.execute("SET LOCAL enable_seqscan = off")  # an empty table: ask what it can use
+        cursor.execute("EXPLAIN " + sql, params)
+        plan = "\n".join(row[0] for row in cursor.fetchall())
+    assert "game_active_by_updated" in plan, plan
