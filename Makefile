@@ -9,7 +9,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run test install migrate demo-user chromium static lint format bench
+.PHONY: run test install migrate demo-user chromium nginx static lint format bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -44,13 +44,31 @@ chromium:
 	  fi; \
 	fi
 
+# Debian's nginx, only for `nginx -t` on the deployment's configs (deploy/check.sh,
+# run by the tests). policy-rc.d keeps the package from starting a server on port 80.
+nginx:
+	@if ! command -v nginx >/dev/null && ! [ -x /usr/sbin/nginx ]; then \
+	  if [ "$$(id -u)" = "0" ]; then \
+	    echo "Installing Debian's nginx-light for the deployment checks"; \
+	    created=; if [ ! -e /usr/sbin/policy-rc.d ]; then \
+	      printf '#!/bin/sh\nexit 101\n' > /usr/sbin/policy-rc.d; chmod +x /usr/sbin/policy-rc.d; created=1; fi; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    (apt-get install -y -q nginx-light || (apt-get update -q && apt-get install -y -q nginx-light)); \
+	    rc=$$?; [ -n "$$created" ] && rm -f /usr/sbin/policy-rc.d; exit $$rc; \
+	  else \
+	    echo "error: nginx is missing and we are not root." >&2; \
+	    echo "       Install it with: sudo apt-get install -y nginx-light" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+
 # Hashed static files for processes that tests start with DEBUG=0 (production
 # storage: whitenoise's manifest). Copies only what changed.
 static: install
 	DEBUG=0 SECRET_KEY=collectstatic-only ALLOWED_HOSTS=localhost \
 	  $(BIN)/python manage.py collectstatic --noinput --verbosity 0
 
-test: install chromium static
+test: install chromium nginx static
 	$(BIN)/python -m pytest
 
 lint: install
