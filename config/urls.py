@@ -13,5 +13,6 @@ urlpatterns = [
     path("i18n/", include("django.conf.urls.i18n")),
     path("tournaments/", include("tournaments.urls")),
     path("clubs/", include("tournaments.club_urls")),
+    path("api/v1/", include("tournaments.api_urls")),  # public read API, docs/api.md
     path("", include("game.urls")),
 ]
