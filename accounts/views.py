@@ -1,4 +1,6 @@
-"""Sign-up: a new account, or a guest (from /play/) claiming the account it plays with.
+"""Sign-up, profiles, and the rate-limited password reset.
+
+Sign-up: a new account, or a guest (from /play/) claiming the account it plays with.
 
 A guest is a user with an unusable password (game/views.py); tournaments refuse them.
 Claiming sets a username and password on that same user, so its games stay its own and
@@ -9,18 +11,21 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.contrib.auth import get_user_model, login
+from django.contrib.auth.decorators import login_required
 from django.core.cache import cache
-from django.http import HttpRequest, HttpResponse
-from django.shortcuts import redirect, render
+from django.core.paginator import Paginator
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.debug import sensitive_post_parameters
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_http_methods, require_safe
 
 from ops.ratelimit import client_address
 
+from . import history
 from .forms import SignupForm
 
 
@@ -84,3 +89,47 @@ def signup(request: HttpRequest) -> HttpResponse:
         form = SignupForm(instance=instance, initial=initial)
     context = {"form": form, "next": next_url, "claiming": guest}
     return render(request, "registration/signup.html", context, status=status)
+
+
+# --- profiles -------------------------------------------------------------------------------
+
+HISTORY_PAGE = 25
+
+
+def _history_context(request: HttpRequest, player, *, own: bool) -> dict:
+    entries = history.entries_of(player, own=own)
+    pages = {}
+    for key, qs in (
+        ("tournaments", entries.filter(tournament__day__isnull=True)),
+        ("days", entries.filter(tournament__day__isnull=False)),
+    ):
+        page = Paginator(qs, HISTORY_PAGE).get_page(request.GET.get(f"{key}_page"))
+        page.rows = history.rows(list(page.object_list), request.user, own=own)
+        pages[key] = page
+    return {
+        "player": player,
+        "own": own,
+        "tournaments_page": pages["tournaments"],
+        "days_page": pages["days"],
+        "summary": history.summary(player),
+    }
+
+
+@login_required
+@require_safe
+def profile(request: HttpRequest) -> HttpResponse:
+    """The logged-in player's own history: every entry, results where the rules allow."""
+    context = _history_context(request, request.user, own=True)
+    context["guest"] = is_guest(request.user)
+    return render(request, "accounts/profile.html", context)
+
+
+@require_safe
+def player_profile(request: HttpRequest, username: str) -> HttpResponse:
+    """What anybody may see of a player: results of closed tournaments only."""
+    player = get_object_or_404(get_user_model(), username=username, is_active=True)
+    if not player.has_usable_password():  # guests have no public page
+        raise Http404("no such player")
+    context = _history_context(request, player, own=False)
+    context["is_me"] = request.user.is_authenticated and request.user.pk == player.pk
+    return render(request, "accounts/profile.html", context)

@@ -1,0 +1,102 @@
+"""A player's tournament history for the profile pages, under the fairness rules.
+
+Two views of the same entries:
+- the player's own (`own=True`): every entry, with its own score; rank and percentage
+  only where tournaments.actions.can_see_results lets the player see the standings
+  (closed, or finished in an "after you finish" tournament);
+- the public one: finished entries of closed tournaments only, since everything about
+  them is public (the standings page and the API show the same).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import date
+
+from django.db.models import Avg, Count, Min, Q, QuerySet
+
+from tournaments import actions
+from tournaments.models import Entry, Tournament
+
+
+@dataclass
+class HistoryRow:
+    entry: Entry
+    tournament: Tournament
+    date: date | None
+    score: int | None
+    results_visible: bool
+    rank: int | None
+    field: int | None
+    pct: float | None
+
+    @property
+    def kind(self) -> str:
+        if self.tournament.is_day:
+            return "day"
+        return "club" if self.tournament.club_id else "public"
+
+
+def entries_of(player, *, own: bool) -> QuerySet[Entry]:
+    qs = Entry.objects.filter(player=player).select_related("tournament", "tournament__club")
+    if not own:
+        qs = qs.filter(tournament__status=Tournament.Status.CLOSED, status=Entry.Status.FINISHED)
+    return qs.order_by("-joined_at", "-pk")
+
+
+def _when(entry: Entry) -> date | None:
+    t = entry.tournament
+    if t.day is not None:
+        return t.day
+    moment = t.closed_at or t.starts_at or t.opened_at or entry.joined_at
+    return moment.date() if moment else None
+
+
+def rows(entries: list[Entry], viewer, *, own: bool) -> list[HistoryRow]:
+    """One row per entry. `viewer` is the player on the own page (their rights decide),
+    anyone on the public page (only closed tournaments are there)."""
+    ids = {e.tournament_id for e in entries}
+    fields = dict(
+        Entry.objects.filter(tournament_id__in=ids, status=Entry.Status.FINISHED)
+        .values_list("tournament_id")
+        .annotate(n=Count("pk"))
+    )
+    out = []
+    for e in entries:
+        t = e.tournament
+        finished = e.status == Entry.Status.FINISHED
+        if own:
+            # Closed: True without a query; otherwise the same rule as the pages.
+            visible = finished and actions.can_see_results(viewer, t)
+        else:
+            visible = finished and t.is_closed
+        out.append(
+            HistoryRow(
+                entry=e,
+                tournament=t,
+                date=_when(e),
+                score=e.score if finished and (own or visible) else None,
+                results_visible=visible,
+                rank=e.rank if visible else None,
+                field=fields.get(t.pk) if visible else None,
+                pct=e.matchpoints_pct if visible else None,
+            )
+        )
+    return out
+
+
+def summary(player) -> dict:
+    """Figures over closed tournaments only: the same on the own and the public page."""
+    closed = Entry.objects.filter(
+        player=player, status=Entry.Status.FINISHED, tournament__status=Tournament.Status.CLOSED
+    )
+    figures = closed.aggregate(
+        played=Count("pk"),
+        average_pct=Avg("matchpoints_pct"),
+        wins=Count("pk", filter=Q(rank=1)),
+        best_day_rank=Min("rank", filter=Q(tournament__day__isnull=False)),
+        days=Count("pk", filter=Q(tournament__day__isnull=False)),
+    )
+    if figures["average_pct"] is not None:
+        figures["average_pct"] = round(figures["average_pct"], 1)
+    return figures
