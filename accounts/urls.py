@@ -2,8 +2,14 @@ from django.urls import path
 
 from . import views
 
+# Included before django.contrib.auth.urls: the reset request below replaces Django's.
 urlpatterns = [
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/profile/", views.profile, name="profile"),
+    path(
+        "accounts/password_reset/",
+        views.RateLimitedPasswordResetView.as_view(),
+        name="password_reset",
+    ),
     path("players/<str:username>/", views.player_profile, name="player"),
 ]

@@ -5,13 +5,19 @@ Sign-up: a new account, or a guest (from /play/) claiming the account it plays w
 A guest is a user with an unusable password (game/views.py); tournaments refuse them.
 Claiming sets a username and password on that same user, so its games stay its own and
 it is a guest no longer. Sign-ups are rate-limited per client address, like logins.
+
+Password reset is Django's (django.contrib.auth.urls), with its request form limited per
+client address and per e-mail address.
 """
 
 from __future__ import annotations
 
+import hashlib
+
 from django.conf import settings
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
+from django.contrib.auth.views import PasswordResetView
 from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
@@ -133,3 +139,37 @@ def player_profile(request: HttpRequest, username: str) -> HttpResponse:
     context = _history_context(request, player, own=False)
     context["is_me"] = request.user.is_authenticated and request.user.pk == player.pk
     return render(request, "accounts/profile.html", context)
+
+
+# --- password reset -------------------------------------------------------------------------
+
+
+def _reset_keys(request: HttpRequest, email: str) -> list[str]:
+    address = hashlib.sha256(email.strip().lower().encode()).hexdigest()[:32]
+    return [f"pwreset:ip:{client_address(request)}", f"pwreset:email:{address}"]
+
+
+class RateLimitedPasswordResetView(PasswordResetView):
+    """Django's reset view; an address (or an e-mail address) that asked
+    PASSWORD_RESET_RATE_LIMIT times within the window gets 429 and no mail, so the
+    form cannot be used to flood somebody's mailbox. Whether the address belongs to an
+    account is never told (Django's view answers the same either way)."""
+
+    def post(self, request, *args, **kwargs):
+        limit, window = settings.PASSWORD_RESET_RATE_LIMIT, settings.PASSWORD_RESET_RATE_WINDOW
+        keys = _reset_keys(request, request.POST.get("email", "")[:254])
+        if limit > 0:
+            if any(count >= limit for count in cache.get_many(keys).values()):
+                form = self.get_form_class()()
+                form.cleaned_data = {}
+                form.add_error(None, _("Too many reset requests. Try again later."))
+                response = self.render_to_response(self.get_context_data(form=form))
+                response.status_code = 429
+                return response
+            for key in keys:
+                if not cache.add(key, 1, timeout=window):
+                    try:
+                        cache.incr(key)
+                    except ValueError:  # expired between add and incr
+                        cache.add(key, 1, timeout=window)
+        return super().post(request, *args, **kwargs)

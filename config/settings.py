@@ -186,6 +186,41 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "home"
 
+# --- e-mail (password reset) ------------------------------------------------------------
+# SMTP when EMAIL_HOST is set; otherwise messages are printed on the web process's
+# console (the embedded mode: a reset link shows in the terminal of `make run`).
+EMAIL_HOST = os.environ.get("EMAIL_HOST", "")
+_EMAIL_BACKENDS = {
+    "smtp": "django.core.mail.backends.smtp.EmailBackend",
+    "console": "django.core.mail.backends.console.EmailBackend",
+    "dummy": "django.core.mail.backends.dummy.EmailBackend",
+}
+_email_backend = os.environ.get("EMAIL_BACKEND", "").strip()
+_email_backend = _email_backend or ("smtp" if EMAIL_HOST else "console")
+if _email_backend in _EMAIL_BACKENDS:
+    EMAIL_BACKEND = _EMAIL_BACKENDS[_email_backend]
+elif "." in _email_backend:
+    EMAIL_BACKEND = _email_backend  # a dotted path to a backend class
+else:
+    raise ImproperlyConfigured(
+        f"EMAIL_BACKEND={_email_backend!r}: use smtp, console, dummy or a dotted path"
+    )
+if EMAIL_BACKEND == _EMAIL_BACKENDS["smtp"] and not EMAIL_HOST:
+    raise ImproperlyConfigured("EMAIL_BACKEND=smtp needs EMAIL_HOST")
+EMAIL_USE_SSL = env_bool("EMAIL_USE_SSL", False)  # implicit TLS (port 465)
+EMAIL_USE_TLS = env_bool("EMAIL_USE_TLS", not EMAIL_USE_SSL)  # STARTTLS (port 587)
+if EMAIL_USE_SSL and EMAIL_USE_TLS:
+    raise ImproperlyConfigured("EMAIL_USE_SSL and EMAIL_USE_TLS exclude each other")
+EMAIL_PORT = env_int("EMAIL_PORT", 465 if EMAIL_USE_SSL else 587)
+EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
+EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
+EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)  # seconds: a stuck server must not hang a page
+DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Manillen <noreply@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# Reset requests per client address, and per e-mail address, within the window -> 429.
+PASSWORD_RESET_RATE_LIMIT = env_int("PASSWORD_RESET_RATE_LIMIT", 5)
+PASSWORD_RESET_RATE_WINDOW = env_int("PASSWORD_RESET_RATE_WINDOW", 60 * 60)
+
 # --- i18n -------------------------------------------------------------------------------
 LANGUAGE_CODE = "nl-be"
 LANGUAGES = [("nl", "Nederlands"), ("en", "English"), ("fr", "Français")]
