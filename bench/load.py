@@ -60,7 +60,7 @@ def parse_args() -> argparse.Namespace:
     p.add_argument("--workers", type=int, default=2, help="celery bot worker processes")
     p.add_argument("--pool", default="solo", help="celery pool of each worker: solo, threads")
     p.add_argument("--concurrency", type=int, default=1, help="tasks at once per worker")
-    p.add_argument("--bot", default="heuristic", help="bot level of the games")
+    p.add_argument("--bot", default="club", help="bot level of the games (the target: club)")
     p.add_argument("--profile", type=float, default=20.0, help="py-spy seconds (0: off)")
     p.add_argument("--target-p95", type=float, default=300.0)
     p.add_argument("--idle", action="store_true", help="py-spy samples waiting threads too")
