@@ -10,6 +10,7 @@ import pytest
 from django.utils import timezone
 
 from game.models import Game
+from tests.helpers import PRODUCTION_STACK
 from tournaments import actions, rankings
 from tournaments.models import DealResult, Entry
 
@@ -19,6 +20,18 @@ pytestmark = pytest.mark.usefixtures("live_game_db")
 @pytest.fixture(autouse=True)
 def quick_hashing(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
+def rankings_in_process(monkeypatch):
+    """Production stack: the test worker consumes only its bots queue, so the rankings
+    and export tasks run here after commit (as in tests/tournaments/conftest.py)."""
+    if not PRODUCTION_STACK:
+        return
+    from tournaments import tasks
+
+    for task in (tasks.recompute_rankings, tasks.build_records_zip):
+        monkeypatch.setattr(task, "delay", lambda *args, _task=task: _task.apply(args=args))
 
 
 @pytest.fixture
