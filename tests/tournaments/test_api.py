@@ -313,3 +313,12 @@ def test_standings_and_traveller_rows_page_too(closed, client):
     )
     rows = get(client, f"{API}/tournaments/{closed.pk}/travellers/1/?limit=1&offset=2")
     assert rows["results"] == roundtrip(rankings.traveller(closed, 1))[2:3]
+
+
+def test_removed_entries_are_not_counted(running, client, make_user):
+    boss = make_user("boss", is_staff=True)
+    ben = running.entries.get(player__username="ben")
+    actions.remove_entry(ben.pk, boss, "speelde met twee accounts")
+    listed = {t["id"]: t for t in get(client, f"{API}/tournaments/")["tournaments"]}
+    assert listed[running.pk]["entries"] == 1
+    assert get(client, f"{API}/tournaments/{running.pk}/")["tournament"]["entries"] == 1
