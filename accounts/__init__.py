@@ -1,1 +1,1 @@
-"""Accounts: sign-up, and a guest claiming their account (no models of its own)."""
+"""Accounts: sign-up (a guest claiming their account), profiles, password reset (no models)."""
