@@ -1,4 +1,5 @@
-"""The sign-up form: Django's UserCreationForm plus an optional e-mail address."""
+"""The sign-up form (Django's UserCreationForm plus an optional e-mail address) and the
+e-mail address form of the profile."""
 
 from __future__ import annotations
 
@@ -35,3 +36,21 @@ class SignupForm(UserCreationForm):
                 params={"prefix": GUEST_PREFIX},
             )
         return username
+
+
+class EmailForm(forms.Form):
+    """A new e-mail address (the one a password reset is sent to), confirmed with the
+    current password: whoever borrows an open session cannot redirect the resets."""
+
+    email = forms.EmailField(label=_("E-mail address"), required=False)
+    password = forms.CharField(label=_("Current password"), strip=False, widget=forms.PasswordInput)
+
+    def __init__(self, user, *args, **kwargs):
+        self.user = user
+        super().__init__(*args, **kwargs)
+
+    def clean_password(self):
+        password = self.cleaned_data["password"]
+        if not self.user.check_password(password):
+            raise forms.ValidationError(_("That is not your current password."), code="wrong")
+        return password

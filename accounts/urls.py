@@ -6,6 +6,7 @@ from . import views
 urlpatterns = [
     path("accounts/signup/", views.signup, name="signup"),
     path("accounts/profile/", views.profile, name="profile"),
+    path("accounts/profile/email/", views.change_email, name="profile-email"),
     path(
         "accounts/password_reset/",
         views.RateLimitedPasswordResetView.as_view(),

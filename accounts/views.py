@@ -15,6 +15,7 @@ from __future__ import annotations
 import hashlib
 
 from django.conf import settings
+from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import PasswordResetView
@@ -27,12 +28,13 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.debug import sensitive_post_parameters
-from django.views.decorators.http import require_http_methods, require_safe
+from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from ops import ratelimit
 from ops.ratelimit import client_address
 
 from . import history
-from .forms import SignupForm
+from .forms import EmailForm, SignupForm
 
 
 def is_guest(user) -> bool:
@@ -125,9 +127,41 @@ def _history_context(request: HttpRequest, player, *, own: bool) -> dict:
 @require_safe
 def profile(request: HttpRequest) -> HttpResponse:
     """The logged-in player's own history: every entry, results where the rules allow."""
+    return _own_profile(request)
+
+
+def _own_profile(request: HttpRequest, email_form: EmailForm | None = None, status: int = 200):
     context = _history_context(request, request.user, own=True)
-    context["guest"] = is_guest(request.user)
-    return render(request, "accounts/profile.html", context)
+    context["guest"] = guest = is_guest(request.user)
+    if not guest:
+        context["email_form"] = email_form or EmailForm(
+            request.user, initial={"email": request.user.email}
+        )
+    return render(request, "accounts/profile.html", context, status=status)
+
+
+@sensitive_post_parameters("password")
+@login_required
+@require_POST
+def change_email(request: HttpRequest) -> HttpResponse:
+    if is_guest(request.user):  # no password to confirm with: sign up first
+        return redirect("signup")
+    username = request.user.get_username()
+    if ratelimit.login_blocked(request, username):  # the password check is a login
+        form = EmailForm(request.user, initial={"email": request.POST.get("email", "")})
+        form.cleaned_data = {}
+        form.add_error(None, _("Too many failed attempts. Try again in a few minutes."))
+        return _own_profile(request, email_form=form, status=429)
+    form = EmailForm(request.user, request.POST)
+    if not form.is_valid():
+        if "password" in form.errors:
+            ratelimit.login_failed(request, username)
+        return _own_profile(request, email_form=form, status=400)
+    user = get_user_model().objects.get(pk=request.user.pk)
+    user.email = form.cleaned_data["email"]
+    user.save(update_fields=["email"])
+    messages.success(request, _("Your e-mail address is saved."))
+    return redirect("profile")
 
 
 @require_safe

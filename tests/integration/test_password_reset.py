@@ -212,3 +212,52 @@ def test_smtp_comes_from_the_environment(monkeypatch):
 def test_bad_mail_settings_fail_loudly(monkeypatch, env):
     with pytest.raises(ImproperlyConfigured):
         _settings(monkeypatch, **env)
+
+
+# --- the e-mail address a reset goes to ---------------------------------------------------------
+
+
+def test_a_player_without_an_address_adds_one_on_the_profile_and_can_reset(
+    client, django_user_model
+):
+    jef = django_user_model.objects.create_user("jef", "", OLD)
+    client.force_login(jef)
+    page = client.get("/accounts/profile/").content.decode()
+    assert 'action="/accounts/profile/email/"' in page
+    wrong = client.post("/accounts/profile/email/", {"email": "jef@example.org", "password": "x"})
+    assert wrong.status_code == 400 and "not your current password" in wrong.content.decode()
+    jef.refresh_from_db()
+    assert jef.email == ""
+    response = client.post(
+        "/accounts/profile/email/", {"email": "jef@example.org", "password": OLD}
+    )
+    assert response.status_code == 302 and response["Location"] == "/accounts/profile/"
+    assert "Your e-mail address is saved." in client.get("/accounts/profile/").content.decode()
+    jef.refresh_from_db()
+    assert jef.email == "jef@example.org"
+
+    client.logout()
+    _request_reset(client, "jef@example.org")
+    assert len(mail.outbox) == 1 and mail.outbox[0].to == ["jef@example.org"]
+
+
+def test_the_email_form_counts_wrong_passwords_like_logins(client, django_user_model, settings):
+    # A user and an address of their own: failed-login counts of other tests stay apart.
+    rosa = django_user_model.objects.create_user("rosa-limiet", "rosa@example.org", OLD)
+    settings.LOGIN_RATE_LIMIT = 2
+    client.force_login(rosa)
+    addr = {"REMOTE_ADDR": "198.51.100.23"}
+    for _ in range(2):
+        data = {"email": "evil@example.org", "password": "guess"}
+        assert client.post("/accounts/profile/email/", data, **addr).status_code == 400
+    data = {"email": "evil@example.org", "password": OLD}
+    assert client.post("/accounts/profile/email/", data, **addr).status_code == 429
+    rosa.refresh_from_db()
+    assert rosa.email == "rosa@example.org"
+
+
+def test_the_email_form_is_post_only_and_for_logged_in_players(client, mieke):
+    response = client.post("/accounts/profile/email/", {"email": "x@example.org", "password": OLD})
+    assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
+    client.force_login(mieke)
+    assert client.get("/accounts/profile/email/").status_code == 405
