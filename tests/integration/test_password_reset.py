@@ -261,3 +261,20 @@ def test_the_email_form_is_post_only_and_for_logged_in_players(client, mieke):
     assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
     client.force_login(mieke)
     assert client.get("/accounts/profile/email/").status_code == 405
+
+
+def test_the_account_forms_refuse_posts_without_a_csrf_token(mieke):
+    from django.test import Client
+
+    client = Client(enforce_csrf_checks=True)
+    assert (
+        client.post("/accounts/password_reset/", {"email": "mieke@example.org"}).status_code == 403
+    )
+    client.force_login(mieke)
+    data = {"email": "evil@example.org", "password": OLD}
+    assert client.post("/accounts/profile/email/", data).status_code == 403
+    data = {"old_password": OLD, "new_password1": NEW, "new_password2": NEW}
+    assert client.post("/accounts/password_change/", data).status_code == 403
+    mieke.refresh_from_db()
+    assert mieke.email == "mieke@example.org" and mieke.check_password(OLD)
+    assert mail.outbox == []
