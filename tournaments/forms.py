@@ -8,6 +8,10 @@ from engine.bots import available
 
 from .models import Club, Tournament
 
+# What <input type="datetime-local"> shows and sends back: a form shown again (after an
+# error) keeps the window instead of blanking it.
+LOCAL_INPUT = "%Y-%m-%dT%H:%M"
+
 
 class TournamentForm(forms.Form):
     name = forms.CharField(label=_("Name"), max_length=120)
@@ -18,12 +22,12 @@ class TournamentForm(forms.Form):
     starts_at = forms.DateTimeField(
         label=_("Play window start"),
         required=False,
-        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format=LOCAL_INPUT),
     )
     ends_at = forms.DateTimeField(
         label=_("Play window end"),
         required=False,
-        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}, format=LOCAL_INPUT),
     )
     live_start = forms.BooleanField(
         label=_("Live start (everybody begins together)"), required=False
@@ -46,14 +50,20 @@ class TournamentForm(forms.Form):
     )
     open_now = forms.BooleanField(label=_("Open now"), required=False, initial=True)
 
-    def __init__(self, *args, user=None, **kwargs):
+    def __init__(self, *args, user=None, club_slug: str = "", **kwargs):
+        kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
         self.fields["rules"].choices = [(name, name) for name in engine.PRESETS]
         self.fields["bot_level"].choices = [(name, name) for name in available()]
         self.fields["bot_level"].initial = "heuristic"
+        club = self.fields["club"]
         if user is not None and user.is_authenticated:
-            self.fields["club"].queryset = Club.objects.filter(organizers=user)
-        self.fields["club"].required = not (user is not None and user.is_staff)
+            club.queryset = Club.objects.filter(organizers=user)
+        club.required = not (user is not None and user.is_staff)
+        if club.required:
+            club.empty_label = None  # an organizer's tournament is always in one of their clubs
+        if club_slug:  # "New tournament" on a club's page
+            club.initial = club.queryset.filter(slug=club_slug).first()
 
     def clean(self):
         data = super().clean()
@@ -66,9 +76,17 @@ class TournamentForm(forms.Form):
 class ClubForm(forms.Form):
     name = forms.CharField(label=_("Club name"), max_length=100)
 
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+
 
 class JoinClubForm(forms.Form):
     code = forms.CharField(label=_("Invite code"), max_length=32)
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
 
 
 class CorrectionForm(forms.Form):

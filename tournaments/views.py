@@ -32,11 +32,26 @@ SEATS = (gettext_lazy("South"), gettext_lazy("West"), gettext_lazy("North"), get
 # --- helpers -------------------------------------------------------------------------------
 
 
-def _tournament(request: HttpRequest, pk: int) -> Tournament:
+def _tournament(request: HttpRequest, pk: int, *, invited: bool = False) -> Tournament:
+    """The tournament if the user may see it: a club's members and organizers, and
+    whoever entered it (a non-member enters a club tournament with its invite code).
+    `invited`: the page of an open tournament is also shown to whoever brings its code
+    (?code=… in the organizer's invite link, or the code posted to join)."""
     t = get_object_or_404(Tournament.objects.select_related("club"), pk=pk)
-    if not actions.can_view_tournament(request.user, t):
-        raise Http404("no such tournament")
-    return t
+    if actions.can_view_tournament(request.user, t) or actions.entry_of(request.user, t):
+        return t
+    if invited and _brings_invite_code(request, t):
+        return t
+    raise Http404("no such tournament")
+
+
+def _brings_invite_code(request: HttpRequest, t: Tournament) -> bool:
+    code = (request.POST.get("invite_code") or request.GET.get("code") or "").strip()
+    return bool(
+        t.invite_code
+        and code == t.invite_code
+        and t.status in (Tournament.Status.OPEN, Tournament.Status.RUNNING)
+    )
 
 
 def _results_allowed(request: HttpRequest, t: Tournament) -> bool:
@@ -103,7 +118,7 @@ def day_today(request: HttpRequest) -> HttpResponse:
 
 
 def detail(request: HttpRequest, pk: int) -> HttpResponse:
-    t = _tournament(request, pk)
+    t = _tournament(request, pk, invited=True)
     entry = actions.entry_of(request.user, t)
     allowed = _results_already_open(request, t)
     context = {
@@ -117,6 +132,11 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         "entries_count": t.entries.exclude(status=Entry.Status.REMOVED).count(),
         "seen_deals": request.user.is_authenticated
         and t.deals_seen_by.filter(pk=request.user.pk).exists(),
+        "invite_code": request.GET.get("code", "") if _brings_invite_code(request, t) else "",
+        # A club's members enter without the code; others (and everyone, for a
+        # tournament without a club) need it.
+        "needs_code": bool(t.invite_code)
+        and not (t.club is not None and actions.can_view_tournament(request.user, t)),
     }
     return render(request, "tournaments/detail.html", context)
 
@@ -124,11 +144,16 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
 @login_required
 @require_POST
 def join(request: HttpRequest, pk: int) -> HttpResponse:
-    t = _tournament(request, pk)
+    if request.POST.get("invite_code", "").strip():  # actions.join checks the code
+        t = get_object_or_404(Tournament.objects.select_related("club"), pk=pk)
+    else:
+        t = _tournament(request, pk)
     try:
         entry = actions.join(t.pk, request.user, request.POST.get("invite_code", ""))
     except actions.CannotJoin as exc:
         messages.error(request, _(str(exc)))
+        if not (actions.can_view_tournament(request.user, t) or _brings_invite_code(request, t)):
+            return redirect("tournaments:list")  # the page would be a 404 for them
         return redirect("tournaments:detail", pk=t.pk)
     return redirect("game", game_id=entry.game.public_id)
 
@@ -403,7 +428,9 @@ def results_pdf(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 def create(request: HttpRequest) -> HttpResponse:
-    form = TournamentForm(request.POST or None, user=request.user)
+    form = TournamentForm(
+        request.POST or None, user=request.user, club_slug=request.GET.get("club", "")
+    )
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:

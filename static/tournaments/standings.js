@@ -5,7 +5,16 @@ if (table && "WebSocket" in window) {
   const mine = table.dataset.me || "";
   let version = Number(table.dataset.version || 0);
   const status = document.querySelector("[data-live-status]");
-  const fmt = (v, digits) => (v === null || v === undefined ? "" : Number(v).toFixed(digits));
+  // Decimals as the server's floatformat writes them in the page's language (17,5 in nl).
+  const lang = document.documentElement.lang || undefined;
+  const formats = {};
+  const fmt = (v, digits) => {
+    if (v === null || v === undefined) return "";
+    formats[digits] ??= new Intl.NumberFormat(lang, {
+      minimumFractionDigits: digits, maximumFractionDigits: digits, useGrouping: false,
+    });
+    return formats[digits].format(Number(v));
+  };
   const render = (rows) => {
     const body = table.querySelector("tbody");
     body.replaceChildren(...rows.map((r) => {
