@@ -167,6 +167,10 @@ def _pages(t, entry) -> list[str]:
         f"/tournaments/{pk}/export/records.zip", f"/tournaments/{pk}/manage/",
         f"/tournaments/{pk}/manage/deals/", f"/game/{entry.game.public_id}/",
         f"/game/{entry.game.public_id}/state.json", "/", f"/clubs/{t.club.slug}/",
+        "/api/v1/tournaments/", f"/api/v1/tournaments/{pk}/",
+        f"/api/v1/tournaments/{pk}/standings/", f"/api/v1/tournaments/{pk}/travellers/",
+        f"/api/v1/tournaments/{pk}/travellers/1/", "/accounts/profile/",
+        f"/players/{entry.player.username}/",
     ]  # fmt: skip
 
 
