@@ -142,7 +142,12 @@ if REDIS_URL:
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
             "CONFIG": {
-                "hosts": [REDIS_URL],
+                # redis-py 8 reads with a 5 s socket timeout by default, exactly the
+                # channel layer's blocking-pop wait (BZPOPMIN, 5 s): an idle websocket's
+                # receive then fails with TimeoutError and the consumer dies (the browser
+                # sees a close and reconnects, and misses what is pushed meanwhile).
+                # A read may wait longer than the pop; a dead Redis is still noticed.
+                "hosts": [{"address": REDIS_URL, "socket_timeout": 15}],
                 "prefix": os.environ.get("CHANNELS_PREFIX", "asgi"),
             },
         }
@@ -159,10 +164,13 @@ else:
     CELERY_TASK_EAGER_PROPAGATES = True
 
 CELERY_TASK_DEFAULT_QUEUE = "celery"
+# Queues of the tournaments' tasks (a test run uses its own, see tests/conftest.py).
+TOURNAMENTS_RANKINGS_QUEUE = os.environ.get("TOURNAMENTS_RANKINGS_QUEUE", "rankings")
+TOURNAMENTS_EXPORTS_QUEUE = os.environ.get("TOURNAMENTS_EXPORTS_QUEUE", "exports")
 CELERY_TASK_ROUTES = {
     "game.tasks.*": {"queue": "bots"},
-    "tournaments.tasks.recompute_rankings": {"queue": "rankings"},
-    "tournaments.tasks.build_*": {"queue": "exports"},
+    "tournaments.tasks.recompute_rankings": {"queue": TOURNAMENTS_RANKINGS_QUEUE},
+    "tournaments.tasks.build_*": {"queue": TOURNAMENTS_EXPORTS_QUEUE},
 }
 # The day tournament (daglijst) opens once a day (idempotent: get_or_create by date);
 # `tick` starts and closes tournaments whose play window begins or ends.

@@ -52,7 +52,8 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
 
 @pytest.fixture(scope="session")
 def bot_worker(django_db_setup, django_db_blocker):
-    """A Celery worker on the bots queue (production stack only), else None."""
+    """A Celery worker on this run's bots, rankings and exports queues (production stack
+    only), else None."""
     if not PRODUCTION_STACK:
         yield None
         return
@@ -66,9 +67,19 @@ def bot_worker(django_db_setup, django_db_blocker):
     # take our tasks (its database is not ours) nor have its tasks purged by us.
     queue = f"bots-test-{os.getpid()}"
     settings.GAME_BOTS_QUEUE = queue
-    env = {**os.environ, "DATABASE_NAME": connection.settings_dict["NAME"]}
+    # The tournaments' tasks too: a game that a bot's card finishes schedules the
+    # rankings from the worker, and a browser test's server sends them (tests/browser).
+    settings.TOURNAMENTS_RANKINGS_QUEUE = f"rankings-test-{os.getpid()}"
+    settings.TOURNAMENTS_EXPORTS_QUEUE = f"exports-test-{os.getpid()}"
+    queues = [queue, settings.TOURNAMENTS_RANKINGS_QUEUE, settings.TOURNAMENTS_EXPORTS_QUEUE]
+    env = {
+        **os.environ,
+        "DATABASE_NAME": connection.settings_dict["NAME"],
+        "TOURNAMENTS_RANKINGS_QUEUE": settings.TOURNAMENTS_RANKINGS_QUEUE,
+        "TOURNAMENTS_EXPORTS_QUEUE": settings.TOURNAMENTS_EXPORTS_QUEUE,
+    }
     proc = subprocess.Popen(
-        [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", queue,
+        [sys.executable, "-m", "celery", "-A", "config", "worker", "-Q", ",".join(queues),
          "-c", "1", "--pool=solo", "-l", "warning", "-n", name, "--without-gossip",
          "--without-mingle", "--without-heartbeat"],
         cwd=ROOT, env=env,

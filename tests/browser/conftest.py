@@ -71,8 +71,13 @@ def asgi_server(request, tmp_path_factory):
         from django.db import connection
 
         env["DATABASE_NAME"] = connection.settings_dict["NAME"]
-        # The worker listens on a queue of this run's own; the server must send there.
+        # The worker listens on queues of this run's own; the server must send there.
         env["GAME_BOTS_QUEUE"] = settings.GAME_BOTS_QUEUE
+        env["TOURNAMENTS_RANKINGS_QUEUE"] = settings.TOURNAMENTS_RANKINGS_QUEUE
+        env["TOURNAMENTS_EXPORTS_QUEUE"] = settings.TOURNAMENTS_EXPORTS_QUEUE
+        # The cache (sign-up and login rate limits) lives in Redis and outlives a run:
+        # counts of an earlier run must not refuse this run's sign-ups.
+        env["CACHE_PREFIX"] = f"browser-test{os.getpid()}"
     else:
         for key in ("DATABASE_URL", "DATABASE_NAME", "REDIS_URL"):
             env.pop(key, None)
