@@ -7,11 +7,19 @@ top on a field of n results is 2(n - 1).
 [6.0, 3.0, 3.0, 0.0]
 >>> [round(x, 3) for x in neuberg(matchpoints([40, 30, 20]), entries=4).tolist()]
 [5.667, 3.0, 0.333]
+
+`rank` puts them together for a whole tournament (what the rankings task stores):
+
+>>> r = rank(scores=[12, 40], deals_played=[1, 1], result_entry=[0, 1],
+...          result_deal=[1, 1], result_points=[30, 40])
+>>> r.rank, r.matchpoints.tolist(), r.result_neuberg.tolist()
+([2, 1], [0.0, 2.0], [0.0, 2.0])
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -68,3 +76,96 @@ def standings_order(
         else:
             ranks[i] = pos + 1
     return order, ranks
+
+
+@dataclass(frozen=True)
+class Rankings:
+    """What the rankings task stores. Per entry (in the order given): `rank`,
+    `matchpoints` (on the score), `matchpoints_pct` (2 decimals) and `deal_matchpoints`
+    (the sum of the entry's Neuberg deal matchpoints, 4 decimals). Per result (in the
+    order given): `result_matchpoints` (on card points, among the deal's results) and
+    `result_neuberg` (scaled to the field, 4 decimals)."""
+
+    rank: list[int]
+    matchpoints: np.ndarray
+    matchpoints_pct: np.ndarray
+    deal_matchpoints: np.ndarray
+    result_matchpoints: np.ndarray
+    result_neuberg: np.ndarray
+
+
+def rank(
+    scores: Sequence[float],
+    deals_played: Sequence[int],
+    result_entry: Sequence[int],
+    result_deal: Sequence[int],
+    result_points: Sequence[float],
+) -> Rankings:
+    """Every ranking figure of a tournament from plain arrays; no database.
+
+    Entries are the finished ones (the field, E = len(scores)); each result is one
+    entry's deal: `result_entry` its entry's index into `scores`, `result_deal` the deal
+    number, `result_points` WIJ's card points. Per deal: `matchpoints` among the results
+    of that deal, then `neuberg` to the field. Vectorised over all deals at once (a day
+    list holds hundreds of thousands of results); the figures are those of calling
+    `matchpoints` and `neuberg` deal by deal and summing an entry's deals in deal order.
+    """
+    field = len(scores)
+    s = np.asarray(scores, dtype=float)
+    mp = matchpoints(s)
+    pct = round_like_python(percentage(mp, field), 2)
+
+    entry = np.asarray(result_entry, dtype=np.intp)
+    deal = np.asarray(result_deal, dtype=np.int64)
+    points = np.asarray(result_points, dtype=float)
+    n = entry.size
+    res_mp = np.empty(n)
+    res_nb = np.empty(n)
+    totals = np.zeros(field)
+    if n:
+        # Sorted by deal, then points: a deal is a run of `deal`, equal points a sub-run.
+        order = np.lexsort((points, deal))
+        d, p = deal[order], points[order]
+        new_deal = np.empty(n, dtype=bool)
+        new_deal[0] = True
+        np.not_equal(d[1:], d[:-1], out=new_deal[1:])
+        new_tie = new_deal.copy()
+        new_tie[1:] |= p[1:] != p[:-1]
+        deal_starts, tie_starts = np.flatnonzero(new_deal), np.flatnonzero(new_tie)
+        deal_of, tie_of = np.cumsum(new_deal) - 1, np.cumsum(new_tie) - 1
+        deal_start = deal_starts[deal_of]
+        tie_start = tie_starts[tie_of]
+        tie_end = np.append(tie_starts[1:], n)[tie_of]
+        played = np.diff(np.append(deal_starts, n))[deal_of]
+        # As `matchpoints`: 2 per result below, 1 per other result tied.
+        sorted_mp = (2 * (tie_start - deal_start) + (tie_end - tie_start - 1)).astype(float)
+        # As `neuberg`, same operations in the same order (so the same floats).
+        sorted_nb = (sorted_mp + 1.0) * field / played - 1.0
+        res_mp[order] = sorted_mp
+        res_nb[order] = round_like_python(sorted_nb, 4)
+        # In `order` an entry's results come deal by deal: the sums add in deal order.
+        totals = np.bincount(entry[order], weights=sorted_nb, minlength=field)
+    totals = round_like_python(totals, 4)
+    _, ranks = standings_order(s, totals, deals_played)
+    return Rankings(ranks, mp, pct, totals, res_mp, res_nb)
+
+
+def round_like_python(values: Sequence[float], ndigits: int) -> np.ndarray:
+    """Python's round(x, ndigits) on every element, exactly (np.round differs next to a
+    half: it rounds x·10^n, itself rounded, not x). Vectorised; the few values within
+    an ulp of a half are rounded by Python."""
+    x = np.asarray(values, dtype=float)
+    scale = 10.0**ndigits
+    y = x * scale
+    out = np.rint(y) / scale
+    # y is x·10^n to within half an ulp of y; only a half that close can round apart.
+    near = np.flatnonzero(np.abs(y - np.floor(y) - 0.5) <= np.abs(y) * 1e-15)
+    if near.size:
+        out[near] = [round(v, ndigits) for v in x[near].tolist()]
+    return out
+
+
+def changed(old: Sequence[float | None], new: np.ndarray) -> np.ndarray:
+    """Mask of the positions where a stored value (None = not yet computed) differs."""
+    old_arr = np.array(old, dtype=float)  # None becomes NaN, which equals nothing
+    return ~(old_arr == new)

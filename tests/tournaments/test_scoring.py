@@ -65,3 +65,82 @@ def test_docstring_examples_of_the_scoring_module_run():
 
     result = doctest.testmod(scoring)
     assert result.attempted > 0 and result.failed == 0
+
+
+def _rank_deal_by_deal(scores, deals_played, entries, deals, points):
+    """The rankings task's former loop: per deal matchpoints and Neuberg, per entry the
+    sum in deal order, Python rounding. `scoring.rank` must give the same floats."""
+    from collections import defaultdict
+
+    field = len(scores)
+    by_deal = defaultdict(list)
+    for i in sorted(range(len(entries)), key=lambda i: (deals[i], entries[i])):
+        by_deal[deals[i]].append(i)
+    res_mp, res_nb = [None] * len(entries), [None] * len(entries)
+    total = defaultdict(float)
+    for rows in by_deal.values():
+        mp = scoring.matchpoints([points[i] for i in rows])
+        nb = scoring.neuberg(mp, field)
+        for i, m, s in zip(rows, mp.tolist(), nb.tolist(), strict=True):
+            total[entries[i]] += s
+            res_mp[i], res_nb[i] = m, round(s, 4)
+    totals = [round(total[e], 4) for e in range(field)]
+    _, ranks = scoring.standings_order(scores, totals, deals_played)
+    mp = scoring.matchpoints(scores)
+    pct = [round(x, 2) for x in scoring.percentage(mp, field).tolist()]
+    return ranks, mp.tolist(), pct, totals, res_mp, res_nb
+
+
+@pytest.mark.parametrize("size", [1, 2, 3, 7, 10, 60])
+def test_rank_gives_the_figures_of_the_deal_by_deal_loop_exactly(size):
+    import numpy as np
+
+    rng = np.random.default_rng(size)
+    played = rng.integers(1, 9, size).tolist()
+    entries = [e for e in range(size) for _ in range(played[e])]
+    deals = [k for e in range(size) for k in range(1, played[e] + 1)]
+    points = rng.integers(0, 61, len(entries)).tolist()
+    scores = rng.integers(-10, 10, size).tolist()
+    # Results in any order: shuffled here.
+    perm = rng.permutation(len(entries))
+    entries, deals, points = ([x[i] for i in perm] for x in (entries, deals, points))
+    expected = _rank_deal_by_deal(scores, played, entries, deals, points)
+    got = scoring.rank(scores, played, entries, deals, points)
+    assert got.rank == expected[0]
+    assert got.matchpoints.tolist() == expected[1]
+    assert got.matchpoints_pct.tolist() == expected[2]
+    assert got.deal_matchpoints.tolist() == expected[3]
+    assert got.result_matchpoints.tolist() == expected[4]
+    assert got.result_neuberg.tolist() == expected[5]
+
+
+def test_rank_of_an_empty_field():
+    got = scoring.rank([], [], [], [], [])
+    assert got.rank == [] and got.result_neuberg.tolist() == []
+    got = scoring.rank([5], [0], [], [], [])
+    assert got.rank == [1] and got.matchpoints_pct.tolist() == [50.0]
+    assert got.deal_matchpoints.tolist() == [0.0]
+
+
+def test_round_like_python_matches_round_next_to_halves():
+    import numpy as np
+
+    # Neuberg values of real fields: (MP + 1)·E/A − 1, many of them near a half at the
+    # 5th decimal, where rounding x·10^4 (itself rounded) can go the other way.
+    values = [(m + 1) * e / a - 1 for e in range(1, 200) for a in range(1, e + 1)
+              for m in range(0, 2 * a - 1, 7)]  # fmt: skip
+    values += [2.675, 1.00005, 0.00015, -0.00025, 1e6 + 0.00005, 0.125, 2.5e-5]
+    for ndigits in (2, 4):
+        assert scoring.round_like_python(values, ndigits).tolist() == [
+            round(v, ndigits) for v in values
+        ]
+    # np.round alone is not enough here (this is why the function exists):
+    assert np.round(1.00005, 4) != round(1.00005, 4) or np.round(2.675, 2) != round(2.675, 2)
+
+
+def test_changed_marks_differing_and_not_yet_stored_values():
+    import numpy as np
+
+    new = np.array([1.0, 2.0, 3.0])
+    assert scoring.changed([1.0, 2.5, None], new).tolist() == [False, True, True]
+    assert scoring.changed([], np.array([])).tolist() == []
