@@ -19,6 +19,7 @@ from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 from django.db import connection, transaction
+from django.utils.translation import gettext_noop as N_
 
 import engine
 from engine.bots import bot_seed, get_bot
@@ -52,6 +53,14 @@ class IllegalAction(ActionError):
     """The engine refused the move; the message is the engine's, naming the rule."""
 
     code = "illegal"
+
+
+class PlayClosed(ActionError):
+    """No more moves: the game is over or stopped, e.g. its tournament's play window has
+    ended. The message is English and marked for translation (the consumer translates)."""
+
+    code = "closed"
+    translatable = True
 
 
 @dataclass(frozen=True)
@@ -180,11 +189,12 @@ def apply_action(public_id, user, action: str, expected_seq: int) -> Game:
     with transaction.atomic():
         _relaxed_commit()
         try:
-            game = Game.objects.select_for_update().get(public_id=public_id)
+            game = _locked_for_move().get(public_id=public_id)
         except (Game.DoesNotExist, ValueError, TypeError):
             raise GameNotFound("no such game") from None
         if user is None or not user.is_authenticated or game.owner_id != user.pk:
             raise GameNotFound("no such game")
+        _check_open(game)
         if expected_seq != game.seq:
             raise StaleSeq(
                 f"the game is at move {game.seq}, not {expected_seq}: ask for a snapshot"
@@ -210,19 +220,24 @@ def play_bots(game_pk: int, expected_seq: int) -> int:
     with transaction.atomic():
         _relaxed_commit()
         try:
-            game = Game.objects.select_for_update().get(pk=game_pk)
+            game = _locked_for_move().get(pk=game_pk)
         except Game.DoesNotExist:
             return 0
         if game.seq != expected_seq or game.status != Game.Status.ACTIVE:
             return 0
+        try:
+            _check_open(game)
+        except PlayClosed:
+            return 0  # e.g. the tournament's window has ended: its close decides the rest
         return _bot_moves(game, south_too=False)
 
 
 def autoplay(game_pk: int) -> int:
     """Play the game to its end with the bot in every seat, South included.
 
-    For a tournament closing with the rule "finish by the bot". Each move, South's too,
-    goes through `_apply` with the bot seeded by (seed, deal number, seat), as always.
+    For a tournament closing with the rule "finish by the bot" (so the `move_refused`
+    hook is not asked: the window has ended by then). Each move, South's too, goes
+    through `_apply` with the bot seeded by (seed, deal number, seat), as always.
     Returns the number of moves played (0 if the game was already over).
     """
     with transaction.atomic():
@@ -254,6 +269,29 @@ def _bot_moves(game: Game, *, south_too: bool) -> int:
     return len(events)
 
 
+def stop_game(game_pk: int, reason: str = "stopped") -> Game | None:
+    """End an unfinished game where it stands: no more moves (a tournament closed with
+    its unfinished games scored as played so far). The game is finished with South's
+    score so far and its record as played; open tables are told (`{"type": "closed"}`)."""
+    with transaction.atomic():
+        try:
+            game = Game.objects.select_for_update().get(pk=game_pk)
+        except Game.DoesNotExist:
+            return None
+        if game.status != Game.Status.ACTIVE:
+            return game
+        eng = replay(game)
+        game.status = Game.Status.FINISHED
+        game.final_score = eng.score_for(HUMAN_SEAT)
+        _store(game, eng)
+        if not game.record:
+            game.record = record_text(game)
+        game.save()
+        group, message = game.group_name, {"type": "closed", "seq": game.seq, "reason": reason}
+        transaction.on_commit(lambda: send_events(group, [message]))
+    return game
+
+
 def set_fast_play(public_id, user, value: bool | None = None) -> Game:
     """Set (or toggle, with value None) "vlot doorspelen" for the owner's game."""
     with transaction.atomic():
@@ -267,6 +305,27 @@ def set_fast_play(public_id, user, value: bool | None = None) -> Game:
 
 
 # --- internals ---------------------------------------------------------------------------
+
+
+def _locked_for_move():
+    """The game row locked for a move, with what the `move_refused` receivers read
+    (their relations, e.g. a tournament entry and its tournament) in the same query."""
+    from .signals import move_row_related
+
+    # FOR UPDATE OF the game alone: PostgreSQL refuses to lock the nullable side of the
+    # outer joins, and the related rows are only read.
+    return Game.objects.select_for_update(of=("self",)).select_related(*move_row_related)
+
+
+def _check_open(game: Game) -> None:
+    """PlayClosed if the game is no longer played (stopped, or a hook refuses)."""
+    from .signals import move_refused
+
+    for _, reason in move_refused.send(sender=Game, game=game):
+        if reason:
+            raise PlayClosed(reason)
+    if game.status != Game.Status.ACTIVE and not (game.state or {}).get("game_over", True):
+        raise PlayClosed(N_("this game has been stopped: no more moves are accepted"))
 
 
 def _apply(game: Game, eng: engine.Game, seat: int, action: str) -> Event:

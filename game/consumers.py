@@ -10,6 +10,7 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from django.utils import translation
 
 import engine
 from config.middleware import chosen_language
@@ -44,10 +45,14 @@ def refusal_language(scope) -> str:
 
 
 def refusal_text(exc: Exception, lang: str) -> str:
-    """An engine refusal (IllegalMove behind IllegalAction) in `lang`; others as is."""
+    """An engine refusal (IllegalMove behind IllegalAction) in `lang`, and so a refusal
+    whose message is marked for translation (PlayClosed); others as is."""
     cause = exc.__cause__
     if isinstance(cause, engine.IllegalMove):
         return engine.explain(cause, lang)
+    if getattr(exc, "translatable", False):
+        with translation.override(lang):
+            return translation.gettext(str(exc))
     return str(exc)
 
 

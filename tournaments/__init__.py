@@ -13,8 +13,13 @@ How it fits together:
   (tournaments.rankings, numpy) and pushes them over Channels.
 - Closing (organizer or the periodic `tick` at the end of the window) applies the
   tournament's rule to unfinished games: finished by the bot (game.actions.autoplay)
-  or scored as played so far (complete deals only). Then the records zip is built on
-  the "exports" queue.
+  or scored as played so far (complete deals only; the game is then stopped with
+  game.actions.stop_game). Then the records zip is built on the "exports" queue.
+- No move counts after the window: every move, a person's or a bot's, asks
+  game/signals.move_refused, and actions.move_refusal refuses it ("closed") once the
+  tournament is closed or its window has ended, before the periodic close runs.
+- A club with a tournament that was ever opened cannot be deleted (PROTECT; drafts go
+  with it), so results never disappear with their club.
 - Fairness: one entry per account (unique constraint); results only to finished players
   (or after close); whoever looked at deals/results or chose the seed may not enter
   (Tournament.deals_seen_by); a running tournament's game records stay sealed

@@ -228,6 +228,8 @@ def join(tournament_id: int, user, invite_code: str = "") -> Entry:
         t = Tournament.objects.select_for_update().get(pk=tournament_id)
         existing = Entry.objects.filter(tournament=t, player=user).first()
         if existing is not None:
+            # One entry per account: joining again gives the same game (a removed entry's
+            # stopped game, whose table says so).
             return existing
         if t.status not in (Tournament.Status.OPEN, Tournament.Status.RUNNING):
             raise CannotJoin(N_("this tournament is not open"))
@@ -255,6 +257,20 @@ def join(tournament_id: int, user, invite_code: str = "") -> Entry:
         if _maybe_running(t, now):
             t.save(update_fields=["status"])
     return entry
+
+
+def move_refusal(entry: Entry, now=None) -> str | None:
+    """Why the entry's game takes no more moves (None: it does). Asked on every move,
+    a person's or a bot's (game/signals.move_refused), with the entry and tournament
+    loaded with the game row."""
+    if entry.status == Entry.Status.REMOVED:
+        return N_("your entry was removed by the organizer: this game no longer counts")
+    t = entry.tournament
+    if t.is_closed:
+        return N_("this tournament has closed: its games can no longer be played")
+    if t.play_over(now):
+        return N_("the tournament's play window has ended: no more moves are accepted")
+    return None
 
 
 def game_finished(game: Game, engine_game: engine.Game, mode: str = "played") -> Entry | None:
@@ -303,9 +319,15 @@ def schedule_rankings(tournament_id: int) -> None:
     transaction.on_commit(lambda: recompute_rankings.delay(tournament_id, time.time()))
 
 
-def close_tournament(tournament_id: int, actor=None, *, now=None) -> Tournament:
+def close_tournament(
+    tournament_id: int, actor=None, *, now=None, unfinished_rule: str | None = None
+) -> Tournament:
     """Close: unfinished games are finished by the bot or scored as played so far
-    (the tournament's `unfinished_rule`); the seed is then revealed."""
+    (the tournament's `unfinished_rule`, or `unfinished_rule` given here, which is then
+    stored and logged); the seed is then revealed. Every game of the tournament is over
+    afterwards: none takes another move (see move_refusal and game.actions.stop_game)."""
+    if unfinished_rule and unfinished_rule not in Tournament.Unfinished.values:
+        raise TournamentError(N_("unknown rule for unfinished games"))
     with transaction.atomic():
         t = Tournament.objects.select_for_update().get(pk=tournament_id)
         if actor is not None and not is_organizer(actor, t):
@@ -314,24 +336,41 @@ def close_tournament(tournament_id: int, actor=None, *, now=None) -> Tournament:
             return t
         if t.status == Tournament.Status.DRAFT:
             raise TournamentError(N_("a draft was never opened: there is nothing to close"))
-        for entry in Entry.objects.select_for_update().filter(
-            tournament=t, status=Entry.Status.PLAYING
-        ):
+        rule_before = t.unfinished_rule
+        t.unfinished_rule = unfinished_rule or rule_before
+        playing = Entry.objects.filter(tournament=t, status=Entry.Status.PLAYING)
+        for entry_id, game_id in playing.values_list("pk", "game_id"):
+            # The game's row is locked before the entry's, as a move does (its last move
+            # finishes the entry inside the game's lock): no deadlock with a last card
+            # played at the moment of the close, which then simply counts as played.
             if t.unfinished_rule == Tournament.Unfinished.BOT:
-                game_actions.autoplay(entry.game_id)  # the hook finishes the entry
-                entry.refresh_from_db()
-                if entry.status == Entry.Status.FINISHED:
+                moves = game_actions.autoplay(game_id)  # the hook finishes the entry
+                game = Game.objects.get(pk=game_id)
+                entry = Entry.objects.select_for_update().get(pk=entry_id)
+                if entry.status == Entry.Status.FINISHED and moves:
                     entry.finish_mode = "bot"
                     entry.save(update_fields=["finish_mode"])
-                else:  # the game was already over but unseen by the hook
-                    _finish_entry(entry, Game.objects.get(pk=entry.game_id), "bot")
+                elif entry.status == Entry.Status.PLAYING:  # over, but unseen by the hook
+                    _finish_entry(entry, game, "bot")
             else:
-                _finish_entry(entry, Game.objects.get(pk=entry.game_id), "as_played")
+                # Stopped where it stands (finished, no more moves), then scored.
+                game = game_actions.stop_game(game_id, reason="as_played")
+                entry = Entry.objects.select_for_update().get(pk=entry_id)
+                if entry.status == Entry.Status.PLAYING:
+                    _finish_entry(entry, game, "as_played")
+        # A removed entry's game does not count either way: it stops too (older rows;
+        # remove_entry stops it already).
+        removed = Entry.objects.filter(
+            tournament=t, status=Entry.Status.REMOVED, game__status=Game.Status.ACTIVE
+        ).values_list("game_id", flat=True)
+        for game_id in removed:
+            game_actions.stop_game(game_id, reason="removed")
         t.status = Tournament.Status.CLOSED
         t.closed_at = now or timezone.now()
-        t.save(update_fields=["status", "closed_at"])
+        t.save(update_fields=["status", "closed_at", "unfinished_rule"])
         AuditLog.objects.create(
             tournament=t, actor=actor, action="close",
+            before={"unfinished_rule": rule_before} if rule_before != t.unfinished_rule else None,
             after={"unfinished_rule": t.unfinished_rule}, reason="",
         )  # fmt: skip
         schedule_rankings(t.pk)
@@ -364,10 +403,13 @@ def remove_entry(entry_id: int, actor, reason: str) -> Entry:
     reason = (reason or "").strip()
     if not reason:
         raise TournamentError(N_("a removal needs a reason"))
+    entry = Entry.objects.select_related("tournament").get(pk=entry_id)
+    if not is_organizer(actor, entry.tournament):
+        raise NotAllowed(N_("only organizers can remove entries"))
     with transaction.atomic():
+        # The game first, then the entry: the order of a move that finishes the entry.
+        game_actions.stop_game(entry.game_id, reason="removed")  # no more moves
         entry = Entry.objects.select_for_update().select_related("tournament").get(pk=entry_id)
-        if not is_organizer(actor, entry.tournament):
-            raise NotAllowed(N_("only organizers can remove entries"))
         before = entry.status
         # Kept (not deleted): the player cannot re-enter and the log can name it.
         entry.status = Entry.Status.REMOVED

@@ -45,6 +45,18 @@ class Club(models.Model):
         return self.members.filter(pk=user.pk).exists() or self.is_organizer(user)
 
 
+def protect_opened_tournaments(collector, field, sub_objs, using):
+    """on_delete of Tournament.club: deleting a club takes its drafts along, but a club
+    with a tournament that was ever opened (a published commitment, entries, results)
+    cannot be deleted: ProtectedError, shown by the admin as the list of those
+    tournaments. Results are never destroyed with their club."""
+    opened = list(sub_objs.exclude(status="draft"))
+    if opened:
+        # Django gathers the protected objects of every relation into one error.
+        raise models.ProtectedError("a club with opened tournaments is kept", set(opened))
+    models.CASCADE(collector, field, sub_objs, using)
+
+
 class Tournament(models.Model):
     class Status(models.TextChoices):
         DRAFT = "draft", _("draft")
@@ -64,8 +76,9 @@ class Tournament(models.Model):
         SOLO_DUPLICATE = "solo-duplicate", _("solo duplicate (against bots)")
 
     club = models.ForeignKey(
-        Club, null=True, blank=True, on_delete=models.CASCADE, related_name="tournaments"
-    )
+        Club, null=True, blank=True, on_delete=protect_opened_tournaments,
+        related_name="tournaments",
+    )  # fmt: skip
     name = models.CharField(max_length=120)
     format = models.CharField(max_length=32, choices=Format.choices, default=Format.SOLO_DUPLICATE)
     rules = models.CharField(max_length=32, default="flemish")
@@ -128,6 +141,13 @@ class Tournament(models.Model):
         if self.starts_at and now < self.starts_at:
             return False
         return not (self.ends_at and now >= self.ends_at)
+
+    def play_over(self, now=None) -> bool:
+        """No more moves count: closed, or the play window has ended (the periodic
+        close follows within a minute)."""
+        if self.is_closed:
+            return True
+        return bool(self.ends_at and (now or timezone.now()) >= self.ends_at)
 
     @property
     def group_name(self) -> str:
@@ -199,6 +219,11 @@ class Entry(models.Model):
     @property
     def is_finished(self) -> bool:
         return self.status == self.Status.FINISHED
+
+    @property
+    def play_over(self) -> bool:
+        """Its game takes no more moves: removed, or the tournament's play is over."""
+        return self.status == self.Status.REMOVED or self.tournament.play_over()
 
 
 class DealResult(models.Model):

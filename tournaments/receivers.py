@@ -2,7 +2,13 @@
 
 from django.dispatch import receiver
 
-from game.signals import game_finished, seed_sealed
+from game.signals import game_finished, move_refused, move_row_related, seed_sealed
+
+# A move's locked game row comes with its entry and tournament (one query in all), so
+# the check below costs nothing on the hot path.
+ENTRY_AND_TOURNAMENT = "tournament_entry__tournament"
+if ENTRY_AND_TOURNAMENT not in move_row_related:
+    move_row_related.append(ENTRY_AND_TOURNAMENT)
 
 
 @receiver(game_finished, dispatch_uid="tournaments.entry_finishes_with_its_game")
@@ -17,3 +23,18 @@ def seed_sealed_until_close(sender, game, **kwargs):
     from .models import Entry
 
     return Entry.objects.filter(game=game).exclude(tournament__status="closed").exists()
+
+
+@receiver(move_refused, dispatch_uid="tournaments.no_moves_after_the_window")
+def no_moves_after_the_window(sender, game, **kwargs):
+    """A tournament entry's game takes no move once the tournament is closed or its play
+    window has ended (the periodic close may come up to a minute later)."""
+    from django.core.exceptions import ObjectDoesNotExist
+
+    from . import actions
+
+    try:
+        entry = game.tournament_entry
+    except ObjectDoesNotExist:
+        return None
+    return actions.move_refusal(entry)

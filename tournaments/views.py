@@ -514,7 +514,9 @@ def manage_action(request: HttpRequest, pk: int, what: str) -> HttpResponse:
         if what == "open":
             actions.open_tournament(t.pk, request.user)
         elif what == "close":
-            actions.close_tournament(t.pk, request.user)
+            # An optional rule for unfinished games chosen at close ("bot", "as_played").
+            rule = request.POST.get("unfinished_rule") or None
+            actions.close_tournament(t.pk, request.user, unfinished_rule=rule)
             messages.success(request, _("The tournament is closed; the seed is revealed."))
         else:
             raise Http404("unknown action")

@@ -62,10 +62,12 @@ const ui = {
   holdUntil: 0,
   keyboard: false,
   collectTimer: null,
+  // A tournament game whose play is over (window ended, tournament closed): no moves.
+  closed: root.dataset.closed === "true",
 };
 
 function interactive() {
-  return !ui.busy && ui.queue.length === 0 && ui.pending === null;
+  return !ui.closed && !ui.busy && ui.queue.length === 0 && ui.pending === null;
 }
 
 const baseTitle = document.title;
@@ -73,7 +75,7 @@ const baseTitle = document.title;
 function draw() {
   const s = ui.state;
   // A mark in the tab title, for a player who is looking at another tab.
-  const myTurn = s.to_move === s.seat && !s.game_over && interactive();
+  const myTurn = s.to_move === s.seat && !s.game_over && !ui.closed && interactive();
   document.title = myTurn ? `\u25CF ${baseTitle}` : baseTitle;
   root.dataset.phase = s.phase;
   root.dataset.seq = String(ui.shownSeq);
@@ -94,8 +96,8 @@ function draw() {
   const opts = { interactive: interactive(), t, keyboard: ui.keyboard };
   R.renderHand($("#hand"), s, opts);
   R.renderChoices($("#choices"), s, opts);
-  $("#prompt").textContent = R.promptText(s, t);
-  $("#prompt").classList.toggle("mine", s.to_move === s.seat && !s.game_over);
+  $("#prompt").textContent = ui.closed ? "" : R.promptText(s, t);
+  $("#prompt").classList.toggle("mine", s.to_move === s.seat && !s.game_over && !ui.closed);
   $("#note").textContent = ui.note;
   $("#error").textContent = ui.error;
   $("#error").hidden = !ui.error;
@@ -247,15 +249,41 @@ function onMessage(msg) {
     ui.seq = n;
     ui.queue.push(msg);
     pump();
+  } else if (msg.type === "closed") {
+    markClosed(msg.reason);
   } else if (msg.type === "error") {
     onError(msg);
   }
 }
 
+// The server stopped this game (its tournament closed or the play window ended): the
+// note says so and links to the results; the cards no longer answer.
+function markClosed(reason) {
+  ui.closed = true;
+  ui.pending = null;
+  root.dataset.closed = "true";
+  const note = $("#closed-note");
+  if (note) {
+    const text = { as_played: "closed_as_played", removed: "removed" }[reason] || (reason ? "closed" : null);
+    if (text) note.querySelector("[data-closed-text]").textContent = t(text);
+    const link = note.querySelector("[data-results-link]");
+    const results = root.dataset.resultsUrl;
+    if (reason && reason !== "removed" && link && results) {
+      link.href = results;
+      link.textContent = t("see_results");
+    }
+    note.hidden = false;
+  }
+  draw();
+}
+
 function onError(msg) {
   const card = ui.pending;
   ui.pending = null;
-  if (msg.code === "stale" || msg.code === "not_your_turn") {
+  if (msg.code === "closed") {
+    markClosed(null);
+    ui.error = msg.message || "";
+  } else if (msg.code === "stale" || msg.code === "not_your_turn") {
     ui.error = msg.code === "not_your_turn" ? t("wait_turn") : "";
     socket.requestSnapshot();
   } else {
@@ -273,6 +301,10 @@ function onError(msg) {
 }
 
 function act(action) {
+  if (ui.closed) {
+    markClosed(null);
+    return;
+  }
   if (!interactive()) return;
   const s = ui.state;
   if (s.to_move !== s.seat || s.game_over) {

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from django.core.management.base import BaseCommand, CommandError
-from django.db import transaction
 
 from tournaments import actions
 from tournaments.models import Tournament
@@ -30,16 +29,11 @@ class Command(BaseCommand):
         if t.is_closed:
             raise CommandError(f"tournament {pk} is already closed")
         try:
-            with transaction.atomic():
-                rule = UNFINISHED.get(opts["unfinished"] or "")
-                if rule and rule != t.unfinished_rule:
-                    # No action changes the rule of an existing tournament; set it on
-                    # the row (not yet closed) in the same transaction as the close,
-                    # whose audit entry records the rule used.
-                    Tournament.objects.filter(pk=pk).exclude(
-                        status=Tournament.Status.CLOSED
-                    ).update(unfinished_rule=rule)
-                t = actions.close_tournament(pk, None)
+            # The organizer panel's path: the rule, if given, is stored and logged by the
+            # action itself, under the same lock as the close.
+            t = actions.close_tournament(
+                pk, None, unfinished_rule=UNFINISHED.get(opts["unfinished"] or "")
+            )
         except actions.TournamentError as exc:
             raise CommandError(str(exc)) from exc
         self.stdout.write(f"closed tournament {t.pk} (unfinished games: {t.unfinished_rule})")
