@@ -81,7 +81,7 @@ function draw() {
   root.dataset.seq = String(ui.shownSeq);
   root.dataset.toMove = s.to_move ?? "";
   root.classList.toggle("waiting", !interactive());
-  R.renderSeats(root, s, t);
+  R.renderSeats(root, ui.closed ? { ...s, to_move: null } : s, t); // nobody is to play
   const cur = s.current_trick?.cards || [];
   const trick = $("#trick");
   if (cur.length) {
@@ -282,7 +282,8 @@ function onError(msg) {
   ui.pending = null;
   if (msg.code === "closed") {
     markClosed(null);
-    ui.error = msg.message || "";
+    // The note says it (with a link); the server's words only if there is no note.
+    ui.error = $("#closed-note") ? "" : msg.message || t("refused");
   } else if (msg.code === "stale" || msg.code === "not_your_turn") {
     ui.error = msg.code === "not_your_turn" ? t("wait_turn") : "";
     socket.requestSnapshot();
