@@ -345,7 +345,13 @@ def test_organizer_creates_a_tournament_and_two_players_play_and_see_the_standin
 
     check_panel(org, manage_path, {"anna": score_a, "ben": score_b})
     phone_screenshots(
-        browser, shots, [(anna, standings_path, "standings"), (org, manage_path, "manage")]
+        browser,
+        shots,
+        [
+            (anna, standings_path, "standings"),
+            (org, manage_path, "manage"),
+            (ben, detail_path, "detail"),
+        ],
     )
     for person in (org, anna, ben):
         assert not person.errors, (person.name, person.errors)
