@@ -1,5 +1,7 @@
 """Connections to game/'s hooks (game/signals.py): game/ never imports tournaments."""
 
+from django.conf import settings
+from django.db.models.signals import pre_delete
 from django.dispatch import receiver
 
 from game.signals import game_finished, move_refused, move_row_related, seed_sealed
@@ -38,3 +40,16 @@ def no_moves_after_the_window(sender, game, **kwargs):
     except ObjectDoesNotExist:
         return None
     return actions.move_refusal(entry)
+
+
+@receiver(pre_delete, sender=settings.AUTH_USER_MODEL, dispatch_uid="tournaments.rerank")
+def rerank_when_a_player_account_goes(sender, instance, **kwargs):
+    """Deleting an account deletes its entries (and games): the standings they were in
+    are recomputed once the deletion has committed, so ranks and matchpoints stay
+    consistent with the entries that remain."""
+    from . import actions
+    from .models import Entry
+
+    finished = Entry.objects.filter(player=instance, status=Entry.Status.FINISHED)
+    for tournament_id in set(finished.values_list("tournament_id", flat=True)):
+        actions.schedule_rankings(tournament_id)  # after commit (delete runs in atomic)

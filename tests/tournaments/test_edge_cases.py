@@ -412,6 +412,22 @@ def test_the_admin_explains_why_a_club_cannot_be_deleted(make_tournament, make_u
     assert Club.objects.filter(pk=club.pk).exists()
 
 
+def test_a_deleted_player_account_leaves_consistent_standings(make_tournament, fake_entry):
+    t = make_tournament()
+    fake_entry(t, "alice", 40, {1: 40, 2: 35})
+    bert = fake_entry(t, "bert", 60, {1: 50, 2: 35})
+    rankings.recompute(t.pk)
+    assert [(r["player"], r["rank"]) for r in rankings.standings(t)] == [
+        ("bert", 1),
+        ("alice", 2),
+    ]
+    version = Tournament.objects.get(pk=t.pk).rankings_version
+    bert.player.delete()
+    (alice,) = rankings.standings(t)
+    assert alice["player"] == "alice" and alice["rank"] == 1  # recomputed after the delete
+    assert Tournament.objects.get(pk=t.pk).rankings_version == version + 1
+
+
 # --- exports of an empty tournament ---------------------------------------------------------
 
 EXPORTS = ("standings.csv", "standings.json", "travellers.csv", "travellers.json")
