@@ -18,7 +18,11 @@ CLOSE_FORBIDDEN = 4403
 
 def _snapshot(pk: int, user) -> dict | None:
     t = Tournament.objects.select_related("club").filter(pk=pk).first()
-    if t is None or not actions.can_view_tournament(user, t):
+    if t is None:
+        return None
+    # As the pages (tournaments/views._tournament): whoever entered may look, also a
+    # player outside the club who came in with the invite code.
+    if not (actions.can_view_tournament(user, t) or actions.entry_of(user, t) is not None):
         return None
     if not actions.can_see_results(user, t):
         return None

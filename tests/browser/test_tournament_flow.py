@@ -266,7 +266,8 @@ def test_organizer_creates_a_tournament_and_two_players_play_and_see_the_standin
         laps.append(f"{what} {time.monotonic() - started:.1f}s")
 
     org, anna, ben = people("organisator"), people("anna"), people("ben")
-    anna.ctx.add_init_script(SOCKET_LOG_JS)
+    for person in (anna, ben):
+        person.ctx.add_init_script(SOCKET_LOG_JS)
     sign_up(org, anna, ben)
     lap("sign-ups")
     club_invite = start_club(org)
@@ -322,6 +323,10 @@ def test_organizer_creates_a_tournament_and_two_players_play_and_see_the_standin
     expect(b.locator("[data-standings] tr.mine")).to_contain_text("ben")
     assert row_of(b, "ben")[1:3] == ["ben", str(score_b)]
     assert row_of(b, "anna")[1:3] == ["anna", str(score_a)]
+    # Ben's page gets the live socket too (no club member, but an entrant).
+    expect(b.locator("[data-live-status]")).to_be_visible()
+    refused = [c for c in b.evaluate("window.socketLog") if c[0].endswith("/standings/")]
+    assert not refused, f"Ben's standings socket was closed: {refused}"
 
     # Anna's page got Ben's result pushed, without a reload, on the socket it opened.
     expect(rows).to_have_count(2, timeout=10_000)
