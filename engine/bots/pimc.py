@@ -6,6 +6,14 @@ double-dummy (:mod:`engine.solver`) for the card points every legal card secures
 play the card with the best average.  Ties go to the cheapest card (points, then rank,
 then suit), so the choice is a fixed function of the averages.
 
+- Inference (``inference``, the expert): the hard facts leave the deals equally likely,
+  but the other players' earlier actions are more plausible under some of them
+  (:mod:`engine.bots.inference`: the dealer named trump in a long suit, a player led or
+  followed the way a sensible player does with the sampled hand).  ``candidates x W``
+  uniform deals are drawn and W of them kept by systematic resampling on that
+  plausibility (a deal kept k times is solved once, weight k); with few deals left all
+  of them are solved and averaged with those weights.  Measured on 200 duplicate deals
+  against the heuristic bot: +2.0 card points per deal over the same bot without it.
 - Few cards left: when at most ``exact_limit`` deals agree with the observation, all
   of them are solved (the exact expectation under a uniform prior) instead of W.
 - Trump (the dealer sees only his 8 cards): a small fitted table
@@ -28,6 +36,7 @@ from dataclasses import dataclass
 from ..cards import CARD_BY_TEXT, CARD_TEXT, RANK_POINTS, SUITS
 from ..rules import get_rules
 from .base import PhaseBot, decision_rng
+from .inference import InferenceConfig, PlayModel
 from .sampler import analyse
 from .trump_table import predict
 
@@ -39,6 +48,31 @@ def _solver():
     from .. import solver
 
     return solver
+
+
+def _resample(hidden, model, rng, keep: int, draw: int) -> tuple[list, list[float]]:
+    """``keep`` of ``draw`` uniform deals, picked with probability by plausibility.
+
+    Systematic resampling (one uniform offset from ``rng``): a deal kept k times is
+    solved once with weight k.
+    """
+    cands = [hidden.sample(rng) for _ in range(draw)]
+    ws = [model.weight(h) for h in cands]
+    total = sum(ws)
+    step = total / keep
+    u = rng.random() * step
+    deals, weights = [], []
+    acc = 0.0
+    for h, w in zip(cands, ws, strict=True):
+        acc += w
+        k = 0
+        while u < acc:
+            k += 1
+            u += step
+        if k:
+            deals.append(h)
+            weights.append(float(k))
+    return deals, weights
 
 
 def _cheap_key(c: int) -> tuple[int, int, int]:
@@ -53,6 +87,7 @@ class PIMCConfig:
     announce_samples: int
     announce_margin: float = 4.0
     trump_table: bool = True  # fitted table (trump_table.py) instead of sampled solving
+    inference: InferenceConfig | None = None  # weight deals by the plausibility of the plays
 
 
 class PIMCBot(PhaseBot):
@@ -70,18 +105,33 @@ class PIMCBot(PhaseBot):
         trick = [(s, CARD_BY_TEXT[c]) for s, c in obs["current_trick"]["cards"]]
         hidden = analyse(obs, rules)
         deals = hidden.enumerate_deals(self.config.exact_limit)
+        inf = self.config.inference
+        model = PlayModel(obs, rules, inf) if inf is not None else None
+        if model is not None and not model.informative:
+            model = None
+        weights: list[float]
         if deals is None:
             rng = decision_rng(obs, seed)
             w = self.config.samples[min(len(obs["tricks"]), len(self.config.samples) - 1)]
-            deals = [hidden.sample(rng) for _ in range(w)]
+            if model is None or inf is None:
+                deals = [hidden.sample(rng) for _ in range(w)]
+                weights = [1.0] * w
+            else:
+                deals, weights = _resample(hidden, model, rng, w, w * inf.candidates)
+        elif model is not None:
+            weights = [model.weight(h) for h in deals]
+        else:
+            weights = [1.0] * len(deals)
         legal = [CARD_BY_TEXT[t] for t in obs["legal"]]
         solve_moves = _solver().solve_moves
-        totals = dict.fromkeys(legal, 0)
-        for hands in deals:
+        totals = dict.fromkeys(legal, 0.0)
+        for hands, wt in zip(deals, weights, strict=True):
+            if not wt:
+                continue
             vals = solve_moves(hands, trump, seat, trick, rules, backend=self.backend)
             for c in legal:
-                totals[c] += vals[c]
-        n = len(deals)
+                totals[c] += wt * vals[c]
+        n = sum(weights)
         return {CARD_TEXT[c]: totals[c] / n for c in legal}
 
     def _play(self, obs: dict, seed: bytes) -> str:

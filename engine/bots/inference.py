@@ -1,0 +1,186 @@
+"""Plausibility of the earlier plays under a sampled deal (inference for PIMC).
+
+The sampler (:mod:`engine.bots.sampler`) draws uniformly among the deals that agree with
+the hard facts (voids, obligations).  Players also reveal softer things: the dealer
+names trump in a long, strong suit; a player who follows low when he could win, or who
+leads from a suit, usually holds what a sensible player would do that with.  This module
+scores a sampled deal by how plausible every other seat's earlier actions are under it,
+with a cheap policy model: the rule-based player (:mod:`engine.bots.heuristic`, the
+"beginner" level) put in that seat's place with the hand the sample gives it.
+
+- an action the model would take too: weight factor 1;
+- a card of the same suit and the same points as the model's (e.g. another small
+  card): ``similar``;
+- anything else: ``eps`` (opponents) or ``eps_partner`` — never 0, so a player who
+  plays differently from the model only flattens the weights, it never empties them;
+- the dealer's trump: 1 when the model (or the fitted trump table) names the same
+  option with the dealer's sampled 8 cards, else ``eps_trump``.
+
+Everything is a pure function of the observation and the sampled hands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..cards import ABOVE, CARD_BY_TEXT, FULL_DECK, RANK_POINTS, SUIT_MASKS, SUITS
+from ..rules import UNDERTRUMP_ALLOWED, UNDERTRUMP_FORBIDDEN, RuleSet
+from .heuristic import HeuristicBot
+from .trump_table import predict
+
+_PTS = tuple(RANK_POINTS[c & 7] for c in range(32))
+_MODEL = HeuristicBot()
+
+
+@dataclass(frozen=True)
+class InferenceConfig:
+    eps: float = 0.1  # an opponent's play the model would not make
+    eps_partner: float = 0.3  # the partner's
+    similar: float = 0.7  # same suit and points as the model's card
+    eps_trump: float = 0.2  # the dealer's trump, when the model names another option
+    candidates: int = 4  # deals drawn per deal kept (resampled by weight)
+
+
+class _V:
+    """The few View attributes the heuristic's play methods read."""
+
+    __slots__ = ("seat", "hand", "unseen", "trump", "trick")
+
+
+def legal_mask(hand: int, trick, trump: int | None, seat: int, rules: RuleSet) -> int:
+    """The legal cards of ``hand`` (mirrors ``Deal._legal_mask``)."""
+    if not trick:
+        return hand
+    led = trick[0][1] >> 3
+    w_seat, w = trick[0]
+    for s, c in trick[1:]:
+        if (c >> 3) == (w >> 3):
+            if c > w:
+                w_seat, w = s, c
+        elif trump is not None and (c >> 3) == trump:
+            w_seat, w = s, c
+    trumped = trump is not None and led != trump and (w >> 3) == trump
+    opp = rules.beat_partner or ((w_seat ^ seat) & 1) == 1
+    hs = hand & SUIT_MASKS[led]
+    if hs:
+        if opp and not trumped:
+            higher = hs & ABOVE[w]
+            if higher:
+                return higher
+        return hs
+    if trump is None:
+        return hand
+    ht = hand & SUIT_MASKS[trump]
+    if not ht:
+        return hand
+    higher_t = ht & ABOVE[w] if trumped else ht
+    if opp:
+        if higher_t:
+            return higher_t
+        if rules.undertrump == UNDERTRUMP_FORBIDDEN:
+            return (hand & ~ht) or hand
+        if rules.undertrump == UNDERTRUMP_ALLOWED:
+            return hand
+        return ht
+    if trumped and rules.undertrump == UNDERTRUMP_FORBIDDEN:
+        return (hand & ~(ht & ~higher_t)) or hand
+    return hand
+
+
+def model_trump(hand: int, legal: list[str], no_trump_multiplier: int = 2) -> set[str]:
+    """Options a sensible dealer names with ``hand``: the heuristic's and the table's."""
+    tens = sum(1 for s in range(4) if hand >> (s * 8 + 7) & 1)
+    aces = sum(1 for s in range(4) if hand >> (s * 8 + 6) & 1)
+    if "trump:none" in legal and tens >= 3 and tens + aces >= 5:
+        h = "trump:none"
+    else:
+        best = max(range(4), key=lambda s: (HeuristicBot.suit_strength(hand, s), -s))
+        h = "trump:" + "SHDC"[best]
+    options = [a for a in legal if a.startswith("trump:")]
+    est = {}
+    for a in options:
+        mult = no_trump_multiplier if a == "trump:none" else 1
+        est[a] = predict(hand, a[6:], multiplier=mult)
+    t = max(options, key=lambda a: (est[a], -options.index(a)))
+    return {h, t}
+
+
+class PlayModel:
+    """Weights of sampled deals by the plausibility of the other seats' actions."""
+
+    def __init__(self, obs: dict, rules: RuleSet, cfg: InferenceConfig) -> None:
+        self.cfg = cfg
+        self.rules = rules
+        seat = self.seat = obs["seat"]
+        self.trump = trump = None if obs.get("trump") is None else SUITS.index(obs["trump"])
+        plays: list[tuple[int, int, int, list]] = []  # (seat, card, played before, trick)
+        played = 0
+        tricks = [t["cards"] for t in obs.get("tricks", [])]
+        tricks.append(obs["current_trick"]["cards"])
+        for t in tricks:
+            trick: list[tuple[int, int]] = []
+            for s, txt in t:
+                c = CARD_BY_TEXT[txt]
+                plays.append((s, c, played, list(trick)))
+                trick.append((s, c))
+                played |= 1 << c
+        # Cards each seat played from each play on (its hand then = now | these).
+        later = [0, 0, 0, 0]
+        events = []
+        for s, c, before, trick in reversed(plays):
+            later[s] |= 1 << c
+            if s != seat:
+                events.append((s, c, before, trick, later[s]))
+        events.reverse()
+        self.events = events
+        self.dealer_trump = None
+        dealer = obs.get("dealer")
+        if (
+            dealer is not None
+            and dealer != seat
+            and obs.get("trump_chosen")
+            and not obs.get("blind")
+            and not rules.trump_by_turned_card
+        ):
+            option = "trump:none" if trump is None else "trump:" + SUITS[trump]
+            legal = ["trump:" + s for s in SUITS]
+            if rules.allow_no_trump:
+                legal.append("trump:none")
+            self.dealer_trump = (dealer, option, legal, later[dealer])
+
+    @property
+    def informative(self) -> bool:
+        return bool(self.events) or self.dealer_trump is not None
+
+    def weight(self, hands: list[int]) -> float:
+        cfg = self.cfg
+        seat, trump, rules = self.seat, self.trump, self.rules
+        w = 1.0
+        if self.dealer_trump is not None:
+            dealer, option, legal, played = self.dealer_trump
+            if option not in model_trump(hands[dealer] | played, legal, rules.no_trump_multiplier):
+                w *= cfg.eps_trump
+        v: Any = _V()
+        v.trump = trump
+        for s, c, before, trick, later in self.events:
+            hand = hands[s] | later
+            lm = legal_mask(hand, trick, trump, s, rules)
+            if lm & (lm - 1) == 0:
+                continue  # forced
+            v.seat = s
+            v.hand = hand
+            v.unseen = FULL_DECK & ~before & ~hand
+            if trick:
+                v.trick = trick
+                m = _MODEL._follow(v, lm)
+            else:
+                v.trick = trick
+                m = _MODEL._lead(v, lm)
+            if m == c:
+                continue
+            if (m >> 3) == (c >> 3) and _PTS[m] == _PTS[c]:
+                w *= cfg.similar
+            else:
+                w *= cfg.eps if (s ^ seat) & 1 else cfg.eps_partner
+        return w
