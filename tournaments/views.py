@@ -38,11 +38,15 @@ def _tournament(request: HttpRequest, pk: int, *, invited: bool = False) -> Tour
     `invited`: the page of an open tournament is also shown to whoever brings its code
     (?code=… in the organizer's invite link, or the code posted to join)."""
     t = get_object_or_404(Tournament.objects.select_related("club"), pk=pk)
-    if actions.can_view_tournament(request.user, t) or actions.entry_of(request.user, t):
+    if _may_view(request.user, t):
         return t
     if invited and _brings_invite_code(request, t):
         return t
     raise Http404("no such tournament")
+
+
+def _may_view(user, t: Tournament) -> bool:
+    return actions.can_view_tournament(user, t) or actions.entry_of(user, t) is not None
 
 
 def _brings_invite_code(request: HttpRequest, t: Tournament) -> bool:
@@ -95,14 +99,14 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
     visible = Q(club__isnull=True)
     if request.user.is_authenticated:
         visible |= Q(club__members=request.user) | Q(club__organizers=request.user)
-        visible |= Q(created_by=request.user)
+        visible |= Q(created_by=request.user) | Q(entries__player=request.user)
     tournaments = (
         Tournament.objects.filter(visible)
         .filter(day__isnull=True)
         .select_related("club")
         .distinct()[:50]
     )
-    tournaments = [t for t in tournaments if actions.can_view_tournament(request.user, t)]
+    tournaments = [t for t in tournaments if _may_view(request.user, t)]
     context = {
         "day": day,
         "day_standings": rankings.standings(day) if _results_already_open(request, day) else None,

@@ -323,7 +323,12 @@ def test_organizer_creates_a_tournament_and_two_players_play_and_see_the_standin
     expect(b.locator("[data-standings] tr.mine")).to_contain_text("ben")
     assert row_of(b, "ben")[1:3] == ["ben", str(score_b)]
     assert row_of(b, "anna")[1:3] == ["anna", str(score_a)]
-    # Ben's page gets the live socket too (no club member, but an entrant).
+    # The tournament is on Ben's list now, and his page gets the live socket too (no
+    # club member, but an entrant).
+    ben.goto("/tournaments/")
+    expect(b.get_by_role("link", name=TOURNAMENT)).to_be_visible()
+    b.get_by_role("link", name=TOURNAMENT).click()
+    b.get_by_role("link", name="Stand en deelverslagen").click()
     expect(b.locator("[data-live-status]")).to_be_visible()
     refused = [c for c in b.evaluate("window.socketLog") if c[0].endswith("/standings/")]
     assert not refused, f"Ben's standings socket was closed: {refused}"
