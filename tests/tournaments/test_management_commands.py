@@ -11,6 +11,7 @@ import zipfile
 import pytest
 from django.core.management import CommandError, call_command
 
+import engine
 from tournaments.models import Entry, Tournament
 
 pytestmark = pytest.mark.usefixtures("live_game_db")
@@ -33,10 +34,18 @@ def test_create_simulate_close_export(club, organizer):
     assert t.status in (Tournament.Status.OPEN, Tournament.Status.RUNNING)
     assert "demo-seed" not in out
 
-    run("simulate_tournament", str(pk), "--players", "3")
-    entries = list(Entry.objects.filter(tournament=t))
+    out = run("simulate_tournament", str(pk), "--players", "3")
+    assert "(South: heuristic)" in out and "(South: club)" in out and "(South: random)" in out
+    entries = list(Entry.objects.filter(tournament=t).select_related("game"))
     assert len(entries) == 3
     assert all(e.status == Entry.Status.FINISHED for e in entries)
+    # Three styles on the same cards: a field that spreads, not three copies of one game.
+    assert len({tuple(e.game.actions) for e in entries}) == 3
+    for e in entries:  # every game is a real one, its record its replay
+        replayed = engine.Game.replay(e.game.seed, e.game.rules, e.game.actions)
+        assert replayed.is_terminal() and replayed.score_for(0) == e.game.final_score
+    with pytest.raises(CommandError, match="unknown bot"):
+        run("simulate_tournament", str(pk), "--players", "1", "--south", "grandmaster")
 
     out = run("close_tournament", str(pk), "--unfinished", "as-played")
     t.refresh_from_db()
