@@ -24,7 +24,7 @@ expect = pytest.importorskip("playwright.sync_api").expect
 # creates it for sessions that hold a test marked django_db.
 pytestmark = pytest.mark.django_db
 
-GAME_BUDGET_S = 90  # one whole game at the table (about 12 s on a quiet machine)
+GAME_BUDGET_S = 150  # one whole game at the table: about 12 s on a quiet machine
 SEQ_JS = "Number(document.getElementById('table-root').dataset.seq)"
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 # Screenshots for a human to look at: BROWSER_SHOTS=dir keeps them, else a temp folder.
