@@ -208,27 +208,31 @@ def _fill_par(t: Tournament, up_to: int) -> None:
 
 
 def standings(t: Tournament) -> list[dict[str, Any]]:
+    # Plain values, no model instances: a day list has thousands of rows, pushed live.
     rows = (
         Entry.objects.filter(tournament=t, status=Entry.Status.FINISHED)
-        .select_related("player")
         .order_by("rank", "pk")
-    )
+        .values_list(
+            "rank", "pk", "player__" + get_user_model().USERNAME_FIELD, "score", "game_score",
+            "matchpoints", "matchpoints_pct", "deal_matchpoints", "deals_played", "finish_mode",
+        )
+    )  # fmt: skip
     corrected = set(t.audit.filter(action="correct_score").values_list("entry_id", flat=True))
     return [
         {
-            "rank": e.rank,
-            "entry": e.pk,
-            "player": e.player.get_username(),
-            "score": e.score,
-            "game_score": e.game_score,
-            "corrected": e.pk in corrected,
-            "matchpoints": e.matchpoints,
-            "matchpoints_pct": e.matchpoints_pct,
-            "deal_matchpoints": e.deal_matchpoints,
-            "deals_played": e.deals_played,
-            "finish_mode": e.finish_mode,
+            "rank": rank,
+            "entry": pk,
+            "player": player,
+            "score": score,
+            "game_score": game_score,
+            "corrected": pk in corrected,
+            "matchpoints": mp,
+            "matchpoints_pct": pct,
+            "deal_matchpoints": deal_mp,
+            "deals_played": played,
+            "finish_mode": finish_mode,
         }
-        for e in rows
+        for rank, pk, player, score, game_score, mp, pct, deal_mp, played, finish_mode in rows
     ]
 
 
