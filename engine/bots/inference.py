@@ -35,11 +35,11 @@ _MODEL = HeuristicBot()
 
 @dataclass(frozen=True)
 class InferenceConfig:
-    eps: float = 0.1  # an opponent's play the model would not make
+    eps: float = 0.05  # an opponent's play the model would not make
     eps_partner: float = 0.3  # the partner's
     similar: float = 0.7  # same suit and points as the model's card
-    eps_trump: float = 0.2  # the dealer's trump, when the model names another option
-    candidates: int = 4  # deals drawn per deal kept (resampled by weight)
+    eps_trump: float = 0.1  # the dealer's trump, when the model names another option
+    candidates: int = 10  # deals drawn per deal kept (resampled by weight)
 
 
 class _V:
