@@ -10,13 +10,16 @@ Playwright never downloads a browser here: it drives /usr/bin/chromium.
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import closing
 from pathlib import Path
 
 import pytest
@@ -187,3 +190,108 @@ def phone_page(request, browser):
     )
     yield pg
     _finish(request, ctx, pg)
+
+
+# --- a server a test may kill ---------------------------------------------------------
+
+
+class RestartableServer:
+    """One uvicorn process on a fixed loopback port that a test kills (SIGKILL, as a
+    crash would) and starts again on the same port, the database (and in production-stack
+    mode the Redis channel layer and the Celery worker) staying as they were."""
+
+    def __init__(self, env: dict[str, str], port: int, tmp: Path, sqlite: Path | None) -> None:
+        self.env, self.port, self.tmp, self.sqlite = env, port, tmp, sqlite
+        self.base = f"http://127.0.0.1:{port}"
+        self.proc: subprocess.Popen | None = None
+        self.starts = 0
+
+    def start(self) -> None:
+        assert not self.alive(), "the server is already running"
+        self.starts += 1
+        log = self.tmp / f"server-{self.starts}.log"
+        with open(log, "w") as out:
+            self.proc = subprocess.Popen(
+                [sys.executable, "-m", "uvicorn", "config.asgi:application",
+                 "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning"],
+                cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT,
+            )  # fmt: skip
+        _wait_http(self.base + "/", self.proc, log)
+
+    def alive(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown, no close frames; the kernel drops its sockets."""
+        assert self.alive(), "the server is not running"
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait(timeout=10)
+
+    def stop(self) -> None:
+        if not self.alive():
+            return
+        self.proc.terminate()
+        try:
+            self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+
+    def stored_game(self, public_id: str) -> dict:
+        """The game's row as the server stored it (read from this process)."""
+        fields = ["seq", "actions", "state", "status", "seed", "rules", "bot_level",
+                  "record", "final_score"]  # fmt: skip
+        if self.sqlite is not None:
+            import sqlite3
+            import uuid
+
+            with closing(sqlite3.connect(self.sqlite, timeout=20)) as conn:
+                row = conn.execute(
+                    f"SELECT {', '.join(fields)} FROM game_game WHERE public_id = ?",
+                    (uuid.UUID(public_id).hex,),
+                ).fetchone()
+            assert row is not None, f"no game {public_id} in {self.sqlite}"
+            game = dict(zip(fields, row, strict=True))
+            game["actions"] = json.loads(game["actions"])
+            game["state"] = json.loads(game["state"]) if game["state"] else None
+            return game
+        from game.models import Game
+
+        return Game.objects.filter(public_id=public_id).values(*fields).get()
+
+
+@pytest.fixture
+def restartable_server(request, tmp_path):
+    """A RestartableServer, started; the same environment as `asgi_server` (its own
+    SQLite file in embedded mode), plus a short SWEEP_STUCK_AFTER so that a bot turn
+    lost with the killed process is kicked again when the table reconnects."""
+    env = {**os.environ, "DEBUG": "1", "PYTHONUNBUFFERED": "1", "SWEEP_STUCK_AFTER": "1"}
+    env.setdefault("GAME_DEFAULT_BOT", "heuristic")
+    sqlite = None
+    if PRODUCTION_STACK:
+        request.getfixturevalue("bot_worker")
+        from django.conf import settings
+        from django.db import connection
+
+        env["DATABASE_NAME"] = connection.settings_dict["NAME"]
+        env["GAME_BOTS_QUEUE"] = settings.GAME_BOTS_QUEUE
+        env["TOURNAMENTS_RANKINGS_QUEUE"] = settings.TOURNAMENTS_RANKINGS_QUEUE
+        env["TOURNAMENTS_EXPORTS_QUEUE"] = settings.TOURNAMENTS_EXPORTS_QUEUE
+        env["CACHE_PREFIX"] = f"browser-restart{os.getpid()}"
+    else:
+        for key in ("DATABASE_URL", "DATABASE_NAME", "REDIS_URL"):
+            env.pop(key, None)
+        sqlite = tmp_path / "restart.sqlite3"
+        env["SQLITE_PATH"] = str(sqlite)
+        subprocess.run(
+            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+            cwd=ROOT,
+            env=env,
+            check=True,
+        )
+    server = RestartableServer(env, _free_port(), tmp_path, sqlite)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.stop()
