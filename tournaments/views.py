@@ -8,6 +8,7 @@ organizer who looks at results or deals before close is recorded in deals_seen_b
 from __future__ import annotations
 
 from collections import defaultdict
+from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
@@ -16,6 +17,7 @@ from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
@@ -152,13 +154,26 @@ def join(request: HttpRequest, pk: int) -> HttpResponse:
         t = get_object_or_404(Tournament.objects.select_related("club"), pk=pk)
     else:
         t = _tournament(request, pk)
+    code = request.POST.get("invite_code", "").strip()
+    may_view = actions.can_view_tournament(request.user, t)
+    # A code that does not match, where the code is what lets the player in, is named
+    # as such (not "this tournament is for the club's members").
+    needs_code = bool(t.invite_code) and not (t.club is not None and may_view)
+    if needs_code and code and code != t.invite_code and actions.entry_of(request.user, t) is None:
+        messages.error(request, _("unknown invite code"))
+        return redirect("tournaments:detail", pk=t.pk) if may_view else redirect("tournaments:list")
     try:
-        entry = actions.join(t.pk, request.user, request.POST.get("invite_code", ""))
+        entry = actions.join(t.pk, request.user, code)
     except actions.CannotJoin as exc:
         messages.error(request, _(str(exc)))
-        if not (actions.can_view_tournament(request.user, t) or _brings_invite_code(request, t)):
-            return redirect("tournaments:list")  # the page would be a 404 for them
-        return redirect("tournaments:detail", pk=t.pk)
+        if may_view:
+            return redirect("tournaments:detail", pk=t.pk)
+        if _brings_invite_code(request, t):
+            # The page is shown to them only with the code: keep it in the address,
+            # or the message ("the tournament is full") would land on a 404.
+            page = reverse("tournaments:detail", args=[t.pk])
+            return redirect(f"{page}?{urlencode({'code': code})}")
+        return redirect("tournaments:list")  # the page would be a 404 for them
     return redirect("game", game_id=entry.game.public_id)
 
 

@@ -1,0 +1,154 @@
+"""Fixes from walking through the site as its users do (phone and desktop, nl and en).
+
+Each test names what a user met: a message that landed on a 404, a wrong invite code
+called something else, bare error pages, an empty "compare with" menu, a day list with
+"0 / 100000" entries, the language menu naming English "Engels".
+"""
+
+# ruff: noqa: F811  (the tournaments suite's fixtures, imported, are parameters here)
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+
+from tests.tournaments.conftest import (  # noqa: F401  (fixtures)
+    club,
+    fast_password_hashing,
+    finish,
+    joined,
+    make_tournament,
+    make_user,
+    organizer,
+)
+from tournaments import actions
+from tournaments.models import Entry
+
+pytestmark = pytest.mark.usefixtures("live_game_db")
+CODE = "klaver7"
+
+
+def _client(user=None, language: str = "en") -> Client:
+    client = Client()
+    client.cookies["django_language"] = language
+    if user is not None:
+        client.force_login(user)
+    return client
+
+
+def _messages(response) -> list[str]:
+    return [str(m) for m in response.context["messages"]]
+
+
+# --- joining with the invite link ------------------------------------------------------
+
+
+def test_full_tournament_by_invite_link_says_full_on_the_page_not_a_404(make_tournament, make_user):
+    t = make_tournament(capacity=1, invite_code=CODE)
+    joined(t, make_user("anna"))
+    ben = make_user("ben")  # not in the club: the code is what shows him the page
+    response = _client(ben).post(f"/tournaments/{t.pk}/join/", {"invite_code": CODE}, follow=True)
+    assert response.status_code == 200
+    assert response.redirect_chain[-1][0] == f"/tournaments/{t.pk}/?code={CODE}"
+    assert _messages(response) == ["the tournament is full"]
+    body = response.content.decode()
+    assert "the tournament is full" in body and "data-full" in body
+    assert not Entry.objects.filter(tournament=t, player=ben).exists()
+
+
+def test_wrong_invite_code_is_called_a_wrong_code(make_tournament, make_user):
+    t = make_tournament(invite_code=CODE)
+    ben = make_user("ben")
+    response = _client(ben).post(
+        f"/tournaments/{t.pk}/join/", {"invite_code": "klaver8"}, follow=True
+    )
+    assert response.redirect_chain[-1][0] == "/tournaments/"
+    assert _messages(response) == ["unknown invite code"]
+    assert not Entry.objects.filter(tournament=t, player=ben).exists()
+    # In Dutch too (the message is already in the catalog).
+    response = _client(ben, "nl").post(
+        f"/tournaments/{t.pk}/join/", {"invite_code": "klaver8"}, follow=True
+    )
+    assert _messages(response) == ["onbekende uitnodigingscode"]
+
+
+def test_wrong_code_on_a_public_tournament_keeps_the_player_on_its_page(make_tournament, make_user):
+    t = actions.create_tournament(None, name="Open", invite_code=CODE, open_now=True)
+    ben = make_user("ben")
+    response = _client(ben).post(f"/tournaments/{t.pk}/join/", {"invite_code": "x"}, follow=True)
+    assert response.redirect_chain[-1][0] == f"/tournaments/{t.pk}/"
+    assert _messages(response) == ["unknown invite code"]
+    response = _client(ben).post(f"/tournaments/{t.pk}/join/", {"invite_code": CODE})
+    assert response.status_code == 302 and "/game/" in response["Location"]
+
+
+def test_a_member_is_not_refused_for_a_stray_code(make_tournament, make_user, club):
+    t = make_tournament(invite_code=CODE)
+    anna = make_user("anna")
+    club.members.add(anna)
+    response = _client(anna).post(f"/tournaments/{t.pk}/join/", {"invite_code": "old-code"})
+    assert response.status_code == 302 and "/game/" in response["Location"]
+
+
+def test_full_tournament_page_says_full_instead_of_offering_to_play(
+    make_tournament, make_user, club
+):
+    t = make_tournament(capacity=1)
+    joined(t, make_user("anna"))
+    ben = make_user("ben")
+    club.members.add(ben)
+    body = _client(ben).get(f"/tournaments/{t.pk}/").content.decode()
+    assert "This tournament is full." in body
+    assert f'action="/tournaments/{t.pk}/join/"' not in body
+
+
+# --- error pages ------------------------------------------------------------------------
+
+
+def test_forbidden_results_page_explains_why_inside_the_site(make_tournament, make_user):
+    t = make_tournament()
+    anna, ben = make_user("anna"), make_user("ben")
+    entry = joined(t, anna)[0]
+    finish(entry)
+    joined(t, ben)  # still playing: no standings yet
+    response = _client(ben).get(f"/tournaments/{t.pk}/standings/")
+    assert response.status_code == 403
+    body = response.content.decode()
+    assert "Results are visible after you finish your own game." in body
+    assert 'class="site-header"' in body  # the site's page, not a bare "403 Forbidden"
+    assert f'href="/tournaments/{t.pk}/"' in body  # a way back to the tournament
+    assert "anna" not in body  # and still nothing of the standings
+
+
+def test_unknown_page_is_the_site_404_without_developer_text(client):
+    response = client.get("/tournaments/987654/")
+    assert response.status_code == 404
+    body = response.content.decode()
+    assert 'class="site-header"' in body and "data-error-page" in body
+    assert "no such tournament" not in body  # the exception text is for developers
+
+
+# --- pages ------------------------------------------------------------------------------
+
+
+def test_compare_deal_without_other_entries_says_so(make_tournament, make_user):
+    t = make_tournament()
+    anna = make_user("anna")
+    entry = joined(t, anna)[0]
+    finish(entry)
+    body = _client(anna).get(f"/tournaments/{t.pk}/compare/1/").content.decode()
+    assert "data-no-other-entry" in body
+    assert '<select id="other"' not in body  # no empty menu
+
+
+def test_day_list_shows_its_entries_without_the_huge_capacity(make_user):
+    day = actions.day_tournament()
+    body = _client(make_user("anna")).get(f"/tournaments/{day.pk}/").content.decode()
+    assert f"/ {day.capacity}" not in body
+
+
+def test_language_menu_names_each_language_in_itself(client):
+    for language in ("nl", "fr", "en"):
+        client.cookies["django_language"] = language
+        body = client.get("/").content.decode()
+        assert ">English</option>" in body, language
+        assert ">Nederlands</option>" in body and ">Français</option>" in body, language
