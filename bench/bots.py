@@ -170,9 +170,37 @@ def main() -> None:
     for name in names:
         cfg = getattr(get_bot(name), "config", None)
         if cfg is not None:
+            inf = getattr(cfg, "inference", None)
             configs.append(
                 f"{name}: samples by trick {list(cfg.samples)}, exact <= {cfg.exact_limit} deals"
+                + (
+                    f", inference ({inf.candidates} candidates per kept deal, eps {inf.eps}, "
+                    f"partner {inf.eps_partner}, trump {inf.eps_trump})"
+                    if inf is not None
+                    else ", no inference"
+                )
             )
+    try:
+        import subprocess
+
+        commit = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            cwd=os.path.dirname(RESULTS),
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
+        dirty = subprocess.run(
+            ["git", "status", "--porcelain", "--", "engine"],
+            cwd=os.path.dirname(RESULTS),
+            capture_output=True,
+            text=True,
+            timeout=10,
+        ).stdout.strip()
+    except OSError:
+        commit, dirty = "", ""
+    if commit:
+        configs.append(f"code at commit {commit}" + (" (engine/ modified)" if dirty else ""))
 
     lines = [
         f"## {names[0]} vs {names[1]} — {rules}, {n} duplicate deals (seed {args.seed!r})",
@@ -197,8 +225,9 @@ def main() -> None:
         "Latency per act() call, wall clock (perf_counter) and the process's own CPU time",
         "(process_time: what an unloaded core would take; the machine is shared).",
         "",
-        "| bot | clock | decisions | p50 ms | p95 ms | max ms | opening lead p50 ms | opening lead max ms |",  # noqa: E501
-        "|---|---|---|---|---|---|---|---|",
+        "| bot | clock | decisions | p50 ms | p95 ms | max ms | opening lead p50 ms "
+        "| opening lead p95 ms | opening lead max ms |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     for name in names:
         for clock, ka, kl in (("wall", "all", "lead"), ("cpu", "cpu", "cpu_lead")):
@@ -206,7 +235,8 @@ def main() -> None:
             ld = [x * 1000 for x in lat[name][kl]]
             lines.append(
                 f"| {name} | {clock} | {len(al)} | {pct(al, 0.5):.1f} | {pct(al, 0.95):.1f} | "
-                f"{max(al):.1f} | {pct(ld, 0.5):.1f} | {max(ld) if ld else float('nan'):.1f} |"
+                f"{max(al):.1f} | {pct(ld, 0.5):.1f} | {pct(ld, 0.95):.1f} | "
+                f"{max(ld) if ld else float('nan'):.1f} |"
             )
     text = "\n".join(lines) + "\n"
     print(text)
