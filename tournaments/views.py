@@ -201,7 +201,11 @@ def traveller(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     deal = get_object_or_404(TournamentDeal, tournament=t, number=number)
     rows = rankings.traveller(t, number)
     entry = actions.entry_of(request.user, t)
+    played = rankings.played_deal_numbers(t)
     context = {
+        # Step through the deals without going back to the standings each time.
+        "prev_number": max((k for k in played if k < number), default=None),
+        "next_number": min((k for k in played if k > number), default=None),
         "t": t,
         "deal": deal,
         "rows": rows,

@@ -152,3 +152,21 @@ def test_language_menu_names_each_language_in_itself(client):
         body = client.get("/").content.decode()
         assert ">English</option>" in body, language
         assert ">Nederlands</option>" in body and ">Français</option>" in body, language
+
+
+def test_traveller_steps_to_the_previous_and_next_deal(make_tournament, make_user):
+    t = make_tournament()
+    anna = make_user("anna")
+    entry = joined(t, anna)[0]
+    finish(entry)
+    played = sorted(entry.deal_results.values_list("number", flat=True))
+    assert len(played) >= 3
+    client = _client(anna)
+    first = client.get(f"/tournaments/{t.pk}/deal/{played[0]}/").content.decode()
+    assert 'rel="prev"' not in first
+    assert f'rel="next" href="/tournaments/{t.pk}/deal/{played[1]}/"' in first
+    middle = client.get(f"/tournaments/{t.pk}/deal/{played[1]}/").content.decode()
+    assert f'rel="prev" href="/tournaments/{t.pk}/deal/{played[0]}/"' in middle
+    assert f'rel="next" href="/tournaments/{t.pk}/deal/{played[2]}/"' in middle
+    last = client.get(f"/tournaments/{t.pk}/deal/{played[-1]}/").content.decode()
+    assert 'rel="next"' not in last
