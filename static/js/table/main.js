@@ -47,6 +47,7 @@ const EMPTY_STATE = {
 const initialNode = document.getElementById("initial-state");
 
 const ui = {
+  lastHeard: Date.now(), // when the server last sent anything
   state: (initialNode && JSON.parse(initialNode.textContent)) || EMPTY_STATE,
   seq: Number(root.dataset.seq || 0), // newest seq received from the server
   shownSeq: Number(root.dataset.seq || 0), // seq of the state on screen
@@ -224,6 +225,7 @@ async function pump() {
 }
 
 function onMessage(msg) {
+  ui.lastHeard = Date.now();
   if (msg.type === "snapshot" && msg.state) {
     // Snapshots and events travel different ways and may cross: never step back.
     const n = Number(msg.seq);
@@ -423,6 +425,19 @@ setBoard(window.innerWidth >= 900);
 const socket = new GameSocket(root.dataset.wsPath, { onMessage, onStatus: setStatus });
 draw();
 if (root.dataset.wsPath) socket.connect();
+
+// A bot turn can be lost with a crashed server process. While the table waits on a
+// bot and hears nothing, it asks for a snapshot now and then; answering one, the server
+// re-queues a bot turn that has waited longer than its SWEEP_STUCK_AFTER.
+const WATCHDOG_MS = 10000;
+setInterval(() => {
+  const s = ui.state;
+  const onBot = s.to_move !== null && s.to_move !== s.seat && !s.game_over && !ui.closed;
+  if (onBot && !ui.busy && !ui.queue.length && Date.now() - ui.lastHeard >= WATCHDOG_MS) {
+    ui.lastHeard = Date.now();
+    socket.requestSnapshot();
+  }
+}, WATCHDOG_MS / 4);
 
 // For debugging from the console and for tests; not an API.
 window.manillenTable = { ui, draw, socket, onMessage };
