@@ -170,3 +170,34 @@ def test_traveller_steps_to_the_previous_and_next_deal(make_tournament, make_use
     assert f'rel="next" href="/tournaments/{t.pk}/deal/{played[2]}/"' in middle
     last = client.get(f"/tournaments/{t.pk}/deal/{played[-1]}/").content.decode()
     assert 'rel="next"' not in last
+
+
+def test_organizer_log_reads_as_sentences_not_stored_dicts(make_tournament, make_user, organizer):
+    t = make_tournament()
+    anna = make_user("anna")
+    entry = joined(t, anna)[0]
+    finish(entry)
+    actions.close_tournament(t.pk, organizer)
+    entry.refresh_from_db()
+    before = entry.score
+    actions.correct_score(entry.pk, organizer, before + 4, "wrong card after a glitch")
+    body = _client(organizer).get(f"/tournaments/{t.pk}/manage/").content.decode()
+    log = body.split("data-audit", 1)[1]
+    assert "closed the tournament" in log
+    assert f"corrected the score of anna: {before} → {before + 4}" in log
+    assert "wrong card after a glitch" in log
+    assert "{&#x27;" not in log and "{'" not in log  # no Python dicts
+
+
+def test_closing_asks_first_and_names_how_unfinished_games_ended(
+    make_tournament, make_user, organizer
+):
+    t = make_tournament(unfinished_rule="bot")
+    joined(t, make_user("anna"))  # left unplayed: the bot finishes it at close
+    client = _client(organizer)
+    body = client.get(f"/tournaments/{t.pk}/manage/").content.decode()
+    confirm = body.split('<details class="t-confirm">', 1)[1].split("</details>", 1)[0]
+    assert f'action="/tournaments/{t.pk}/manage/close/"' in confirm  # behind a second tap
+    client.post(f"/tournaments/{t.pk}/manage/close/")
+    body = client.get(f"/tournaments/{t.pk}/manage/").content.decode()
+    assert "(finished by the bot)" in body and "(bot)" not in body
