@@ -15,7 +15,9 @@ tournament <= 50 ms.
     by the engine's bots (tricks and actions JSON as stored by the game hook).
 (c) PostgreSQL, the day list: 10,000 entries x 40 deals (~360,000 such deal results),
     the same update end to end, what it is made of, and serving the result (standings
-    and the 40 travellers as the pages and exports read them).
+    and the 40 travellers as the pages and exports read them). Then, on scratch tables
+    (not the app), what the update would cost with the per-deal figures stored one row
+    per deal, or in a narrow table of their own.
 
 The PostgreSQL parts use a database of their own (--pg, created and dropped here) and,
 with --redis, channels_redis for the standings push (one listener in the group, so the
@@ -227,7 +229,7 @@ def child(kind: str, n_entries: int, repeats: int) -> dict:
             score=score_of(plays),
             game_score=score_of(plays),
             deals_played=len(plays),
-        )  # fmt: skip
+        )
         for u, g, plays in zip(users, games, plan, strict=True)
     )
     insert_results(connection, entries, plan, postgres)
