@@ -17,6 +17,16 @@ if (table && "WebSocket" in window) {
   };
   const render = (rows) => {
     const body = table.querySelector("tbody");
+    if (!rows.length) {
+      // As the server renders it: an empty table says why it is empty.
+      const tr = document.createElement("tr");
+      const td = document.createElement("td");
+      td.colSpan = 6;
+      td.textContent = table.dataset.empty || "";
+      tr.appendChild(td);
+      body.replaceChildren(tr);
+      return;
+    }
     body.replaceChildren(...rows.map((r) => {
       const tr = document.createElement("tr");
       if (r.player === mine) tr.className = "mine";

@@ -1,0 +1,81 @@
+"""Short journeys through the site in a real browser, for what only a browser shows:
+the live standings' script, the header on a phone, the site's own error pages.
+
+An organizer signs up, starts a club and a tournament on its pages (Dutch, the
+default language); nobody has finished yet.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+expect = pytest.importorskip("playwright.sync_api").expect
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "Klaver-Aas-77"
+
+
+def _sign_up(page, base: str, name: str) -> None:
+    page.goto(base + "/accounts/signup/")
+    page.fill("input[name=username]", name)
+    page.fill("input[name=password1]", PASSWORD)
+    page.fill("input[name=password2]", PASSWORD)
+    page.locator("#content form [type=submit]").click()
+    page.wait_for_url(lambda url: "/signup/" not in url)
+
+
+def _club_tournament(page, base: str) -> int:
+    """A club and an open tournament made on the organizer's pages; its id."""
+    page.goto(base + "/clubs/")
+    page.fill("form[action$='/clubs/new/'] input[name=name]", "De Lange Troef")
+    page.locator("form[action$='/clubs/new/'] button").click()
+    page.locator("a.button[href*='/tournaments/new/']").click()
+    page.fill("input[name=name]", "Woensdagavond")
+    page.locator("#content form [type=submit]").click()
+    page.wait_for_url("**/manage/")
+    return int(page.url.rstrip("/").split("/")[-2])
+
+
+def test_empty_live_standings_keep_saying_why(page, asgi_server):
+    _sign_up(page, asgi_server, "qa-organizer")
+    pk = _club_tournament(page, asgi_server)
+
+    page.goto(f"{asgi_server}/tournaments/{pk}/standings/")
+    table = page.locator("[data-standings]")
+    expect(table.locator("tbody")).to_have_text("Nog geen afgewerkte spelen.")
+    # The socket's first message is the (empty) standings: the live status shows, and
+    # the table still says why it is empty instead of going blank.
+    expect(page.locator("[data-live-status]")).to_be_visible()
+    expect(table.locator("tbody")).to_have_text("Nog geen afgewerkte spelen.")
+    assert not page.js_errors, page.js_errors
+
+
+def test_phone_header_links_are_finger_sized(phone_page, asgi_server):
+    page = phone_page
+    page.goto(asgi_server + "/")
+    links = page.locator(".site-nav > a")
+    assert links.count() >= 3
+    for box in links.evaluate_all("els => els.map(e => e.getBoundingClientRect().toJSON())"):
+        assert box["height"] >= 32, box
+    width = page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, f"page is {width}px wide on a 390px phone"
+
+
+def test_a_refused_page_is_the_sites_own_and_says_why(page, asgi_server):
+    _sign_up(page, asgi_server, "qa-player")
+    page.goto(asgi_server + "/tournaments/today/")
+    day = page.url.rstrip("/").split("/")[-1]
+    # Today's standings before playing today's game: refused, with the reason, in Dutch,
+    # on the site's page (not a bare "403 Forbidden") with a way back.
+    response = page.goto(f"{asgi_server}/tournaments/{day}/standings/")
+    assert response.status == 403
+    expect(page.locator("[data-error-page='403']")).to_contain_text(
+        "De uitslag is zichtbaar nadat je je eigen spel hebt afgewerkt."
+    )
+    expect(page.locator(".site-header")).to_be_visible()
+    page.locator(f"[data-error-page] a[href='/tournaments/{day}/']").click()
+    page.wait_for_url(f"**/tournaments/{day}/")
+    # The language menu names each language in itself.
+    options = page.locator("#lang-select option").all_inner_texts()
+    assert options == ["Nederlands", "English", "Français"], options
