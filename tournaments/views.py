@@ -8,6 +8,7 @@ organizer who looks at results or deals before close is recorded in deals_seen_b
 from __future__ import annotations
 
 from collections import defaultdict
+from functools import wraps
 from urllib.parse import urlencode
 
 from django.contrib import messages
@@ -85,6 +86,21 @@ def _require_results(request: HttpRequest, t: Tournament) -> None:
 def _require_organizer(request: HttpRequest, t: Tournament) -> None:
     if not actions.is_organizer(request.user, t):
         raise PermissionDenied(_("Only the tournament's organizers can do this."))
+
+
+def account_required(view):
+    """Logged in with a real account. A guest (quick play, no password) is sent to sign
+    up first, and comes back here afterwards: clubs and tournaments are run by accounts
+    (the header shows guests no Clubs link; the pages were still open to them)."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if not request.user.has_usable_password():
+            back = request.get_full_path() if request.method == "GET" else reverse("clubs:list")
+            return redirect(f"{reverse('signup')}?{urlencode({'next': back})}")
+        return view(request, *args, **kwargs)
+
+    return login_required(wrapped)
 
 
 def _entry_or_404(t: Tournament, entry_id) -> Entry:
@@ -449,7 +465,7 @@ def results_pdf(request: HttpRequest, pk: int) -> HttpResponse:
 # --- organizer panel -----------------------------------------------------------------------
 
 
-@login_required
+@account_required
 def create(request: HttpRequest) -> HttpResponse:
     form = TournamentForm(
         request.POST or None, user=request.user, club_slug=request.GET.get("club", "")
@@ -579,7 +595,7 @@ def manage_entry(request: HttpRequest, pk: int, entry_id: int, what: str) -> Htt
 # --- clubs ---------------------------------------------------------------------------------
 
 
-@login_required
+@account_required
 def club_list(request: HttpRequest) -> HttpResponse:
     clubs = Club.objects.filter(Q(members=request.user) | Q(organizers=request.user)).distinct()
     return render(
@@ -589,7 +605,7 @@ def club_list(request: HttpRequest) -> HttpResponse:
     )
 
 
-@login_required
+@account_required
 @require_POST
 def club_create(request: HttpRequest) -> HttpResponse:
     form = ClubForm(request.POST)
@@ -600,7 +616,7 @@ def club_create(request: HttpRequest) -> HttpResponse:
     return redirect("clubs:detail", slug=club.slug)
 
 
-@login_required
+@account_required
 def club_join(request: HttpRequest) -> HttpResponse:
     code = request.POST.get("code") or request.GET.get("code") or ""
     if request.method != "POST":

@@ -8,6 +8,8 @@ called something else, bare error pages, an empty "compare with" menu, a day lis
 # ruff: noqa: F811  (the tournaments suite's fixtures, imported, are parameters here)
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 import pytest
 from django.test import Client
 
@@ -21,7 +23,7 @@ from tests.tournaments.conftest import (  # noqa: F401  (fixtures)
     organizer,
 )
 from tournaments import actions
-from tournaments.models import Entry
+from tournaments.models import Club, Entry
 
 pytestmark = pytest.mark.usefixtures("live_game_db")
 CODE = "klaver7"
@@ -201,3 +203,26 @@ def test_closing_asks_first_and_names_how_unfinished_games_ended(
     client.post(f"/tournaments/{t.pk}/manage/close/")
     body = client.get(f"/tournaments/{t.pk}/manage/").content.decode()
     assert "(finished by the bot)" in body and "(bot)" not in body
+
+
+# --- guests ----------------------------------------------------------------------------
+
+
+def test_guests_are_sent_to_sign_up_before_clubs_and_tournaments(client, club):
+    client.post("/play/")  # quick play: the visitor is now a guest
+    assert "_auth_user_id" in client.session
+    response = client.post("/clubs/new/", {"name": "Gastclub"})
+    assert response.status_code == 302
+    assert response["Location"] == "/accounts/signup/?next=%2Fclubs%2F"
+    assert not Club.objects.filter(name="Gastclub").exists()
+    join = f"/clubs/join/?code={club.invite_code}"
+    response = client.get(join)
+    assert response["Location"] == f"/accounts/signup/?{urlencode({'next': join})}"
+    for page in ("/clubs/", "/tournaments/new/"):
+        response = client.get(page)
+        assert response.status_code == 302 and response["Location"].startswith(
+            "/accounts/signup/?next="
+        ), page
+    # The sign-up page brings them back: the invite link still works afterwards.
+    signup = client.get(response["Location"])
+    assert signup.status_code == 200
