@@ -19,6 +19,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
+from django.utils import timezone
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
@@ -143,6 +144,7 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
     t = _tournament(request, pk, invited=True)
     entry = actions.entry_of(request.user, t)
     allowed = _results_already_open(request, t)
+    now = timezone.now()
     context = {
         "t": t,
         "entry": entry,
@@ -159,6 +161,9 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         # tournament without a club) need it.
         "needs_code": bool(t.invite_code)
         and not (t.club is not None and actions.can_view_tournament(request.user, t)),
+        # Outside the play window the page says so instead of a button that is refused.
+        "not_started": bool(t.starts_at and now < t.starts_at),
+        "window_over": bool(t.ends_at and now >= t.ends_at),
     }
     return render(request, "tournaments/detail.html", context)
 

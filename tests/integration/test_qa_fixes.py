@@ -8,10 +8,12 @@ called something else, bare error pages, an empty "compare with" menu, a day lis
 # ruff: noqa: F811  (the tournaments suite's fixtures, imported, are parameters here)
 from __future__ import annotations
 
+import datetime as dt
 from urllib.parse import urlencode
 
 import pytest
 from django.test import Client
+from django.utils import timezone
 
 from tests.tournaments.conftest import (  # noqa: F401  (fixtures)
     club,
@@ -23,7 +25,7 @@ from tests.tournaments.conftest import (  # noqa: F401  (fixtures)
     organizer,
 )
 from tournaments import actions
-from tournaments.models import Club, Entry
+from tournaments.models import Club, Entry, Tournament
 
 pytestmark = pytest.mark.usefixtures("live_game_db")
 CODE = "klaver7"
@@ -226,3 +228,23 @@ def test_guests_are_sent_to_sign_up_before_clubs_and_tournaments(client, club):
     # The sign-up page brings them back: the invite link still works afterwards.
     signup = client.get(response["Location"])
     assert signup.status_code == 200
+
+
+def test_outside_the_play_window_the_page_says_so_instead_of_a_refused_button(
+    make_tournament, make_user, club
+):
+    now = timezone.now()
+    later = make_tournament(
+        starts_at=now + dt.timedelta(hours=2), ends_at=now + dt.timedelta(hours=5)
+    )
+    over = make_tournament(ends_at=now + dt.timedelta(hours=1))
+    Tournament.objects.filter(pk=over.pk).update(ends_at=now - dt.timedelta(minutes=1))
+    anna = make_user("anna")
+    club.members.add(anna)
+    client = _client(anna)
+    body = client.get(f"/tournaments/{later.pk}/").content.decode()
+    assert "data-not-started" in body and "Play opens at" in body
+    assert f'action="/tournaments/{later.pk}/join/"' not in body
+    body = client.get(f"/tournaments/{over.pk}/").content.decode()
+    assert "The play window has closed." in body
+    assert f'action="/tournaments/{over.pk}/join/"' not in body
