@@ -445,6 +445,8 @@ def _results_print_context(t: Tournament) -> dict:
         "rows": rankings.standings(t),
         "travellers": exports.travellers(t),
         "corrections": exports.corrections(t),
+        # The same corrections as sentences in local time (the export's are stored dicts).
+        "audit": t.audit.select_related("actor", "entry__player").exclude(action="close"),
     }
 
 

@@ -248,3 +248,18 @@ def test_outside_the_play_window_the_page_says_so_instead_of_a_refused_button(
     body = client.get(f"/tournaments/{over.pk}/").content.decode()
     assert "The play window has closed." in body
     assert f'action="/tournaments/{over.pk}/join/"' not in body
+
+
+def test_printed_results_list_corrections_as_sentences(make_tournament, make_user, organizer):
+    t = make_tournament()
+    anna = make_user("anna")
+    entry = joined(t, anna)[0]
+    finish(entry)
+    actions.close_tournament(t.pk, organizer)
+    entry.refresh_from_db()
+    before = entry.score
+    actions.correct_score(entry.pk, organizer, before - 2, "telfout")
+    body = _client(anna).get(f"/tournaments/{t.pk}/results/").content.decode()
+    part = body.split("data-corrections", 1)[1].split("</ul>", 1)[0]
+    assert f"corrected the score of anna: {before} → {before - 2}" in part and "telfout" in part
+    assert "{&#x27;" not in part and "T" not in part.split("—", 1)[0]  # no dicts, no ISO time
