@@ -20,7 +20,15 @@ from .dealing import commitment, deal_for, verify_commitment
 from .errors import IllegalMove, InvalidRecord
 from .game import Game
 from .messages import SEAT_NAMES, explain
-from .records import SEAT_LETTERS, GameRecord, read_record, sort_hand, write_json, write_text
+from .records import (
+    SEAT_LETTERS,
+    GameRecord,
+    read_many,
+    read_record,
+    sort_hand,
+    write_json,
+    write_text,
+)
 from .rules import PRESETS
 
 LANGS = ("nl", "en", "fr")
@@ -389,12 +397,18 @@ def replay(args, out: TextIO = sys.stdout) -> int:
         print(f"cannot read {args.file}: {e}", file=sys.stderr)
         return 2
     try:
-        rec = read_record(data)
+        head = data.lstrip()
+        if head.startswith("{") and not head.startswith("{Deal"):
+            recs = [read_record(data)]  # JSON: one record
+        else:
+            recs = read_many(data)  # text: one record or several (a tournament's games)
     except InvalidRecord as e:
         print(f"{args.file}: invalid record: {e}", file=sys.stderr)
         return 1
-    g = rec.replay()
-    print_record(rec, g, lang, out)
+    for k, rec in enumerate(recs, 1):
+        if len(recs) > 1:
+            print(f"##### {k} / {len(recs)}", file=out)
+        print_record(rec, rec.replay(), lang, out)
     return 0
 
 

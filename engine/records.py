@@ -548,6 +548,51 @@ def read_text(text: str, *, verify: bool = True) -> GameRecord:
     return rec
 
 
+def split_text(text: str) -> list[tuple[int, str]]:
+    """Cut a file holding several text records one after another (a tournament's games)
+    into its records, as (first line number in the file, text) pairs.
+
+    A record starts with its tags; a tag line that follows a record's body starts the
+    next one, and the comments and blank lines just before it go with it. A file with
+    one record gives one pair.
+    """
+    text = text.removeprefix("\ufeff")
+    parts: list[tuple[int, list[str]]] = []
+    cur: list[str] = []
+    start, pending_from = 1, None  # pending: comments/blank lines after a body
+    in_body = False
+    for line in text.splitlines(keepends=True):
+        content = _strip_comment(line)
+        if content.startswith("[") and in_body:
+            cut = len(cur) if pending_from is None else pending_from
+            parts.append((start, cur[:cut]))
+            start += cut
+            cur, in_body = cur[cut:], False
+        if content and not content.startswith("["):
+            in_body, pending_from = True, None
+        elif not content and in_body and pending_from is None:
+            pending_from = len(cur)
+        cur.append(line)
+    if any(_strip_comment(line) for line in cur) or not parts:
+        parts.append((start, cur))
+    return [(first, "".join(lines)) for first, lines in parts]
+
+
+def read_many(text: str, *, verify: bool = True) -> list[GameRecord]:
+    """Every record of a multi-record text file (see ``split_text``), each verified by
+    default; an error names the game and the line in the whole file."""
+    records = []
+    parts = split_text(text)
+    for k, (first, part) in enumerate(parts, 1):
+        try:
+            records.append(read_text(part, verify=verify))
+        except InvalidRecord as exc:
+            line = None if exc.line is None else exc.line + first - 1
+            prefix = f"game {k} of {len(parts)}: " if len(parts) > 1 else ""
+            raise InvalidRecord(prefix + exc.reason, line) from None
+    return records
+
+
 # --------------------------------------------------------------------------- verification
 def _where(d: DealRecord, key: str, fallback: str | None = None):
     if key in d.where:
@@ -995,5 +1040,5 @@ def read_record(data) -> GameRecord:
 
 __all__ = [
     "FORMAT", "GameRecord", "DealRecord", "TrickRecord", "ScoreRecord", "write_text", "read_text",
-    "write_json", "read_json", "read_record", "dumps_json", "sort_hand",
+    "write_json", "read_json", "read_record", "dumps_json", "sort_hand", "split_text", "read_many",
 ]  # fmt: skip

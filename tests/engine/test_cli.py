@@ -193,6 +193,19 @@ def test_replay_corrupt_record_exits_1_with_line_and_reason(tmp_path):
     assert "Traceback" not in r.stderr
 
 
+def test_replay_a_file_of_several_records(tmp_path):
+    names = ["flemish-heuristic", "french-heuristic"]
+    texts = [(GOLDEN / f"{n}.txt").read_text(encoding="utf-8") for n in names]
+    path = tmp_path / "tournament.txt"
+    path.write_text("\n".join(texts), encoding="utf-8")
+    r = run("replay", str(path), "--lang", "en")
+    assert r.returncode == 0, r.stderr
+    assert re.findall(r"^##### (\d) / 2$", r.stdout, re.M) == ["1", "2"]
+    assert r.stdout.count("OK: the record replays") == 2
+    for text in texts:
+        assert f"Result {read_text(text).result} (" in r.stdout
+
+
 def test_replay_missing_file():
     r = run("replay", "/nonexistent/record.txt")
     assert r.returncode == 2

@@ -14,9 +14,11 @@ from engine.bots import bot_seed, get_bot
 from engine.records import (
     GameRecord,
     read_json,
+    read_many,
     read_record,
     read_text,
     sort_hand,
+    split_text,
     write_json,
     write_text,
 )
@@ -514,3 +516,43 @@ def test_missing_seed_names_a_line_and_bom_is_accepted():
     no_seed = "\n".join(x for x in lines_of(text) if not x.startswith("[Seed"))
     first_deal = find(lines_of(no_seed), lambda x: x.startswith("{Deal 1}")) + 1
     rejected(no_seed, "missing Seed tag", first_deal)
+
+
+# --------------------------------------------------------------------------- several records
+def _field(n: int) -> list[str]:
+    out = []
+    for i in range(n):
+        tags = {**TAGS, "South": f"player{i}"}
+        out.append(write_text(play(f"field-{i}", "flemish", "heuristic", "random"), tags))
+    return out
+
+
+def test_a_file_of_several_records_reads_back_game_by_game():
+    texts = _field(3)
+    whole = "\n".join(texts)
+    parts = split_text(whole)
+    assert [p.strip() for _, p in parts] == [t.strip() for t in texts]
+    # Each part starts where its record starts in the file (its comment line first).
+    lines = whole.splitlines()
+    for first, part in parts:
+        assert lines[first - 1] == part.splitlines()[0]
+    recs = read_many(whole)
+    assert [r.tags["South"] for r in recs] == ["player0", "player1", "player2"]
+    for rec, i in zip(recs, range(3), strict=True):
+        assert rec.replay().actions == play(f"field-{i}", "flemish", "heuristic", "random").actions
+    # One record is a file of one record; the same reader takes it.
+    assert len(read_many(texts[0])) == 1
+
+
+def test_an_error_in_a_multi_record_file_names_the_game_and_the_file_line():
+    texts = _field(2)
+    whole = "\n".join(texts)
+    lines = lines_of(whole)
+    second = split_text(whole)[1][0]  # 1-based line where game 2 starts
+    bad = find(lines, lambda s: s.startswith("3. "), second)  # a trick of game 2
+    cards = lines[bad].split(";")[0].split()
+    cards[1] = cards[1][:2] + "ZZ"  # not a card
+    with pytest.raises(InvalidRecord) as ei:
+        read_many(corrupt(whole, bad, " ".join(cards)))
+    assert ei.value.line == bad + 1
+    assert str(ei.value).startswith(f"line {bad + 1}: game 2 of 2:")
