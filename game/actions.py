@@ -147,12 +147,28 @@ def snapshot(public_id, user) -> dict[str, Any]:
     return snapshot_message(get_owned_game(public_id, user))
 
 
+def record_tags(game: Game) -> dict[str, str]:
+    """Who played and when, for the game's record (the engine adds seed, rules, result)."""
+    from django.utils import timezone
+
+    day = timezone.localdate(game.created) if game.created else timezone.localdate()
+    bot = f"bot:{game.bot_level}"
+    return {
+        "Event": "Manillen",
+        "Date": day.strftime("%Y.%m.%d"),
+        "South": game.owner.get_username(),
+        "West": bot,
+        "North": bot,
+        "East": bot,
+    }
+
+
 def record_text(game: Game) -> str:
     if game.record:
         return game.record
     from engine import records
 
-    return records.write_text(replay(game))
+    return records.write_text(replay(game), record_tags(game))
 
 
 # --- writing -----------------------------------------------------------------------------
@@ -350,7 +366,7 @@ def _store(game: Game, eng: engine.Game, state: dict[str, Any] | None = None) ->
         try:
             from engine import records
 
-            game.record = records.write_text(eng)
+            game.record = records.write_text(eng, record_tags(game))
         except ImportError:  # records not in the engine yet: the view rebuilds it later
             logger.warning("engine.records unavailable; game %s stored without record", game.pk)
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -83,7 +84,10 @@ def test_record_download_is_the_engine_game_record(client):
     assert response["Content-Type"].startswith("text/plain")
     assert "attachment" in response["Content-Disposition"]
     eng = engine.Game.replay(game.seed, game.rules, game.actions)
-    assert response.content.decode() == records.write_text(eng)
+    assert response.content.decode() == records.write_text(eng, actions.record_tags(game))
+    tags = records.read_text(response.content.decode()).tags
+    assert tags["South"] == game.owner.get_username() and tags["West"] == f"bot:{game.bot_level}"
+    assert re.fullmatch(r"\d{4}\.\d\d\.\d\d", tags["Date"])
 
 
 def test_fast_play_is_toggled_by_post_only(client):
