@@ -37,7 +37,9 @@ def test_a_tournament_table_links_back_and_hides_the_record_until_close(
 
     actions.close_tournament(t.pk, organizer)
     body = _table(client, game)
-    assert f"/game/{game.public_id}/record.txt" in body and "data-standings-link" not in body
+    # After close: the record, and the way back to the results (the seed is out).
+    assert f"/game/{game.public_id}/record.txt" in body
+    assert f'href="/tournaments/{t.pk}/standings/" data-standings-link' in body
     assert client.get(f"/game/{game.public_id}/record.txt").status_code == 200
 
 
