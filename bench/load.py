@@ -240,6 +240,7 @@ def check_games(stats: Stats) -> dict:
     """Lost/duplicated moves against the stored games, and records against replays."""
     import engine
     from engine import records
+    from game import actions as game_actions
     from game.models import Game
 
     mismatched, lost, replay_bad, unfinished = 0, 0, 0, 0
@@ -254,7 +255,11 @@ def check_games(stats: Stats) -> dict:
             lost += len(expected - set(seen))
         eng = engine.Game.replay(game.seed, game.rules, game.actions)
         if game.status == Game.Status.FINISHED:
-            if not eng.is_terminal() or records.write_text(eng) != game.record:
+            # The stored record carries who played and when (game.actions.record_tags).
+            if (
+                not eng.is_terminal()
+                or records.write_text(eng, game_actions.record_tags(game)) != game.record
+            ):
                 replay_bad += 1
         else:
             unfinished += 1
