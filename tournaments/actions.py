@@ -24,7 +24,7 @@ from game import actions as game_actions
 from game.models import Game
 
 from . import replays
-from .models import AuditLog, Club, DealResult, Entry, Tournament, TournamentDeal
+from .models import AuditLog, Club, DealPlay, DealResult, Entry, Tournament, TournamentDeal
 
 logger = logging.getLogger(__name__)
 
@@ -287,7 +287,7 @@ def game_finished(game: Game, engine_game: engine.Game, mode: str = "played") ->
 def _finish_entry(entry: Entry, game: Game, mode: str) -> None:
     eng, played = replays.split_deals(game.seed, game.rules, list(game.actions))
     DealResult.objects.filter(entry=entry).delete()
-    DealResult.objects.bulk_create(
+    results = DealResult.objects.bulk_create(
         DealResult(
             entry=entry,
             number=d.number,
@@ -297,10 +297,16 @@ def _finish_entry(entry: Entry, game: Game, mode: str) -> None:
             card_points=d.result["card_points"],
             multiplier=d.result["multiplier"],
             written=d.result["written"],
-            tricks=d.tricks,
-            actions=d.actions,
         )
         for d in played
+    )
+    if any(r.pk is None for r in results):  # a database that returns no ids
+        ids = dict(DealResult.objects.filter(entry=entry).values_list("number", "pk"))
+        for r in results:
+            r.pk = ids[r.number]
+    DealPlay.objects.bulk_create(
+        DealPlay(result=r, tricks=d.tricks, actions=d.actions)
+        for r, d in zip(results, played, strict=True)
     )
     entry.game_score = eng.score_for(game_actions.HUMAN_SEAT)
     entry.score = entry.game_score

@@ -237,11 +237,11 @@ class DealResult(models.Model):
     card_points = models.JSONField()  # [wij, zij]
     multiplier = models.PositiveIntegerField(default=1)
     written = models.JSONField()  # [wij, zij]
-    tricks = models.JSONField(default=list)  # engine Trick.to_dict() list
-    actions = models.JSONField(default=list)  # the deal's actions, for replay/compare
-    # Filled by the rankings task: per-deal MPs on card points, raw and Neuberg-scaled.
-    matchpoints = models.FloatField(null=True, blank=True)
-    neuberg = models.FloatField(null=True, blank=True)
+    # Narrow on purpose: the rankings task reads every result of a tournament (360,000
+    # on a day list) and a traveller every result of a deal. The play (tricks, actions:
+    # ~2 KB) is in DealPlay; per-deal matchpoints and Neuberg values are not stored but
+    # computed when read (rankings.traveller, scoring.deal_figures): one finished entry
+    # changes nearly all of them.
 
     class Meta:
         ordering = ["number"]
@@ -251,6 +251,20 @@ class DealResult(models.Model):
 
     def __str__(self) -> str:
         return f"{self.entry} deal {self.number}"
+
+
+class DealPlay(models.Model):
+    """How a deal result was played, for replay and compare: kept out of DealResult so
+    that reading results does not read whole deals."""
+
+    result = models.OneToOneField(
+        DealResult, on_delete=models.CASCADE, primary_key=True, related_name="play"
+    )
+    tricks = models.JSONField(default=list)  # engine Trick.to_dict() list
+    actions = models.JSONField(default=list)  # the deal's actions, for replay/compare
+
+    def __str__(self) -> str:
+        return f"play of {self.result}"
 
 
 class AuditLog(models.Model):

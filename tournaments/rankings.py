@@ -3,7 +3,9 @@
 Run by the "rankings" Celery task (tournaments.tasks.recompute_rankings) after an entry
 finishes, a score is corrected, an entry is removed or the tournament closes.
 Recomputing everything is idempotent; the figures come from scoring.rank (numpy, no
-ORM) and only the rows whose figures changed are written.
+ORM) and only the entries whose figures changed are written. Per-deal matchpoints and
+Neuberg values are not stored (one finished entry changes nearly all of them: on a day
+list, 358,000 of 360,000): `traveller` computes them from the deal's results when read.
 """
 
 from __future__ import annotations
@@ -16,7 +18,7 @@ from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
 from django.contrib.auth import get_user_model
 from django.db import connection, transaction
-from django.db.models import IntegerField
+from django.db.models import Count, IntegerField, Subquery
 from django.db.models.fields.json import KeyTextTransform
 from django.db.models.functions import Cast
 from django.utils import timezone
@@ -36,7 +38,7 @@ def recompute(tournament_id: int, requested_at: float | None = None) -> int | No
     (returns None). A burst of finishes on a big day list then costs a few runs.
 
     The figures come from `scoring.rank` (plain arrays, no ORM); here only the columns
-    it needs are read and only the rows whose figures changed are written.
+    it needs are read and only the entries whose figures changed are written.
     """
     with transaction.atomic():
         try:
@@ -74,25 +76,29 @@ def recompute(tournament_id: int, requested_at: float | None = None) -> int | No
 
 # Stored figures, in the order scoring.rank gives them.
 _ENTRY_FIGURES = ("rank", "matchpoints", "matchpoints_pct", "deal_matchpoints")
-_RESULT_FIGURES = ("matchpoints", "neuberg")
-# WIJ's card points without decoding the JSON (nor loading tricks and actions).
-_WIJ_POINTS = Cast(KeyTextTransform(0, "card_points"), IntegerField())
+
+
+def _int_at(field: str, i: int) -> Cast:
+    """Element i of a JSON list of integers, as an integer column (no JSON decoded)."""
+    return Cast(KeyTextTransform(i, field), IntegerField())
+
+
+# WIJ's card points without decoding the JSON.
+_WIJ_POINTS = _int_at("card_points", 0)
 
 
 @dataclass
 class Field:
     """The finished entries of a tournament and their deal results, as columns: what
-    scoring.rank needs, the row ids and the figures stored now (None = not yet)."""
+    scoring.rank needs, the entries' ids and their figures stored now (None = not yet)."""
 
     entry_pk: list[int]
     score: list[int]
     deals_played: list[int]
     entry_stored: list[list]  # one column per _ENTRY_FIGURES
-    result_pk: list[int]
     result_entry: np.ndarray  # index into entry_pk
-    result_deal: list[int]
-    result_points: list[int]
-    result_stored: list[list]  # one column per _RESULT_FIGURES
+    result_deal: np.ndarray
+    result_points: np.ndarray
 
     def rank(self) -> scoring.Rankings:
         return scoring.rank(
@@ -110,49 +116,58 @@ def read_field(t: Tournament) -> Field:
     entries = list(
         finished.order_by("pk").values_list("pk", "score", "deals_played", *_ENTRY_FIGURES)
     )
-    results = list(
+    res_entry, r_deal, r_points = _result_columns(
         DealResult.objects.filter(entry__tournament=t, entry__status=Entry.Status.FINISHED)
-        .order_by()
-        .values_list("pk", "entry_id", "number", _WIJ_POINTS, *_RESULT_FIGURES)
     )
     e_pk, e_score, e_played, *e_stored = _columns(entries, 3 + len(_ENTRY_FIGURES))
     # Index of each result's entry. A result of an entry that finished after the
     # entries were read (read committed) is left for the next run.
     pks = np.array(e_pk, dtype=np.int64)
-    res_entry = np.array([r[1] for r in results], dtype=np.int64)
     index = np.searchsorted(pks, res_entry)
     known = index < pks.size
     known[known] = pks[index[known]] == res_entry[known]
     if not known.all():
-        results = [r for r, k in zip(results, known.tolist(), strict=True) if k]
-        index = index[known]
-    r_pk, _, r_deal, r_points, *r_stored = _columns(results, 4 + len(_RESULT_FIGURES))
+        index, r_deal, r_points = index[known], r_deal[known], r_points[known]
     return Field(
         entry_pk=e_pk,
         score=[s or 0 for s in e_score],
         deals_played=e_played,
         entry_stored=e_stored,
-        result_pk=r_pk,
         result_entry=index,
         result_deal=r_deal,
         result_points=r_points,
-        result_stored=r_stored,
     )
 
 
-def write_figures(field: Field, figures: scoring.Rankings) -> tuple[int, int]:
-    """Store the figures that changed; returns (entries, results) written."""
+def _result_columns(results) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(entry id, deal number, WIJ card points) of these deal results, as int64 arrays.
+
+    On PostgreSQL one row of three arrays (array_agg over the same query): a day list
+    has 360,000 results, and one row per result costs ~1 s of Python to fetch."""
+    qs = results.order_by().annotate(wij=_WIJ_POINTS).values_list("entry_id", "number", "wij")
+    if connection.vendor == "postgresql":
+        sql, params = qs.query.sql_with_params()
+        with connection.cursor() as cursor:
+            cursor.execute(
+                "SELECT array_agg(r.entry_id), array_agg(r.number), array_agg(r.wij) "
+                f"FROM ({sql}) AS r",
+                params,
+            )
+            columns = cursor.fetchone()
+        return tuple(np.array(c or [], dtype=np.int64) for c in columns)
+    rows = list(qs)
+    return tuple(np.array(c, dtype=np.int64) for c in _columns(rows, 3))
+
+
+def write_figures(field: Field, figures: scoring.Rankings) -> int:
+    """Store the entries' figures that changed; returns how many entries were written."""
     entry_figures = (
         np.asarray(figures.rank, dtype=np.int64),
         figures.matchpoints,
         figures.matchpoints_pct,
         figures.deal_matchpoints,
     )
-    result_figures = (figures.result_matchpoints, figures.result_neuberg)
-    return (
-        _store(Entry, _ENTRY_FIGURES, field.entry_pk, field.entry_stored, entry_figures),
-        _store(DealResult, _RESULT_FIGURES, field.result_pk, field.result_stored, result_figures),
-    )
+    return _store(Entry, _ENTRY_FIGURES, field.entry_pk, field.entry_stored, entry_figures)
 
 
 def _columns(rows: list[tuple], width: int) -> list[list]:
@@ -237,37 +252,76 @@ def standings(t: Tournament) -> list[dict[str, Any]]:
 
 
 def traveller(t: Tournament, number: int) -> list[dict[str, Any]]:
-    # Only the columns shown: a day list's deal has thousands of rows, and tricks and
-    # actions (a whole deal each) are not needed here.
+    """Every finished entry's result on deal `number`, best first, with its matchpoints
+    and Neuberg value (computed here, as the rankings task does: scoring.deal_figures)."""
+    # Only the columns shown: a day list's deal has thousands of rows.
     username = "entry__player__" + get_user_model().USERNAME_FIELD
-    rows = (
+    finished = Entry.objects.filter(tournament=t, status=Entry.Status.FINISHED)
+    # The field size E in the same statement as the rows, so the two agree.
+    field = finished.order_by().values("tournament").annotate(n=Count("pk")).values("n")
+    rows = list(
         DealResult.objects.filter(
             entry__tournament=t, entry__status=Entry.Status.FINISHED, number=number
         )
         .order_by("entry_id")
+        .annotate(
+            field=Subquery(field),
+            # [wij, zij] lists as integers: decoding 2 JSON values per row in Python was
+            # most of a day-list traveller's time.
+            cp0=_int_at("card_points", 0), cp1=_int_at("card_points", 1),
+            w0=_int_at("written", 0), w1=_int_at("written", 1),
+        )
         .values_list(
-            "entry_id", username, "number", "dealer", "trump", "no_trump", "card_points",
-            "multiplier", "written", "matchpoints", "neuberg",
+            "entry_id", username, "dealer", "trump", "no_trump", "cp0", "cp1", "multiplier",
+            "w0", "w1", "field",
         )
     )  # fmt: skip
+    if not rows:
+        return []
+    mps, nbs = scoring.deal_figures([r[5] for r in rows], entries=rows[0][-1])
     out = [
         {
             "entry": entry,
             "player": player,
-            "deal": deal,
+            "deal": number,
             "dealer": dealer,
             "trump": trump or ("none" if no_trump else ""),
-            "card_points": card_points,
+            "card_points": [cp0, cp1],
             "multiplier": multiplier,
-            "written": written,
+            "written": [w0, w1],
             "matchpoints": mp,
             "neuberg": nb,
         }
-        for (entry, player, deal, dealer, trump, no_trump, card_points, multiplier, written,
-             mp, nb) in rows
+        for (entry, player, dealer, trump, no_trump, cp0, cp1, multiplier, w0, w1, _), mp, nb
+        in zip(rows, mps.tolist(), nbs.tolist(), strict=True)
     ]  # fmt: skip
-    out.sort(key=lambda row: (-(row["neuberg"] or 0), row["player"]))
+    out.sort(key=lambda row: (-row["neuberg"], row["player"]))
     return out
+
+
+def field_points(t: Tournament) -> tuple[int, dict[int, np.ndarray]]:
+    """The field size E and, per deal number, WIJ's card points of every finished
+    entry's result (what the compare page sets a result beside; narrow columns only)."""
+    field = Entry.objects.filter(tournament=t, status=Entry.Status.FINISHED).count()
+    _, numbers, points = _result_columns(
+        DealResult.objects.filter(entry__tournament=t, entry__status=Entry.Status.FINISHED)
+    )
+    order = np.argsort(numbers, kind="stable")
+    numbers, points = numbers[order], points[order]
+    starts = np.flatnonzero(np.diff(numbers, prepend=-1))
+    return field, {
+        int(numbers[a]): points[a:b]
+        for a, b in zip(starts.tolist(), [*starts[1:].tolist(), numbers.size], strict=True)
+    }
+
+
+def neuberg_of(points: np.ndarray, mine: int, field: int) -> float | None:
+    """The Neuberg value of a result of `mine` WIJ points among a deal's `points` (which
+    include it), as `traveller` and the rankings task compute it."""
+    at = np.flatnonzero(np.asarray(points) == mine)
+    if not at.size:
+        return None
+    return float(scoring.deal_figures(points, field)[1][at[0]])
 
 
 def played_deal_numbers(t: Tournament) -> list[int]:

@@ -78,13 +78,28 @@ def standings_order(
     return order, ranks
 
 
+def deal_figures(points: Sequence[float], entries: int) -> tuple[np.ndarray, np.ndarray]:
+    """One deal's figures, per result in the order given: matchpoints on WIJ's card
+    points among the deal's results, and Neuberg scaled to the field of `entries` (4
+    decimals). The same floats as `rank` gives for those results (they are not stored:
+    pages and exports compute them from the deal's results when read).
+
+    >>> mp, nb = deal_figures([40, 30, 20], entries=4)
+    >>> mp.tolist(), nb.tolist()
+    ([4.0, 2.0, 0.0], [5.6667, 3.0, 0.3333])
+    """
+    mp = matchpoints(points)
+    return mp, round_like_python(neuberg(mp, entries), 4)
+
+
 @dataclass(frozen=True)
 class Rankings:
-    """What the rankings task stores. Per entry (in the order given): `rank`,
-    `matchpoints` (on the score), `matchpoints_pct` (2 decimals) and `deal_matchpoints`
-    (the sum of the entry's Neuberg deal matchpoints, 4 decimals). Per result (in the
-    order given): `result_matchpoints` (on card points, among the deal's results) and
-    `result_neuberg` (scaled to the field, 4 decimals)."""
+    """Every ranking figure (the rankings task stores the entries' ones). Per entry (in
+    the order given): `rank`, `matchpoints` (on the score), `matchpoints_pct` (2
+    decimals) and `deal_matchpoints` (the sum of the entry's Neuberg deal matchpoints,
+    4 decimals). Per result (in the order given): `result_matchpoints` (on card points,
+    among the deal's results) and `result_neuberg` (scaled to the field, 4 decimals),
+    as `deal_figures` gives them."""
 
     rank: list[int]
     matchpoints: np.ndarray

@@ -7,7 +7,6 @@ organizer who looks at results or deals before close is recorded in deals_seen_b
 
 from __future__ import annotations
 
-from collections import defaultdict
 from functools import wraps
 from urllib.parse import urlencode
 
@@ -28,7 +27,7 @@ import engine
 
 from . import actions, exports, rankings, replays
 from .forms import ClubForm, CorrectionForm, JoinClubForm, RemovalForm, TournamentForm
-from .models import Club, DealResult, Entry, Tournament, TournamentDeal
+from .models import Club, DealPlay, DealResult, Entry, Tournament, TournamentDeal
 
 SEATS = (gettext_lazy("South"), gettext_lazy("West"), gettext_lazy("North"), gettext_lazy("East"))
 
@@ -254,16 +253,11 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
     if entry is None or not entry.is_finished:
         raise PermissionDenied(_("Compare after you have finished your own game."))
     _require_results(request, t)
-    field_rows = DealResult.objects.filter(
-        entry__tournament=t, entry__status=Entry.Status.FINISHED
-    ).values_list("number", "card_points")
-    field: dict[int, list[int]] = defaultdict(list)
-    for number, cp in field_rows:
-        field[number].append(cp[0])
+    entries, field = rankings.field_points(t)
     pars = dict(TournamentDeal.objects.filter(tournament=t).values_list("number", "par"))
     rows = []
     for r in entry.deal_results.all():
-        pts = field[r.number]
+        pts = field.get(r.number, [])
         par = pars.get(r.number) or {}
         rows.append(
             {
@@ -271,10 +265,10 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
                 "trump": r.trump or ("none" if r.no_trump else ""),
                 "mine": r.card_points[0],
                 "written": r.written,
-                "neuberg": r.neuberg,
+                "neuberg": rankings.neuberg_of(pts, r.card_points[0], entries),
                 "played_by": len(pts),
-                "field_avg": round(sum(pts) / len(pts), 1) if pts else None,
-                "field_best": max(pts) if pts else None,
+                "field_avg": round(int(sum(pts)) / len(pts), 1) if len(pts) else None,
+                "field_best": int(max(pts)) if len(pts) else None,
                 "par": (par.get("card_points") or [None])[0],
             }
         )
@@ -309,11 +303,19 @@ def compare_deal(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     if other_id:
         other = next((c for c in candidates if str(c.entry_id) == other_id), None)
     other = other or (candidates[0] if candidates else None)
-    seats_mine = _action_seats(t, number, mine.actions)
-    seats_other = _action_seats(t, number, other.actions) if other else []
-    diff = replays.first_difference(mine.actions, other.actions) if other else None
-    length = max(len(mine.actions), len(other.actions) if other else 0)
-    tricks = _trick_numbers(mine.actions if len(mine.actions) >= length else other.actions)
+    # The plays (a whole deal each) live apart from the results: read only these two.
+    plays = dict(
+        DealPlay.objects.filter(result__in=[r for r in (mine, other) if r]).values_list(
+            "result_id", "actions"
+        )
+    )
+    mine_actions = plays.get(mine.pk, [])
+    other_actions = plays.get(other.pk, []) if other else []
+    seats_mine = _action_seats(t, number, mine_actions)
+    seats_other = _action_seats(t, number, other_actions) if other else []
+    diff = replays.first_difference(mine_actions, other_actions) if other else None
+    length = max(len(mine_actions), len(other_actions) if other else 0)
+    tricks = _trick_numbers(mine_actions if len(mine_actions) >= length else other_actions)
     steps = []
     for i in range(length):
         steps.append(
@@ -321,8 +323,8 @@ def compare_deal(request: HttpRequest, pk: int, number: int) -> HttpResponse:
                 "index": i + 1,
                 "trick": tricks[i],
                 "trick_start": i == 0 or tricks[i] != tricks[i - 1],
-                "mine": _step(mine.actions, seats_mine, i),
-                "other": _step(other.actions, seats_other, i) if other else None,
+                "mine": _step(mine_actions, seats_mine, i),
+                "other": _step(other_actions, seats_other, i) if other else None,
                 "first_diff": diff == i,
                 "differs": diff is not None and i >= diff,
             }

@@ -7,7 +7,7 @@ import pytest
 from game import actions as game_actions
 from game.models import Game
 from tests.tournaments.conftest import finish, joined
-from tournaments import replays
+from tournaments import rankings, replays
 from tournaments.models import DealResult
 
 pytestmark = pytest.mark.usefixtures("live_game_db")
@@ -55,12 +55,27 @@ def test_compare_lists_your_deals_beside_the_field_and_the_bots_par(two_plays, c
     rows = response.context["rows"]
     assert rows[0]["number"] == 1 and rows[0]["played_by"] == 2
     assert rows[0]["par"] is not None and 0 <= rows[0]["par"] <= 60
+    # Your Neuberg value on each deal is the traveller's (both computed when read).
+    e_anna = two_plays[3]
+    for row in rows:
+        (mine,) = [r for r in rankings.traveller(t, row["number"]) if r["entry"] == e_anna.pk]
+        assert row["neuberg"] == mine["neuberg"] and row["mine"] == mine["card_points"][0]
+
+
+def test_side_by_side_replay_of_results_without_a_stored_play(make_tournament, fake_entry, client):
+    """Results stored without their play (DealPlay) still open: an empty replay."""
+    t = make_tournament(seed="no-plays")
+    a = fake_entry(t, "alice", 10, {1: 40})
+    fake_entry(t, "bert", 5, {1: 20})
+    client.force_login(a.player)
+    response = client.get(f"/tournaments/{t.pk}/compare/1/")
+    assert response.status_code == 200 and response.context["steps"] == []
 
 
 def test_side_by_side_replay_highlights_the_first_differing_card(two_plays, client):
     t, anna, ben, e_anna, e_ben = two_plays
-    mine = DealResult.objects.get(entry=e_anna, number=1)
-    theirs = DealResult.objects.get(entry=e_ben, number=1)
+    mine = DealResult.objects.get(entry=e_anna, number=1).play
+    theirs = DealResult.objects.get(entry=e_ben, number=1).play
     expected = replays.first_difference(mine.actions, theirs.actions)
     assert expected is not None
     client.force_login(anna)

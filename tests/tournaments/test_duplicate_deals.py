@@ -83,5 +83,5 @@ def test_every_preset_plays_a_tournament_entry_to_the_end(preset, make_tournamen
     entry.refresh_from_db()
     assert entry.status == "finished" and entry.score == game.final_score
     results = list(DealResult.objects.filter(entry=entry))
-    assert results and all(len(r.tricks) == 8 for r in results)
+    assert results and all(len(r.play.tricks) == 8 and r.play.actions for r in results)
     assert TournamentDeal.objects.get(tournament=t, number=1).par is not None

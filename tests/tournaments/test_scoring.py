@@ -114,6 +114,26 @@ def test_rank_gives_the_figures_of_the_deal_by_deal_loop_exactly(size):
     assert got.result_neuberg.tolist() == expected[5]
 
 
+@pytest.mark.parametrize("size", [1, 3, 10, 200])
+def test_deal_figures_read_per_deal_are_the_figures_of_rank(size):
+    """Pages compute a deal's figures when read (scoring.deal_figures, one deal at a
+    time, rows in any order); the rankings task sums them from scoring.rank."""
+    import numpy as np
+
+    rng = np.random.default_rng(100 + size)
+    played = rng.integers(1, 9, size).tolist()
+    entries = [e for e in range(size) for _ in range(played[e])]
+    deals = [k for e in range(size) for k in range(1, played[e] + 1)]
+    points = rng.integers(0, 61, len(entries)).tolist()
+    got = scoring.rank(rng.integers(-10, 10, size).tolist(), played, entries, deals, points)
+    for k in set(deals):
+        rows = [i for i in range(len(deals)) if deals[i] == k]
+        rows.reverse()  # not the order rank saw them in
+        mp, nb = scoring.deal_figures([points[i] for i in rows], entries=size)
+        assert mp.tolist() == [got.result_matchpoints[i] for i in rows]
+        assert nb.tolist() == [got.result_neuberg[i] for i in rows]
+
+
 def test_rank_of_an_empty_field():
     got = scoring.rank([], [], [], [], [])
     assert got.rank == [] and got.result_neuberg.tolist() == []
