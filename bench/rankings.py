@@ -14,10 +14,9 @@ tournament <= 50 ms.
     task runs. Deal results are realistic: each is a real play of the tournament's deal
     by the engine's bots (tricks and actions JSON as stored by the game hook).
 (c) PostgreSQL, the day list: 10,000 entries x 40 deals (~360,000 such deal results),
-    the same update end to end, what it is made of, and serving the result (standings
-    and the 40 travellers as the pages and exports read them). Then, on scratch tables
-    (not the app), what the update would cost with the per-deal figures stored one row
-    per deal, or in a narrow table of their own.
+    the same update end to end, what it is made of, and serving the result (standings,
+    one traveller, the compare page's field and the 40 travellers as the pages and
+    exports read them). `--only-daylist` runs this part alone.
 
 The PostgreSQL parts use a database of their own (--pg, created and dropped here) and,
 with --redis, channels_redis for the standings push (one listener in the group, so the
@@ -30,6 +29,7 @@ Medians over repeats.
     .venv/bin/python bench/rankings.py
     .venv/bin/python bench/rankings.py --pg postgres://postgres@127.0.0.1:5432/manillen_h2bench \\
         --redis redis://127.0.0.1:6379/12
+    .venv/bin/python bench/rankings.py --only-daylist --big-repeats 3 --redis ...
 """
 
 from __future__ import annotations
@@ -177,7 +177,7 @@ def bench_memory(n: int, deals: int, repeats: int) -> dict:
     for _ in range(repeats):
         with clock(samples):
             figures = scoring.rank(scores, played, entry, deal, points)
-            scoring.changed([None] * entry.size, figures.result_neuberg)
+            scoring.changed([None] * len(scores), figures.deal_matchpoints)
     return {"results": entry.size, **summary(samples)}
 
 
@@ -198,7 +198,7 @@ def child(kind: str, n_entries: int, repeats: int) -> dict:
 
     from game.models import Game
     from tournaments import rankings, replays
-    from tournaments.models import DealResult, Entry, Tournament, TournamentDeal
+    from tournaments.models import DealPlay, DealResult, Entry, Tournament, TournamentDeal
 
     postgres = connection.vendor == "postgresql"
     rng = np.random.default_rng(SEED)
@@ -239,10 +239,13 @@ def child(kind: str, n_entries: int, repeats: int) -> dict:
             cur.execute("VACUUM ANALYZE")
             cur.execute("SELECT pg_backend_pid()")
             pid = cur.fetchone()[0]
-            cur.execute("SELECT pg_total_relation_size('tournaments_dealresult')")
-            table_bytes = cur.fetchone()[0]
+            cur.execute(
+                "SELECT pg_total_relation_size('tournaments_dealresult'), "
+                "pg_total_relation_size('tournaments_dealplay')"
+            )
+            table_bytes, play_bytes = cur.fetchone()
         else:
-            pid, table_bytes = None, None
+            pid, table_bytes, play_bytes = None, None, None
     setup_s = time.perf_counter() - t0
     clock = Clock(pid)
 
@@ -260,8 +263,12 @@ def child(kind: str, n_entries: int, repeats: int) -> dict:
 
     def finish(e, plays):
         with transaction.atomic():  # as tournaments.actions._finish_entry: one commit
-            DealResult.objects.bulk_create(
-                DealResult(entry=e, number=k, **p) for k, p in enumerate(plays, 1)
+            results = DealResult.objects.bulk_create(
+                DealResult(entry=e, number=k, **result_fields(p)) for k, p in enumerate(plays, 1)
+            )
+            DealPlay.objects.bulk_create(
+                DealPlay(result=r, tricks=p["tricks"], actions=p["actions"])
+                for r, p in zip(results, plays, strict=True)
             )
             Entry.objects.filter(pk=e.pk).update(
                 status=Entry.Status.FINISHED, score=score_of(plays), deals_played=len(plays)
@@ -270,7 +277,7 @@ def child(kind: str, n_entries: int, repeats: int) -> dict:
     out = {
         "kind": kind, "vendor": connection.vendor, "entries": n_entries,
         "results": n_results, "pool_s": pool_s, "setup_s": setup_s,
-        "table_bytes": table_bytes,
+        "table_bytes": table_bytes, "play_bytes": play_bytes,
     }  # fmt: skip
     first = []
     with clock(first):
@@ -329,185 +336,76 @@ def child(kind: str, n_entries: int, repeats: int) -> dict:
     }
     out["written"] = breakdown[-1]["written"]
 
-    # Serving: the standings and every traveller, as pages and exports read them.
-    served_standings, served_travellers = [], []
+    # Serving: the standings, travellers and the compare page's field, as pages and
+    # exports read them.
+    served = {"standings": [], "traveller": [], "field": [], "travellers": []}
     for _ in range(repeats):
         tt = Tournament.objects.get(pk=t.pk)
-        with clock(served_standings):
+        with clock(served["standings"]):
             rankings.standings(tt)
-        with clock(served_travellers):
+        with clock(served["traveller"]):
+            rankings.traveller(tt, 1)  # deal 1: played by every entry
+        with clock(served["field"]):
+            rankings.field_points(tt)
+        with clock(served["travellers"]):
             for k in rankings.played_deal_numbers(tt):
                 rankings.traveller(tt, k)
-    out["standings"] = summary(served_standings)
-    out["travellers"] = summary(served_travellers)
-    if postgres and kind == "big":
-        out["alternatives"] = alternatives(t, entries, plan, repeats, clock, unfinish, finish, rng)
+    out |= {k: summary(v) for k, v in served.items()}
     return out
 
 
-def alternatives(t, entries, plan, repeats, clock, unfinish, finish, rng) -> dict:
-    """Not the app: what the same update would cost with other storage, on scratch tables
-    of this database, with the app's own reads, figures and Entry writes around them.
-
-    - per deal: one row per deal holding the deal's arrays (entry ids, WIJ points,
-      matchpoints, Neuberg) instead of two figures on each deal result row: the task
-      reads 40 rows and rewrites 40 rows;
-    - narrow per result: the figures in a table of their own (id, matchpoints,
-      Neuberg), one row per result: only its UPDATE is timed.
-    """
-    from django.db import connection, transaction
-
-    from tournaments import rankings, scoring
-    from tournaments.models import Entry, Tournament
-
-    def rebuild():
-        with connection.cursor() as cur:
-            cur.execute("TRUNCATE bench_deal_figures")
-            cur.execute(
-                "INSERT INTO bench_deal_figures SELECT d.number, "
-                "array_agg(d.entry_id ORDER BY d.entry_id), "
-                "array_agg((d.card_points ->> 0)::integer ORDER BY d.entry_id), NULL, NULL "
-                "FROM tournaments_dealresult d JOIN tournaments_entry e ON e.id = d.entry_id "
-                "WHERE e.tournament_id = %s AND e.status = 'finished' GROUP BY d.number",
-                [t.pk],
-            )
-
-    with connection.cursor() as cur:
-        cur.execute(
-            "CREATE TABLE bench_deal_figures (number integer PRIMARY KEY, entry_ids bigint[], "
-            "points integer[], matchpoints double precision[], neuberg double precision[])"
-        )
-        cur.execute(
-            "CREATE TABLE bench_result_figures (id bigint PRIMARY KEY, "
-            "matchpoints double precision, neuberg double precision)"
-        )
-
-    per_deal, narrow = [], []
-    for _ in range(repeats):
-        i = int(rng.integers(len(entries)))
-        unfinish(entries[i])
-        rankings.recompute(t.pk)
-        with connection.cursor() as cur:
-            cur.execute("TRUNCATE bench_result_figures")
-            cur.execute(
-                "INSERT INTO bench_result_figures SELECT id, matchpoints, neuberg "
-                "FROM tournaments_dealresult"
-            )
-            cur.execute("VACUUM ANALYZE bench_result_figures")
-        finish(entries[i], plan[i])
-        rebuild()  # stands in for "append the entry's 40 results to the 40 rows"
-        with clock(per_deal):
-            with transaction.atomic():
-                tt = Tournament.objects.select_for_update().get(pk=t.pk)
-                finished = Entry.objects.filter(tournament=tt, status=Entry.Status.FINISHED)
-                rows = list(
-                    finished.order_by("pk").values_list(
-                        "pk", "score", "deals_played", *rankings._ENTRY_FIGURES
-                    )
-                )
-                e_pk, e_score, e_played, *e_stored = rankings._columns(rows, 7)
-                with connection.cursor() as cur:
-                    cur.execute("SELECT number, entry_ids, points FROM bench_deal_figures")
-                    deals = cur.fetchall()
-                pks = np.array(e_pk, dtype=np.int64)
-                ids = np.concatenate([np.array(d[1], dtype=np.int64) for d in deals])
-                figures = scoring.rank(
-                    scores=[x or 0 for x in e_score],
-                    deals_played=e_played,
-                    result_entry=np.searchsorted(pks, ids),
-                    result_deal=np.repeat([d[0] for d in deals], [len(d[1]) for d in deals]),
-                    result_points=np.concatenate([np.array(d[2]) for d in deals]),
-                )
-                entry_figures = (
-                    np.asarray(figures.rank, dtype=np.int64),
-                    figures.matchpoints,
-                    figures.matchpoints_pct,
-                    figures.deal_matchpoints,
-                )
-                rankings._store(Entry, rankings._ENTRY_FIGURES, e_pk, e_stored, entry_figures)
-                bounds = np.cumsum([0] + [len(d[1]) for d in deals])
-                with connection.cursor() as cur:
-                    cur.executemany(
-                        "UPDATE bench_deal_figures SET matchpoints = %s, neuberg = %s "
-                        "WHERE number = %s",
-                        [
-                            (
-                                figures.result_matchpoints[a:b].tolist(),
-                                figures.result_neuberg[a:b].tolist(),
-                                d[0],
-                            )
-                            for d, (a, b) in zip(deals, itertools.pairwise(bounds), strict=True)
-                        ],
-                    )
-            rankings.push_standings(t.pk)
-        # The narrow per-result table: holds the figures before the finish (those the
-        # real task stored then); the rows whose figures change, one statement.
-        field = rankings.read_field(Tournament.objects.get(pk=t.pk))
-        figures = field.rank()
-        mp_stored, nb_stored = field.result_stored
-        mask = scoring.changed(mp_stored, figures.result_matchpoints) | scoring.changed(
-            nb_stored, figures.result_neuberg
-        )
-        ids = np.asarray(field.result_pk, dtype=np.int64)[mask].tolist()
-        with clock(narrow), transaction.atomic(), connection.cursor() as cur:
-            cur.execute(
-                "INSERT INTO bench_result_figures AS f SELECT * FROM unnest(%s::bigint[], "
-                "%s::double precision[], %s::double precision[]) ON CONFLICT (id) DO UPDATE "
-                "SET matchpoints = excluded.matchpoints, neuberg = excluded.neuberg",
-                [
-                    ids,
-                    figures.result_matchpoints[mask].tolist(),
-                    figures.result_neuberg[mask].tolist(),
-                ],
-            )
-    with connection.cursor() as cur:
-        cur.execute("SELECT pg_total_relation_size('bench_deal_figures')")
-        deal_bytes = cur.fetchone()[0]
-        cur.execute("SELECT pg_total_relation_size('bench_result_figures')")
-        narrow_bytes = cur.fetchone()[0]
-    return {
-        "per_deal": summary(per_deal),
-        "narrow": summary(narrow),
-        "narrow_rows": len(ids),
-        "deal_bytes": deal_bytes,
-        "narrow_bytes": narrow_bytes,
-    }
+def result_fields(p: dict) -> dict:
+    """A play's DealResult fields (its tricks and actions go to DealPlay)."""
+    return {k: v for k, v in p.items() if k not in ("tricks", "actions")}
 
 
 def insert_results(connection, entries, plan, postgres: bool) -> None:
-    from tournaments.models import DealResult
+    from tournaments.models import DealPlay, DealResult
 
     if not postgres:
-        DealResult.objects.bulk_create(
-            DealResult(entry=e, number=k, **p)
-            for e, plays in zip(entries, plan, strict=True)
-            for k, p in enumerate(plays, 1)
+        pairs = [(e, k, p) for e, plays in zip(entries, plan, strict=True)
+                 for k, p in enumerate(plays, 1)]  # fmt: skip
+        results = DealResult.objects.bulk_create(
+            DealResult(entry=e, number=k, **result_fields(p)) for e, k, p in pairs
+        )
+        DealPlay.objects.bulk_create(
+            DealPlay(result=r, tricks=p["tricks"], actions=p["actions"])
+            for r, (_, _, p) in zip(results, pairs, strict=True)
         )
         return
     # 360,000 rows: COPY (setup only; the measured paths use the ORM as the app does).
+    # A fresh database: the results get ids 1..n here, the sequence is moved past them.
     encoded: dict[int, tuple] = {}
 
     def row(p):
         key = id(p)
         if key not in encoded:
             encoded[key] = (
-                p["dealer"], p["trump"], p["no_trump"], json.dumps(p["card_points"]),
-                p["multiplier"], json.dumps(p["written"]), json.dumps(p["tricks"]),
-                json.dumps(p["actions"]),
+                (p["dealer"], p["trump"], p["no_trump"], json.dumps(p["card_points"]),
+                 p["multiplier"], json.dumps(p["written"])),
+                (json.dumps(p["tricks"]), json.dumps(p["actions"])),
             )  # fmt: skip
         return encoded[key]
 
     connection.ensure_connection()
-    with (
-        connection.connection.cursor() as cur,
-        cur.copy(
-            "COPY tournaments_dealresult (entry_id, number, dealer, trump, no_trump, "
-            "card_points, multiplier, written, tricks, actions) FROM STDIN"
-        ) as copy,
-    ):
-        for e, plays in zip(entries, plan, strict=True):
-            for k, p in enumerate(plays, 1):
-                copy.write_row((e.pk, k, *row(p)))
+    with connection.connection.cursor() as cur:
+        with cur.copy(
+            "COPY tournaments_dealresult (id, entry_id, number, dealer, trump, no_trump, "
+            "card_points, multiplier, written) FROM STDIN"
+        ) as copy:
+            ids = itertools.count(1)
+            for e, plays in zip(entries, plan, strict=True):
+                for k, p in enumerate(plays, 1):
+                    copy.write_row((next(ids), e.pk, k, *row(p)[0]))
+        with cur.copy("COPY tournaments_dealplay (result_id, tricks, actions) FROM STDIN") as copy:
+            ids = itertools.count(1)
+            for plays in plan:
+                for p in plays:
+                    copy.write_row((next(ids), *row(p)[1]))
+        cur.execute(
+            "SELECT setval(pg_get_serial_sequence('tournaments_dealresult', 'id'), "
+            "(SELECT max(id) FROM tournaments_dealresult))"
+        )
     connection.connection.commit()
 
 
@@ -571,7 +469,7 @@ def db_rows(r: dict, target: float) -> list[str]:
     names = {
         "read": "lock + read (`read_field`: 2 queries, needed columns only)",
         "rank": "figures (`scoring.rank`)",
-        "write": "write changed rows (`write_figures`)",
+        "write": "write changed entries (`write_figures`)",
         "commit": "commit",
         "push": "standings push (`push_standings`, after commit)",
     }
@@ -579,39 +477,22 @@ def db_rows(r: dict, target: float) -> list[str]:
         s = r["parts"][k]
         db = ms(s["db_cpu"]) if pg else "—"
         lines.append(f"| {label} | {ms(s['wall'])} | {ms(s['cpu'])} | {db} |")
-    ent, res = r["written"]
-    lines += ["", f"Rows written by the last update: {ent:,} entries, {res:,} deal results."]
+    lines += [
+        "",
+        f"Rows written by the last update: {r['written']:,} entries (deal results: none).",
+    ]
     lines += ["", "Serving (after the update):", "", "| read | wall ms | cpu ms | db cpu ms |"]
     lines += ["|---|---|---|---|"]
     for label, key in (
         ("`rankings.standings` (the standings page, JSON, push)", "standings"),
+        ("`rankings.traveller` of one deal (deal 1, played by all: a traveller page)", "traveller"),
+        ("`rankings.field_points` (the compare page's field)", "field"),
         ("`rankings.traveller` for every played deal (the travellers export)", "travellers"),
     ):
         s = r[key]
         db = ms(s["db_cpu"]) if pg else "—"
         lines.append(f"| {label} | {ms(s['wall'])} | {ms(s['cpu'])} | {db} |")
     return lines
-
-
-def alternative_rows(a: dict) -> list[str]:
-    return [
-        "### What other storage would cost (scratch tables, not the app)\n",
-        "Same update (one entry finished), timed the same way. *Per deal*: one row per deal "
-        "holding the deal's arrays (entry ids, WIJ points, matchpoints, Neuberg; "
-        f"{a['deal_bytes'] / 2**20:.1f} MiB for the 40 rows): the app's lock, Entry read, "
-        "`scoring.rank` and Entry write, plus reading and rewriting the 40 rows, commit and "
-        "the standings push. *Narrow per result*: the two figures in a table of their own "
-        f"(id, matchpoints, Neuberg; {a['narrow_bytes'] / 2**20:.0f} MiB), only the "
-        f"UPDATE of the {a['narrow_rows']:,} changed rows (one statement) is timed.\n",
-        "| storage | wall ms | cpu ms | db cpu ms | target |",
-        "|---|---|---|---|---|",
-        f"| per deal (40 rows), whole update | {ms(a['per_deal']['wall'])} | "
-        f"{ms(a['per_deal']['cpu'])} | {ms(a['per_deal']['db_cpu'])} | ≤ 2000 ms: "
-        f"{verdict(a['per_deal']['wall'], TARGET_BIG_S)} |",
-        f"| narrow per result, its UPDATE alone | {ms(a['narrow']['wall'])} | "
-        f"{ms(a['narrow']['cpu'])} | {ms(a['narrow']['db_cpu'])} | — |",
-        "",
-    ]
 
 
 def main():
@@ -621,6 +502,7 @@ def main():
     ap.add_argument("--repeats", type=int, default=15)
     ap.add_argument("--big-repeats", type=int, default=3)
     ap.add_argument("--skip-big", action="store_true")
+    ap.add_argument("--only-daylist", action="store_true", help="only (c), the day list")
     ap.add_argument("--child", help=argparse.SUPPRESS)
     ap.add_argument("--entries", type=int, default=10, help=argparse.SUPPRESS)
     ap.add_argument("--out", default="")
@@ -638,6 +520,8 @@ def main():
         print(line, flush=True)
 
     cmd = "`.venv/bin/python bench/rankings.py"
+    if args.only_daylist:
+        cmd += f" --only-daylist --big-repeats {args.big_repeats}"
     if args.redis:
         cmd += f" --redis {args.redis}"
     cmd += "`"
@@ -650,6 +534,33 @@ def main():
         "ticks, mean per run). This 2-core machine is shared with other sessions: wall "
         "is noisy, cpu steadier.\n"
     )
+    if not args.only_daylist:
+        memory_part(args, p, show)
+
+    results = {}
+    pg_env = {"DATABASE_URL": args.pg}
+    if args.redis:
+        pg_env["REDIS_URL"] = args.redis
+    if not args.only_daylist:
+        tmp = tempfile.mkdtemp(prefix="rankings-bench-")
+        results["sqlite"] = run_child(
+            "small", {"SQLITE_PATH": str(Path(tmp) / "bench.sqlite3")}, 10, args.repeats
+        )
+        with pg_database(args.pg):
+            results["pg"] = run_child("small", pg_env, 10, args.repeats)
+    if args.only_daylist or not args.skip_big:
+        with pg_database(args.pg):
+            results["big"] = run_child("big", pg_env, 10_000, args.big_repeats)
+    report_part(args, results, p, show)
+
+    kind = "daylist" if args.only_daylist else "e2e"
+    default = ROOT / "bench" / "results" / f"rankings-{today}-{kind}.md"
+    path = Path(args.out) if args.out else default
+    path.write_text("\n".join(out) + "\n")
+    print(f"wrote {path}")
+
+
+def memory_part(args, p, show) -> None:
     p("## (a) In memory: `tournaments.scoring.rank`\n")
     p(
         "The pure function the task calls (plain arrays in, every figure out), plus the "
@@ -664,20 +575,8 @@ def main():
              f"≤ {ms(target)} ms |")  # fmt: skip
     p("")
 
-    results = {}
-    tmp = tempfile.mkdtemp(prefix="rankings-bench-")
-    results["sqlite"] = run_child(
-        "small", {"SQLITE_PATH": str(Path(tmp) / "bench.sqlite3")}, 10, args.repeats
-    )
-    pg_env = {"DATABASE_URL": args.pg}
-    if args.redis:
-        pg_env["REDIS_URL"] = args.redis
-    with pg_database(args.pg):
-        results["pg"] = run_child("small", pg_env, 10, args.repeats)
-    if not args.skip_big:
-        with pg_database(args.pg):
-            results["big"] = run_child("big", pg_env, 10_000, args.big_repeats)
 
+def report_part(args, results, p, show) -> None:
     layer = "channels_redis" if args.redis else "the in-memory channel layer"
     for key, title in (
         ("sqlite", "## (b) 10 entries × 40 deals, SQLite (embedded settings)"),
@@ -688,10 +587,16 @@ def main():
             continue
         r = results[key]
         target = TARGET_BIG_S if key == "big" else TARGET_SMALL_S
-        size = f", table {r['table_bytes'] / 2**20:.0f} MiB" if r["table_bytes"] else ""
+        size = (
+            f", deal results {r['table_bytes'] / 2**20:.0f} MiB and their plays "
+            f"{r['play_bytes'] / 2**20:.0f} MiB with indexes and TOAST"
+            if r["table_bytes"]
+            else ""
+        )
         p(title + "\n")
         p(
-            f"{r['results']:,} deal results (real bot plays, tricks and actions stored{size}). "
+            f"{r['results']:,} deal results (real bot plays, tricks and actions stored in "
+            f"DealPlay{size}). "
             "`rankings.recompute` as the task runs it: lock, reads, figures, writes, version "
             f"bump, commit and the standings push ({layer}, one listener). One update: a "
             "random entry is taken out and the field re-ranked (not timed), then its deal "
@@ -701,14 +606,6 @@ def main():
         for line in db_rows(r, target):
             show(line)
         p(f"\nSetup: play pool {r['pool_s']:.1f} s, whole setup {r['setup_s']:.1f} s.\n")
-        if "alternatives" in r:
-            for line in alternative_rows(r["alternatives"]):
-                show(line)
-
-    default = ROOT / "bench" / "results" / f"rankings-{today}-e2e.md"
-    path = Path(args.out) if args.out else default
-    path.write_text("\n".join(out) + "\n")
-    print(f"wrote {path}")
 
 
 if __name__ == "__main__":
