@@ -1,4 +1,5 @@
-"""Exports: standings and travellers as CSV and JSON, every game record as a zip.
+"""Exports: standings and travellers as CSV and JSON, every game record as one record
+file (engine text format, several records in a row) and as a zip.
 
 Organizer corrections (the audit log) travel with the standings in both formats.
 """
@@ -120,6 +121,21 @@ def record_text(entry: Entry) -> str:
         )  # fmt: skip
 
 
+def records_text(t: Tournament) -> str:
+    """Every game of the tournament as one record file in the engine's text format, one
+    record after another (`engine.records.read_many` and `python -m engine replay` read
+    it back), each tagged with the tournament (Event), its club (Site) and the player."""
+    from engine import records
+
+    site = t.club.name if t.club_id else "Manillen"
+    parts = []
+    for entry in t.entries.select_related("player", "game", "game__owner").order_by("pk"):
+        game = entry.game
+        tags = {**game_actions.record_tags(game), "Event": t.name, "Site": site}
+        parts.append(records.write_text(game_actions.replay(game), tags))
+    return "\n".join(parts)
+
+
 def records_zip(t: Tournament) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
@@ -127,6 +143,7 @@ def records_zip(t: Tournament) -> bytes:
         for entry in entries:
             name = f"{entry.pk:04d}-{entry.player.get_username()}.txt"
             zf.writestr(name, record_text(entry))
+        zf.writestr("records.txt", records_text(t))
         zf.writestr("standings.json", standings_json(t))
     return buf.getvalue()
 

@@ -433,9 +433,12 @@ def export(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
         )
     if kind == "travellers.json":
         return _download(exports.travellers_json(t), "application/json", f"{name}-travellers.json")
-    if kind == "records.zip":
+    if kind in ("records.zip", "records.txt"):
         if not t.is_closed:  # the records name the seed, which stays secret until close
             raise PermissionDenied(_("Game records are available when the tournament closes."))
+        if kind == "records.txt":
+            text = exports.records_text(t)
+            return _download(text, "text/plain; charset=utf-8", f"{name}-records.txt")
         data = exports.stored_or_built_records_zip(t)
         return _download(data, "application/zip", f"{name}-records.zip")
     raise Http404("no such export")

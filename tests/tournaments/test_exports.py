@@ -73,7 +73,8 @@ def test_records_zip_after_close_has_one_record_per_entry(ranked, organizer):
     ranked.refresh_from_db()
     archive = zipfile.ZipFile(io.BytesIO(exports.records_zip(ranked)))
     names = archive.namelist()
-    assert sum(n.endswith(".txt") for n in names) == 2 and "standings.json" in names
+    assert sum(n.endswith(".txt") for n in names) == 2 + 1 and "standings.json" in names
+    assert "records.txt" in names  # every game in one record file, besides one per game
     assert json.loads(archive.read("standings.json"))["tournament"]["seed"] == "export-seed"
 
 

@@ -82,13 +82,31 @@ def test_errors(make_tournament):
         run("simulate_tournament", str(t.pk), "--players", "1")
 
 
-def test_binary_exports_to_file(make_tournament, tmp_path):
+def test_binary_exports_to_file(make_tournament, tmp_path, client):
+    from engine import records
+
     t = make_tournament()
-    run("simulate_tournament", str(t.pk), "--players", "1")
+    run("simulate_tournament", str(t.pk), "--players", "3")
+    with pytest.raises(CommandError, match="not closed"):
+        run("export_tournament", str(t.pk), "--format", "records")
     run("close_tournament", str(t.pk))
+    # All games as one record file in the engine's format, read back game by game.
+    text = run("export_tournament", str(t.pk), "--format", "records")
+    recs = records.read_many(text)
+    entries = list(
+        Entry.objects.filter(tournament=t).select_related("game", "player").order_by("pk")
+    )
+    assert len(recs) == len(entries) == 3
+    for rec, entry in zip(recs, entries, strict=True):
+        assert rec.tags["Event"] == t.name and rec.tags["South"] == entry.player.username
+        assert rec.replay().actions == entry.game.actions
+    client.force_login(entries[0].player)
+    served = client.get(f"/tournaments/{t.pk}/export/records.txt")
+    assert served.status_code == 200 and served.content.decode() == text
     zpath, ppath = tmp_path / "records.zip", tmp_path / "results.pdf"
-    run("export_tournament", str(t.pk), "--format", "records", "-o", str(zpath))
+    run("export_tournament", str(t.pk), "--format", "records-zip", "-o", str(zpath))
     with zipfile.ZipFile(zpath) as zf:
         assert "standings.json" in zf.namelist()
+        assert zf.read("records.txt").decode() == text
     run("export_tournament", str(t.pk), "--format", "pdf", "-o", str(ppath))
     assert ppath.read_bytes().startswith(b"%PDF")

@@ -1,4 +1,5 @@
-"""Export a tournament's standings or travellers (CSV/JSON), results PDF or records zip."""
+"""Export a tournament's standings or travellers (CSV/JSON), results PDF, or its game
+records: one record file (`records`, text) or a zip with one file per game (`records-zip`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from django.core.management.base import BaseCommand, CommandError
 from tournaments import exports
 from tournaments.models import Tournament
 
-FORMATS = ("csv", "json", "pdf", "records")
+FORMATS = ("csv", "json", "pdf", "records", "records-zip")
 TEXT = {
     ("csv", "standings"): exports.standings_csv,
     ("csv", "travellers"): exports.travellers_csv,
@@ -28,11 +29,13 @@ def results_pdf(t: Tournament) -> bytes:
 
 
 class Command(BaseCommand):
-    help = "Export a tournament: csv|json (standings or travellers), pdf, records (zip)."
+    help = "Export a tournament: csv|json (standings or travellers), pdf, records, records-zip."
 
     def add_arguments(self, parser):
         parser.add_argument("tournament_id", type=int)
-        parser.add_argument("--format", required=True, help="csv, json, pdf or records")
+        parser.add_argument(
+            "--format", required=True, help="csv, json, pdf, records (one text file) or records-zip"
+        )
         parser.add_argument("--what", default="standings", help="standings or travellers")
         parser.add_argument("-o", "--output", help="file to write (default: stdout)")
 
@@ -46,15 +49,17 @@ class Command(BaseCommand):
         t = Tournament.objects.select_related("club").filter(pk=pk).first()
         if t is None:
             raise CommandError(f"no tournament with id {pk}")
-        if fmt in ("csv", "json"):
-            text = TEXT[(fmt, what)](t)
+        if fmt.startswith("records") and not t.is_closed:
+            raise CommandError(f"tournament {pk} is not closed: its records would reveal the seed")
+        if fmt in ("csv", "json", "records"):
+            text = exports.records_text(t) if fmt == "records" else TEXT[(fmt, what)](t)
             if opts["output"]:
                 with open(opts["output"], "w", encoding="utf-8", newline="") as fh:
                     fh.write(text)
             else:
                 self.stdout.write(text, ending="")
             return
-        data = exports.stored_or_built_records_zip(t) if fmt == "records" else results_pdf(t)
+        data = exports.stored_or_built_records_zip(t) if fmt == "records-zip" else results_pdf(t)
         if opts["output"]:
             with open(opts["output"], "wb") as fh:
                 fh.write(data)
