@@ -12,7 +12,7 @@ setup(
         Extension(
             "engine.solver._ddcore",
             sources=["engine/solver/_ddcore.c"],
-            extra_compile_args=["-O3", "-std=c99", "-fno-strict-aliasing"],
+            extra_compile_args=["-O3", "-std=c11", "-fno-strict-aliasing"],
             optional=True,
         )
     ]

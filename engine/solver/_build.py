@@ -25,7 +25,7 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "_ddcore.c"
-CFLAGS = ["-O3", "-fPIC", "-shared", "-std=c99", "-fno-strict-aliasing"]
+CFLAGS = ["-O3", "-fPIC", "-shared", "-std=c11", "-fno-strict-aliasing"]
 
 
 def _load(path: Path, name: str = "engine.solver._ddcore"):

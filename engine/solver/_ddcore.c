@@ -37,8 +37,10 @@ typedef struct {
  * than 2^19 with fewer collisions; values never depend on the size. */
 #define TT_BITS 16
 #define TT_SIZE (1u << TT_BITS)
-static Entry *tt = NULL;
-static uint32_t tt_gen = 0;
+/* Per thread: the search runs without the GIL (see py_move_values), so threads of one
+ * process (a Celery worker's thread pool) solve at once, each in its own table. */
+static _Thread_local Entry *tt = NULL;
+static _Thread_local uint32_t tt_gen = 0;
 
 typedef struct {
     uint32_t hand[4];
@@ -347,7 +349,7 @@ static int search(S *s, int p, int alpha, int beta) {
 }
 
 /* Exact team-0 value of playing c (or of the node when c < 0) by MTD(f). */
-static long long mtd_iters = 0;
+static _Thread_local long long mtd_iters = 0;
 static int mtd(S *s, int p, int c, int guess, int lower, int upper) {
     int g = guess;
     if (g < lower) g = lower;
@@ -448,7 +450,7 @@ static int parse_state(PyObject *args, S *s, int *p, int *root_total) {
     return 0;
 }
 
-static long long last_nodes = 0;
+static _Thread_local long long last_nodes = 0;
 
 static PyObject *py_move_values(PyObject *self, PyObject *args) {
     S s;
@@ -463,11 +465,14 @@ static PyObject *py_move_values(PyObject *self, PyObject *args) {
     int nm = order_moves(&s, p, lm, -1, moves);
     int vals[32];
     int guess = total / 2;
+    /* Pure C from here to the results: other Python threads may run meanwhile. */
+    Py_BEGIN_ALLOW_THREADS
     for (int i = 0; i < nm; i++) {
         int v = mtd(&s, p, moves[i], guess, 0, total);
         vals[moves[i]] = v;
         guess = v;
     }
+    Py_END_ALLOW_THREADS
     /* equivalent cards share the value of the lowest one */
     for (int c = 0; c < 32; c++) {
         if (!((lm_all >> c) & 1)) continue;
@@ -494,7 +499,10 @@ static PyObject *py_value(PyObject *self, PyObject *args) {
     S s;
     int p, total;
     if (parse_state(args, &s, &p, &total) < 0) return NULL;
-    int v = mtd(&s, p, -1, total / 2, 0, total);
+    int v;
+    Py_BEGIN_ALLOW_THREADS
+    v = mtd(&s, p, -1, total / 2, 0, total);
+    Py_END_ALLOW_THREADS
     last_nodes = s.nodes;
     if (p & 1) v = total - v;
     return PyLong_FromLong(v);

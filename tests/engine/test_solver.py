@@ -221,3 +221,56 @@ def test_full_deal_values_c_equals_pure_python(rules):
         d = start_play(get_rules(rules), "fullpy", k, rng)
     pos = position(d)
     assert solve_value(*pos, backend="python") == solve_value(*pos, backend="c")
+
+
+@pytest.mark.skipif("c" not in BACKENDS, reason="no compiled core")
+def test_threads_solve_at_once_with_the_same_values():
+    """The compiled search runs without the GIL, each thread in its own table: a
+    Celery worker's threads solve side by side and get exactly the serial values."""
+    import sys
+    import threading
+    import time
+    from concurrent.futures import ThreadPoolExecutor
+
+    from engine.solver import position
+
+    rules = get_rules("flemish")
+    rng = random.Random("threads")
+    deals = [start_play(rules, "threads", k, rng) for k in range(1, 9)]
+    serial = [move_values(d) for d in deals]
+    with ThreadPoolExecutor(4) as pool:
+        parallel = list(pool.map(move_values, deals * 3))
+    assert parallel == serial * 3
+
+    # While one thread is inside the compiled search, another thread runs Python code:
+    # it could not if the search held the GIL. (A functional check, no time threshold.)
+    from engine.solver import _args, _pick
+
+    core = _pick("c")
+    calls = [_args(*position(d)) for d in deals]
+    ticks: list[float] = []
+    stop = threading.Event()
+
+    def ticker():
+        while not stop.is_set():
+            ticks.append(time.perf_counter())
+            time.sleep(0.0005)  # gives the GIL back
+
+    # No forced switches: the ticker can only run while this thread waits or sits in
+    # code that released the GIL.
+    switch = sys.getswitchinterval()
+    spans = []
+    t = threading.Thread(target=ticker)
+    t.start()
+    sys.setswitchinterval(1000.0)
+    try:
+        for args in calls:
+            start = time.perf_counter()
+            core.move_values(*args)  # argument parsing aside, one GIL-free search
+            spans.append((start, time.perf_counter()))
+    finally:
+        sys.setswitchinterval(switch)
+        stop.set()
+        t.join()
+    inside = sum(1 for a, b in spans for x in ticks if a < x < b)
+    assert inside > 0, "no Python ran in another thread during any solve"
