@@ -307,36 +307,7 @@ class Deal:
         h = self.hands[p]
         if not self._trick:
             return h
-        rs = self.rules
-        led_mask = SUIT_MASKS[self._led]
-        w = self._win_card
-        trump = self.trump
-        trumped = trump is not None and self._led != trump and (w >> 3) == trump
-        opp = rs.beat_partner or ((self._win_seat ^ p) & 1) == 1
-        hs = h & led_mask
-        if hs:
-            if opp and not trumped:
-                higher = hs & ABOVE[w]
-                if higher:
-                    return higher
-            return hs
-        if trump is None:
-            return h
-        ht = h & SUIT_MASKS[trump]
-        if not ht:
-            return h
-        higher_t = ht & ABOVE[w] if trumped else ht
-        if opp:
-            if higher_t:
-                return higher_t
-            if rs.undertrump == UNDERTRUMP_FORBIDDEN:
-                return (h & ~ht) or h
-            if rs.undertrump == UNDERTRUMP_ALLOWED:
-                return h
-            return ht
-        if trumped and rs.undertrump == UNDERTRUMP_FORBIDDEN:
-            return (h & ~(ht & ~higher_t)) or h
-        return h
+        return obliged_mask(h, p, self._led, self._win_card, self._win_seat, self.trump, self.rules)
 
     def _legal_explained(self) -> tuple[int, str | None, dict]:
         """The legal mask with the rule that restricts it (slow; for refusals)."""
@@ -649,3 +620,39 @@ def check_deck(hands: list[int]) -> bool:
             return False
         total |= h
     return total == FULL_DECK
+
+
+def obliged_mask(
+    hand: int, seat: int, led: int, win_card: int, win_seat: int, trump: int | None, rules
+) -> int:
+    """The cards of ``hand`` that ``seat`` may play to a trick led in suit ``led`` and
+    won so far by ``win_card`` of ``win_seat``: follow suit, beat the opponents, trump,
+    over-trump, the preset's under-trump rule — as mask operations (the hot path of
+    ``Deal.legal_mask``; ``Deal._legal_explained`` gives the same mask with reasons)."""
+    w = win_card
+    trumped = trump is not None and led != trump and (w >> 3) == trump
+    opp = rules.beat_partner or ((win_seat ^ seat) & 1) == 1
+    hs = hand & SUIT_MASKS[led]
+    if hs:
+        if opp and not trumped:
+            higher = hs & ABOVE[w]
+            if higher:
+                return higher
+        return hs
+    if trump is None:
+        return hand
+    ht = hand & SUIT_MASKS[trump]
+    if not ht:
+        return hand
+    higher_t = ht & ABOVE[w] if trumped else ht
+    if opp:
+        if higher_t:
+            return higher_t
+        if rules.undertrump == UNDERTRUMP_FORBIDDEN:
+            return (hand & ~ht) or hand
+        if rules.undertrump == UNDERTRUMP_ALLOWED:
+            return hand
+        return ht
+    if trumped and rules.undertrump == UNDERTRUMP_FORBIDDEN:
+        return (hand & ~(ht & ~higher_t)) or hand
+    return hand

@@ -24,8 +24,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from ..cards import ABOVE, CARD_BY_TEXT, FULL_DECK, RANK_POINTS, SUIT_MASKS, SUITS
-from ..rules import UNDERTRUMP_ALLOWED, UNDERTRUMP_FORBIDDEN, RuleSet
+from ..cards import CARD_BY_TEXT, FULL_DECK, RANK_POINTS, SUITS
+from ..deal import obliged_mask
+from ..rules import RuleSet
 from .heuristic import HeuristicBot
 from .trump_table import predict
 
@@ -49,7 +50,8 @@ class _V:
 
 
 def legal_mask(hand: int, trick, trump: int | None, seat: int, rules: RuleSet) -> int:
-    """The legal cards of ``hand`` (mirrors ``Deal._legal_mask``)."""
+    """The legal cards of ``hand`` on ``trick`` (``[(seat, card), ...]``): the engine's
+    own obligations (``engine.deal.obliged_mask``)."""
     if not trick:
         return hand
     led = trick[0][1] >> 3
@@ -60,32 +62,7 @@ def legal_mask(hand: int, trick, trump: int | None, seat: int, rules: RuleSet) -
                 w_seat, w = s, c
         elif trump is not None and (c >> 3) == trump:
             w_seat, w = s, c
-    trumped = trump is not None and led != trump and (w >> 3) == trump
-    opp = rules.beat_partner or ((w_seat ^ seat) & 1) == 1
-    hs = hand & SUIT_MASKS[led]
-    if hs:
-        if opp and not trumped:
-            higher = hs & ABOVE[w]
-            if higher:
-                return higher
-        return hs
-    if trump is None:
-        return hand
-    ht = hand & SUIT_MASKS[trump]
-    if not ht:
-        return hand
-    higher_t = ht & ABOVE[w] if trumped else ht
-    if opp:
-        if higher_t:
-            return higher_t
-        if rules.undertrump == UNDERTRUMP_FORBIDDEN:
-            return (hand & ~ht) or hand
-        if rules.undertrump == UNDERTRUMP_ALLOWED:
-            return hand
-        return ht
-    if trumped and rules.undertrump == UNDERTRUMP_FORBIDDEN:
-        return (hand & ~(ht & ~higher_t)) or hand
-    return hand
+    return obliged_mask(hand, seat, led, w, w_seat, trump, rules)
 
 
 def model_trump(hand: int, legal: list[str], no_trump_multiplier: int = 2) -> set[str]:
