@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from django.core.management import call_command
 
 
+@pytest.mark.django_db
 def test_no_model_change_lacks_a_migration():
     out = io.StringIO()
     try:
