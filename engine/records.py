@@ -554,7 +554,7 @@ def split_text(text: str) -> list[tuple[int, str]]:
 
     A record starts with its tags; a tag line that follows a record's body starts the
     next one, and the comments and blank lines just before it go with it. A file with
-    one record gives one pair.
+    one record gives one pair; one with nothing but comments and blank lines, none.
     """
     text = text.removeprefix("\ufeff")
     parts: list[tuple[int, list[str]]] = []
@@ -573,7 +573,7 @@ def split_text(text: str) -> list[tuple[int, str]]:
         elif not content and in_body and pending_from is None:
             pending_from = len(cur)
         cur.append(line)
-    if any(_strip_comment(line) for line in cur) or not parts:
+    if any(_strip_comment(line) for line in cur):
         parts.append((start, cur))
     return [(first, "".join(lines)) for first, lines in parts]
 

@@ -133,6 +133,8 @@ def records_text(t: Tournament) -> str:
         game = entry.game
         tags = {**game_actions.record_tags(game), "Event": t.name, "Site": site}
         parts.append(records.write_text(game_actions.replay(game), tags))
+    if not parts:
+        return f"; {t.name}: no games (nobody entered this tournament)\n"
     return "\n".join(parts)
 
 
@@ -143,7 +145,8 @@ def records_zip(t: Tournament) -> bytes:
         for entry in entries:
             name = f"{entry.pk:04d}-{entry.player.get_username()}.txt"
             zf.writestr(name, record_text(entry))
-        zf.writestr("records.txt", records_text(t))
+        if entries:
+            zf.writestr("records.txt", records_text(t))
         zf.writestr("standings.json", standings_json(t))
     return buf.getvalue()
 

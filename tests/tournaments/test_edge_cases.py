@@ -454,6 +454,11 @@ def test_exports_of_a_tournament_nobody_entered(make_tournament, tmp_path):
     with zipfile.ZipFile(io.BytesIO(records.content)) as zf:
         assert zf.namelist() == ["standings.json"]
         assert json.loads(zf.read("standings.json"))["standings"] == []
+    text = client.get(f"/tournaments/{t.pk}/export/records.txt")
+    assert text.status_code == 200 and "no games" in text.content.decode()
+    from engine import records as engine_records
+
+    assert engine_records.read_many(text.content.decode()) == []
 
     out = io.StringIO()
     call_command("export_tournament", str(t.pk), "--format", "json", stdout=out)
@@ -461,9 +466,13 @@ def test_exports_of_a_tournament_nobody_entered(make_tournament, tmp_path):
     call_command("export_tournament", str(t.pk), "--format", "pdf", "-o", str(tmp_path / "r.pdf"))
     assert (tmp_path / "r.pdf").read_bytes().startswith(b"%PDF")
     call_command(
-        "export_tournament", str(t.pk), "--format", "records", "-o", str(tmp_path / "r.zip")
+        "export_tournament", str(t.pk), "--format", "records-zip", "-o", str(tmp_path / "r.zip")
     )
     assert zipfile.is_zipfile(tmp_path / "r.zip")
+    call_command(
+        "export_tournament", str(t.pk), "--format", "records", "-o", str(tmp_path / "r.txt")
+    )
+    assert "no games" in (tmp_path / "r.txt").read_text(encoding="utf-8")
 
 
 def test_exports_while_no_entry_has_finished(make_tournament, make_user, organizer):
