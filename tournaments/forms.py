@@ -7,6 +7,7 @@ import engine
 from engine.bots import available
 
 from .models import Club, Tournament
+from .templatetags.tournament_tags import bot_choices, rules_choices
 
 # What <input type="datetime-local"> shows and sends back: a form shown again (after an
 # error) keeps the window instead of blanking it.
@@ -53,8 +54,8 @@ class TournamentForm(forms.Form):
     def __init__(self, *args, user=None, club_slug: str = "", **kwargs):
         kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
-        self.fields["rules"].choices = [(name, name) for name in engine.PRESETS]
-        self.fields["bot_level"].choices = [(name, name) for name in available()]
+        self.fields["rules"].choices = rules_choices(engine.PRESETS)
+        self.fields["bot_level"].choices = bot_choices(available())
         self.fields["bot_level"].initial = "heuristic"
         club = self.fields["club"]
         if user is not None and user.is_authenticated:

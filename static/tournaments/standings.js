@@ -3,6 +3,19 @@ const table = document.querySelector("[data-standings]");
 if (table && "WebSocket" in window) {
   const path = table.dataset.ws;
   const mine = table.dataset.me || "";
+  // A name links to the player's public page ("/players/-/" with the name for "-");
+  // guests ("gast-…") have none, as on the server.
+  const playerUrl = table.dataset.playerUrl || "";
+  const nameCell = (td, name) => {
+    if (!playerUrl || !name || name.startsWith("gast-") || name.includes("/")) {
+      td.textContent = name || "";
+      return;
+    }
+    const a = document.createElement("a");
+    a.href = playerUrl.replace(/-\/$/, encodeURIComponent(name) + "/");
+    a.textContent = name;
+    td.appendChild(a);
+  };
   let version = Number(table.dataset.version || 0);
   const status = document.querySelector("[data-live-status]");
   // Decimals as the server's floatformat writes them in the page's language (17,5 in nl).
@@ -34,8 +47,13 @@ if (table && "WebSocket" in window) {
         fmt(r.deal_matchpoints, 1), r.deals_played];
       cells.forEach((c, i) => {
         const td = document.createElement("td");
-        td.textContent = c === null || c === undefined ? "" : String(c);
-        if (i !== 1) td.className = "num";
+        if (i === 1) {
+          td.className = "t-player";
+          nameCell(td, r.player);
+        } else {
+          td.textContent = c === null || c === undefined ? "" : String(c);
+          td.className = "num";
+        }
         tr.appendChild(td);
       });
       return tr;

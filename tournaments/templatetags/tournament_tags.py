@@ -1,9 +1,63 @@
 from django import template
+from django.urls import NoReverseMatch, reverse
+from django.utils.html import conditional_escape, format_html
+from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 register = template.Library()
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+RED_SUITS = {"H", "D"}
+RED_SYMBOLS = ("♥", "♦")
+
+# Human names of the engine's rules presets and bot levels (the engine only knows
+# ids). The ids stay what is stored; an id missing here is shown as it is.
+RULES_NAMES = {
+    "flemish": gettext_lazy("Flemish"),
+    "flemish-table": gettext_lazy("Flemish (table)"),
+    "french": gettext_lazy("French"),
+    "malilla": gettext_lazy("Malilla"),
+}
+BOT_NAMES = {
+    "beginner": gettext_lazy("Beginner"),
+    "heuristic": gettext_lazy("Standard"),
+    "club": gettext_lazy("Club"),
+    "expert": gettext_lazy("Expert"),
+    "random": gettext_lazy("Random (for testing)"),
+}
+# The order a select shows them in: easiest bot first, the test bot last.
+BOT_ORDER = ("beginner", "heuristic", "club", "expert", "random")
+
+
+def rules_label(rules_id: str) -> str:
+    return str(RULES_NAMES.get(rules_id, rules_id))
+
+
+def bot_label(level: str) -> str:
+    return str(BOT_NAMES.get(level, level))
+
+
+def rules_choices(ids) -> list[tuple[str, str]]:
+    return [(i, rules_label(i)) for i in ids]
+
+
+def bot_choices(ids) -> list[tuple[str, str]]:
+    rank = {name: n for n, name in enumerate(BOT_ORDER)}
+    ordered = sorted(ids, key=lambda i: (rank.get(i, len(rank)), i))
+    return [(i, bot_label(i)) for i in ordered]
+
+
+@register.filter
+def rules_name(value) -> str:
+    """ "flemish-table" → Flemish (table)."""
+    return rules_label(value)
+
+
+@register.filter
+def bot_name(value) -> str:
+    """ "expert" → Expert."""
+    return bot_label(value)
 
 
 @register.filter
@@ -14,3 +68,38 @@ def suit(value) -> str:
     if value == "none":
         return _("no trump")
     return "—"
+
+
+@register.filter
+def suit_html(value):
+    """Like ``suit``, with hearts and diamonds in red as at the table."""
+    if value in RED_SUITS:
+        return format_html('<span class="red">{}</span>', SUIT_SYMBOLS[value])
+    return suit(value)
+
+
+@register.filter
+def red_suits(value):
+    """Escape ``value`` (a card "A♥", a hand, a play); its ♥ and ♦ red, as at the table."""
+    if isinstance(value, (list, tuple)):
+        value = " ".join(str(v) for v in value)
+    text = str(conditional_escape(value))
+    for symbol in RED_SYMBOLS:
+        text = text.replace(symbol, f'<span class="red">{symbol}</span>')
+    return mark_safe(text)  # noqa: S308 (escaped above; only our own markup added)
+
+
+GUEST_PREFIX = "gast-"  # as accounts.forms.GUEST_PREFIX: guests have no public page
+
+
+@register.filter
+def player_link(username):
+    """A player's name as a link to their public page; a guest's name stays plain text."""
+    name = str(username or "")
+    if not name or name.startswith(GUEST_PREFIX):
+        return name
+    try:
+        url = reverse("player", args=[name])
+    except NoReverseMatch:  # a name the URL pattern cannot carry
+        return name
+    return format_html('<a href="{}">{}</a>', url, name)

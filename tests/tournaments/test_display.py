@@ -1,0 +1,105 @@
+"""How the tournament pages show things to people: names instead of ids, red suits,
+links to players' pages."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.utils import translation
+
+import engine
+from engine.bots import available
+from tests.tournaments.conftest import finish, joined
+from tournaments import rankings
+from tournaments.forms import TournamentForm
+from tournaments.templatetags.tournament_tags import player_link, red_suits, suit_html
+
+pytestmark = pytest.mark.usefixtures("live_game_db")
+
+
+@pytest.fixture(autouse=True)
+def english(settings):
+    """The English source names (the lead translates them)."""
+    settings.LANGUAGE_CODE = "en"
+    with translation.override("en"):
+        yield
+
+
+def test_every_preset_and_bot_level_has_a_human_name():
+    form = TournamentForm()
+    rules = dict(form.fields["rules"].choices)
+    bots = dict(form.fields["bot_level"].choices)
+    # The stored ids stay the engine's; every one has a name that is not the id.
+    assert set(rules) == set(engine.PRESETS) and set(bots) == set(available())
+    assert rules["flemish"] == "Flemish" and rules["flemish-table"] == "Flemish (table)"
+    assert rules["french"] == "French" and rules["malilla"] == "Malilla"
+    assert bots["beginner"] == "Beginner" and bots["club"] == "Club" and bots["expert"] == "Expert"
+    assert all(label != value for value, label in [*rules.items(), *bots.items()])
+    # easiest bot first
+    assert list(bots)[:4] == ["beginner", "heuristic", "club", "expert"]
+
+
+def test_the_create_form_shows_names_and_stores_ids(organizer, client):
+    client.force_login(organizer)
+    html = client.get("/tournaments/new/").content.decode()
+    assert '<option value="flemish-table">Flemish (table)</option>' in html
+    assert re.search(r'<option value="expert"[^>]*>Expert</option>', html)
+    form = TournamentForm(
+        data={"name": "Avond", "rules": "malilla", "bot_level": "club", "capacity": 10,
+              "results_visibility": "after_finish", "unfinished_rule": "bot"},
+        user=organizer,
+    )  # fmt: skip
+    form.is_valid()
+    assert form.cleaned_data["rules"] == "malilla" and form.cleaned_data["bot_level"] == "club"
+
+
+def test_detail_page_names_the_rules_and_the_bots(make_tournament, organizer, client):
+    t = make_tournament(rules="flemish-table", bot_level="expert")
+    assert (t.rules, t.bot_level) == ("flemish-table", "expert")  # stored as ids
+    client.force_login(organizer)
+    html = client.get(f"/tournaments/{t.pk}/").content.decode()
+    assert "<dd>Flemish (table)</dd>" in html and "<dd>Expert</dd>" in html
+    assert "<dd>flemish-table</dd>" not in html and "<dd>expert</dd>" not in html
+
+
+def test_red_suits_are_red_and_text_is_escaped():
+    assert red_suits(["A♥", "10♠", "K♦"]) == (
+        'A<span class="red">♥</span> 10♠ K<span class="red">♦</span>'
+    )
+    assert red_suits("<b>♣</b>") == "&lt;b&gt;♣&lt;/b&gt;"
+    assert suit_html("H") == '<span class="red">♥</span>' and suit_html("S") == "♠"
+
+
+@pytest.fixture
+def two_finished(make_tournament, make_user):
+    t = make_tournament(seed="display-seed-1")
+    anna, guest = make_user("anna"), make_user("gast-x1y2z3")
+    entries = joined(t, anna, guest)
+    for e in entries:
+        finish(e)
+    rankings.recompute(t.pk)
+    t.refresh_from_db()
+    return t, anna, guest
+
+
+def test_traveller_hands_and_trumps_show_red_suits(two_finished, client):
+    t, anna, _ = two_finished
+    client.force_login(anna)
+    response = client.get(f"/tournaments/{t.pk}/deal/1/")
+    assert response.status_code == 200
+    html = response.content.decode()
+    hands = " ".join(" ".join(h["cards"]) for h in response.context["hands"])
+    assert "♥" in hands and "♦" in hands
+    assert '<span class="red">♥</span>' in html and '<span class="red">♦</span>' in html
+    assert not re.search(r"<dd[^>]*>[^<]*[♥♦]", html)  # no red suit outside its span
+
+
+def test_standings_link_players_but_not_guests(two_finished, client):
+    t, anna, guest = two_finished
+    client.force_login(anna)
+    html = client.get(f"/tournaments/{t.pk}/standings/").content.decode()
+    assert '<a href="/players/anna/">anna</a>' in html
+    assert "gast-x1y2z3" in html and "/players/gast-x1y2z3/" not in html
+    assert 'data-player-url="/players/-/"' in html  # the live update builds the same links
+    assert player_link("gast-abc") == "gast-abc" and player_link("") == ""
