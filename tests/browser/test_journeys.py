@@ -79,3 +79,60 @@ def test_a_refused_page_is_the_sites_own_and_says_why(page, asgi_server):
     # The language menu names each language in itself.
     options = page.locator("#lang-select option").all_inner_texts()
     assert options == ["Nederlands", "English", "Français"], options
+
+
+@pytest.mark.usefixtures("live_game_db")
+def test_compare_and_traveller_fit_a_phone(phone_page, asgi_server, client, django_user_model):
+    """Compare and traveller pages at 390×844: no table scrolls sideways, the replay
+    link sits beside the deal number. The pages are rendered by Django here (two
+    finished entries in this test's database) and shown on the server's origin, so
+    they load its CSS."""
+    import os
+    from concurrent.futures import ThreadPoolExecutor
+
+    from django.db import connections
+
+    from tests.tournaments.conftest import finish, joined
+    from tournaments import actions, rankings
+
+    def pages() -> list[tuple[str, str]]:
+        # In a thread of its own: the game's channel-layer calls may not run in the
+        # thread where Playwright's event loop runs.
+        org = django_user_model.objects.create_user("qa-org", password=PASSWORD)
+        anna = django_user_model.objects.create_user("anna-met-een-lange-naam", password=PASSWORD)
+        ben = django_user_model.objects.create_user("ben", password=PASSWORD)
+        club = actions.create_club(org, "De Lange Troef")
+        t = actions.create_tournament(org, name="Woensdagavond", club=club, open_now=True)
+        for entry in joined(t, anna, ben):
+            finish(entry)
+        rankings.recompute(t.pk)
+        client.force_login(anna)
+        out = []
+        for name, path in [("compare", f"/tournaments/{t.pk}/compare/"),
+                           ("traveller", f"/tournaments/{t.pk}/deal/1/")]:  # fmt: skip
+            response = client.get(path, HTTP_ACCEPT_LANGUAGE="nl")
+            assert response.status_code == 200, (name, response.status_code)
+            out.append((name, response.content.decode()))
+        connections.close_all()
+        return out
+
+    with ThreadPoolExecutor(1) as pool:
+        rendered = pool.submit(pages).result()
+    shots = os.environ.get("PHONE_SHOTS_DIR")
+    page = phone_page
+    page.goto(asgi_server + "/")
+    for name, html in rendered:
+        page.set_content(html, wait_until="load")
+        if shots:
+            page.screenshot(path=os.path.join(shots, f"phone-{name}.png"), full_page=True)
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"{name} is {width}px wide on a 390px phone"
+        for wrap in page.locator(".t-table-wrap").all():
+            inner, outer = wrap.evaluate("e => [e.scrollWidth, e.clientWidth]")
+            assert inner <= outer, f"the {name} table is {inner}px in a {outer}px box"
+        if name == "compare":
+            replay = page.locator("td.t-deal a.t-replay").first
+            expect(replay).to_be_visible()
+            box = replay.bounding_box()
+            assert box["x"] + box["width"] <= 390 and box["height"] >= 28, box
+    assert not page.js_errors, page.js_errors
