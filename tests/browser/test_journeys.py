@@ -7,6 +7,8 @@ default language); nobody has finished yet.
 
 from __future__ import annotations
 
+import uuid
+
 import pytest
 
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -98,10 +100,15 @@ def test_compare_and_traveller_fit_a_phone(phone_page, asgi_server, client, djan
     def pages() -> list[tuple[str, str]]:
         # In a thread of its own: the game's channel-layer calls may not run in the
         # thread where Playwright's event loop runs.
-        org = django_user_model.objects.create_user("qa-org", password=PASSWORD)
-        anna = django_user_model.objects.create_user("anna-met-een-lange-naam", password=PASSWORD)
-        ben = django_user_model.objects.create_user("ben", password=PASSWORD)
-        club = actions.create_club(org, "De Lange Troef")
+        # Committed from this thread's own connection (on the production stack it
+        # outlives the test): names of this run only.
+        tag = uuid.uuid4().hex[:6]
+        org = django_user_model.objects.create_user(f"qa-org-{tag}", password=PASSWORD)
+        anna = django_user_model.objects.create_user(
+            f"anna-met-een-lange-naam-{tag}", password=PASSWORD
+        )
+        ben = django_user_model.objects.create_user(f"ben-{tag}", password=PASSWORD)
+        club = actions.create_club(org, f"De Lange Troef {tag}")
         t = actions.create_tournament(org, name="Woensdagavond", club=club, open_now=True)
         for entry in joined(t, anna, ben):
             finish(entry)
