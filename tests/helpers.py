@@ -57,3 +57,18 @@ def hidden_cards(seed: str, rules: str, actions: list[str]) -> set[str]:
     if eng.observation(0)["hand"] is None:
         hidden |= {str(c) for c in eng.deal.hand(0)}
     return hidden
+
+
+# --- the table in a browser (tests/browser) ------------------------------------------------
+
+# South's table: the seq of the state it knows.
+TABLE_SEQ_JS = "Number(document.getElementById('table-root').dataset.seq)"
+# The table has shown the newest state it knows, nothing queued or pending, the socket
+# open, and it is South's turn (nothing moves until he plays) or the game is over.
+TABLE_AT_REST_JS = """() => {
+  const t = window.manillenTable;
+  if (!t || !t.socket.ws || t.socket.ws.readyState !== WebSocket.OPEN) return false;
+  const u = t.ui, s = u.state;
+  return !u.busy && u.queue.length === 0 && u.pending === null && u.shownSeq === u.seq
+    && (s.game_over || s.to_move === s.seat);
+}"""

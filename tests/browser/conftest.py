@@ -60,13 +60,12 @@ def _wait_http(url: str, proc: subprocess.Popen, log: Path, timeout: float = 40.
         time.sleep(0.2)
 
 
-@pytest.fixture(scope="session")
-def asgi_server(request, tmp_path_factory):
-    """Base URL of a running ASGI server for the browser tests."""
-    env = {**os.environ, "DEBUG": "1", "PYTHONUNBUFFERED": "1"}
+def _server_env(request, sqlite: Path, cache_tag: str, **extra: str):
+    """Environment of a uvicorn server process for a browser test, and its SQLite file
+    (None on the production stack, where it shares the test database)."""
+    env = {**os.environ, "DEBUG": "1", "PYTHONUNBUFFERED": "1", **extra}
     # A quick bot keeps a whole game well inside the test's time budget.
     env.setdefault("GAME_DEFAULT_BOT", "heuristic")
-    tmp = tmp_path_factory.mktemp("browser-server")
     if PRODUCTION_STACK:
         # The worker fixture makes sure the test database exists and bots get played.
         request.getfixturevalue("bot_worker")
@@ -80,17 +79,25 @@ def asgi_server(request, tmp_path_factory):
         env["TOURNAMENTS_EXPORTS_QUEUE"] = settings.TOURNAMENTS_EXPORTS_QUEUE
         # The cache (sign-up and login rate limits) lives in Redis and outlives a run:
         # counts of an earlier run must not refuse this run's sign-ups.
-        env["CACHE_PREFIX"] = f"browser-test{os.getpid()}"
-    else:
-        for key in ("DATABASE_URL", "DATABASE_NAME", "REDIS_URL"):
-            env.pop(key, None)
-        env["SQLITE_PATH"] = str(tmp / "browser.sqlite3")
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=ROOT,
-            env=env,
-            check=True,
-        )
+        env["CACHE_PREFIX"] = f"{cache_tag}{os.getpid()}"
+        return env, None
+    for key in ("DATABASE_URL", "DATABASE_NAME", "REDIS_URL"):
+        env.pop(key, None)
+    env["SQLITE_PATH"] = str(sqlite)
+    subprocess.run(
+        [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
+        cwd=ROOT,
+        env=env,
+        check=True,
+    )
+    return env, sqlite
+
+
+@pytest.fixture(scope="session")
+def asgi_server(request, tmp_path_factory):
+    """Base URL of a running ASGI server for the browser tests."""
+    tmp = tmp_path_factory.mktemp("browser-server")
+    env, _ = _server_env(request, tmp / "browser.sqlite3", "browser-test")
     port = _free_port()
     log = tmp / "server.log"
     with open(log, "w") as out:
@@ -265,30 +272,9 @@ def restartable_server(request, tmp_path):
     """A RestartableServer, started; the same environment as `asgi_server` (its own
     SQLite file in embedded mode), plus a short SWEEP_STUCK_AFTER so that a bot turn
     lost with the killed process is kicked again when the table reconnects."""
-    env = {**os.environ, "DEBUG": "1", "PYTHONUNBUFFERED": "1", "SWEEP_STUCK_AFTER": "1"}
-    env.setdefault("GAME_DEFAULT_BOT", "heuristic")
-    sqlite = None
-    if PRODUCTION_STACK:
-        request.getfixturevalue("bot_worker")
-        from django.conf import settings
-        from django.db import connection
-
-        env["DATABASE_NAME"] = connection.settings_dict["NAME"]
-        env["GAME_BOTS_QUEUE"] = settings.GAME_BOTS_QUEUE
-        env["TOURNAMENTS_RANKINGS_QUEUE"] = settings.TOURNAMENTS_RANKINGS_QUEUE
-        env["TOURNAMENTS_EXPORTS_QUEUE"] = settings.TOURNAMENTS_EXPORTS_QUEUE
-        env["CACHE_PREFIX"] = f"browser-restart{os.getpid()}"
-    else:
-        for key in ("DATABASE_URL", "DATABASE_NAME", "REDIS_URL"):
-            env.pop(key, None)
-        sqlite = tmp_path / "restart.sqlite3"
-        env["SQLITE_PATH"] = str(sqlite)
-        subprocess.run(
-            [sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
-            cwd=ROOT,
-            env=env,
-            check=True,
-        )
+    env, sqlite = _server_env(
+        request, tmp_path / "restart.sqlite3", "browser-restart", SWEEP_STUCK_AFTER="1"
+    )
     server = RestartableServer(env, _free_port(), tmp_path, sqlite)
     server.start()
     try:

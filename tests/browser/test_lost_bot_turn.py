@@ -20,21 +20,14 @@ import pytest
 
 import engine
 from engine.bots import bot_seed, get_bot
+from tests.helpers import TABLE_AT_REST_JS as AT_REST_JS
+from tests.helpers import TABLE_SEQ_JS as SEQ_JS
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
 # transaction=True: the edit made here on the production stack must be committed to be
 # seen by the server process.
 pytestmark = pytest.mark.django_db(transaction=True)
-
-AT_REST_JS = """() => {
-  const t = window.manillenTable;
-  if (!t || !t.socket.ws || t.socket.ws.readyState !== WebSocket.OPEN) return false;
-  const u = t.ui, s = u.state;
-  return !u.busy && u.queue.length === 0 && u.pending === null && u.shownSeq === u.seq
-    && (s.game_over || s.to_move === s.seat);
-}"""
-SEQ_JS = "Number(document.getElementById('table-root').dataset.seq)"
 
 
 def _store_south_move_without_bot_turn(server, game_id: str) -> tuple[list[str], int]:

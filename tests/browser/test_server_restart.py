@@ -24,6 +24,9 @@ import time
 
 import pytest
 
+from tests.helpers import TABLE_AT_REST_JS as AT_REST_JS
+from tests.helpers import TABLE_SEQ_JS as SEQ_JS
+
 expect = pytest.importorskip("playwright.sync_api").expect
 
 # The server subprocess uses the test database on the production stack (pytest-django
@@ -32,17 +35,7 @@ pytestmark = pytest.mark.django_db
 
 GAME_BUDGET_S = 120
 ACTIONABLE = "[data-trump], #hand [data-card][data-legal]"
-SEQ_JS = "Number(document.getElementById('table-root').dataset.seq)"
 RECONNECTING = re.compile(r"opnieuw verbinden", re.IGNORECASE)
-# The table has shown the newest state it knows, nothing queued or pending, the socket
-# open, and it is South's turn (nothing moves until he plays) or the game is over.
-AT_REST_JS = """() => {
-  const t = window.manillenTable;
-  if (!t || !t.socket.ws || t.socket.ws.readyState !== WebSocket.OPEN) return false;
-  const u = t.ui, s = u.state;
-  return !u.busy && u.queue.length === 0 && u.pending === null && u.shownSeq === u.seq
-    && (s.game_over || s.to_move === s.seat);
-}"""
 
 
 def _seq(page) -> int:
