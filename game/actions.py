@@ -8,7 +8,6 @@ the game row locked (`select_for_update`) and its events are sent after commit.
 from __future__ import annotations
 
 import asyncio
-import logging
 import secrets
 import threading
 from collections import OrderedDict
@@ -25,8 +24,6 @@ import engine
 from engine.bots import bot_seed, get_bot
 
 from .models import Game
-
-logger = logging.getLogger(__name__)
 
 HUMAN_SEAT = 0  # South: the only seat a person holds in a solo game
 
@@ -363,12 +360,9 @@ def _store(game: Game, eng: engine.Game, state: dict[str, Any] | None = None) ->
     if eng.is_terminal() and game.status != Game.Status.FINISHED:
         game.status = Game.Status.FINISHED
         game.final_score = eng.score_for(HUMAN_SEAT)
-        try:
-            from engine import records
+        from engine import records
 
-            game.record = records.write_text(eng, record_tags(game))
-        except ImportError:  # records not in the engine yet: the view rebuilds it later
-            logger.warning("engine.records unavailable; game %s stored without record", game.pk)
+        game.record = records.write_text(eng, record_tags(game))
 
 
 def _after_commit(game: Game, eng: engine.Game, events: list[Event]) -> None:

@@ -15,7 +15,7 @@ from typing import Any
 from game import actions as game_actions
 
 from . import rankings
-from .models import Entry, ExportArchive, Tournament
+from .models import ExportArchive, Tournament
 
 STANDINGS_COLUMNS = [
     "rank", "player", "score", "game_score", "corrected", "matchpoints", "matchpoints_pct",
@@ -109,18 +109,6 @@ def travellers_csv(t: Tournament) -> str:
     return out.getvalue()
 
 
-def record_text(entry: Entry) -> str:
-    """engine.records.write_text when the engine has it, else a plain (seed, actions) text."""
-    game = entry.game
-    try:
-        return game_actions.record_text(game)
-    except ImportError:
-        return "\n".join(
-            [f"# Manillen game, rules {game.rules}", f"seed: {game.seed}",
-             f"player: {entry.player.get_username()}", "actions: " + " ".join(game.actions), ""]
-        )  # fmt: skip
-
-
 def records_text(t: Tournament) -> str:
     """Every game of the tournament as one record file in the engine's text format, one
     record after another (`engine.records.read_many` and `python -m engine replay` read
@@ -144,7 +132,7 @@ def records_zip(t: Tournament) -> bytes:
         entries = t.entries.select_related("player", "game").order_by("pk")
         for entry in entries:
             name = f"{entry.pk:04d}-{entry.player.get_username()}.txt"
-            zf.writestr(name, record_text(entry))
+            zf.writestr(name, game_actions.record_text(entry.game))
         if entries:
             zf.writestr("records.txt", records_text(t))
         zf.writestr("standings.json", standings_json(t))
