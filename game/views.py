@@ -26,13 +26,28 @@ def home(request: HttpRequest) -> HttpResponse:
     games = []
     if request.user.is_authenticated:
         games = list(Game.objects.filter(owner=request.user)[:10])
-    return render(request, "home.html", {"games": games})
+    from django.conf import settings
+
+    return render(
+        request, "home.html", {"games": games, "default_level": settings.GAME_DEFAULT_BOT}
+    )
+
+
+# The levels a player picks for a solo game (engine/bots: heuristic = beginner).
+PLAY_LEVELS = ("heuristic", "club", "expert")
 
 
 @require_http_methods(["GET", "POST"])
 def play(request: HttpRequest) -> HttpResponse:
+    level = request.POST.get("level") or None  # none chosen: the site's default
+    if level is not None and level not in PLAY_LEVELS:
+        return HttpResponse(
+            f"unknown bot level {level[:40]!r}: choose {', '.join(PLAY_LEVELS)}",
+            status=400,
+            content_type="text/plain; charset=utf-8",
+        )
     user = request.user if request.user.is_authenticated else _login_guest(request)
-    game = actions.create_game(user)
+    game = actions.create_game(user, bot_level=level)
     return redirect("game", game_id=game.public_id)
 
 
@@ -47,6 +62,8 @@ def table(request: HttpRequest, game_id) -> HttpResponse:
         "seq": game.seq,
         # A running tournament's game: no record link (the download is a 404 until close).
         "record_sealed": is_seed_sealed(game),
+        # "Another game" keeps the level of a solo game.
+        "replay_level": game.bot_level if game.bot_level in PLAY_LEVELS else "",
     }
     return render(request, "game/table.html", context)
 

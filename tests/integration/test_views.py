@@ -108,3 +108,24 @@ def test_login_and_logout_work(client, user):
     assert client.get("/").context["user"] == user
     assert client.post("/accounts/logout/").status_code == 302
     assert not client.get("/").context["user"].is_authenticated
+
+
+@pytest.mark.parametrize("level", ["heuristic", "club", "expert"])
+def test_the_home_page_offers_the_three_levels_and_play_uses_the_chosen_one(client, level):
+    home = client.get("/").content.decode()
+    for value in ("heuristic", "club", "expert"):
+        assert f'<option value="{value}"' in home
+    response = client.post("/play/", {"level": level})
+    assert response.status_code == 302
+    game = Game.objects.get(public_id=response["Location"].split("/")[2])
+    assert game.bot_level == level
+    # "Another game" at the end of it keeps the level.
+    table = client.get(response["Location"]).content.decode()
+    assert f'<input type="hidden" name="level" value="{level}">' in table
+
+
+def test_an_unknown_level_is_refused_and_makes_no_game(client):
+    before = Game.objects.count()
+    response = client.post("/play/", {"level": "grandmaster"})
+    assert response.status_code == 400 and b"unknown bot level" in response.content
+    assert Game.objects.count() == before
