@@ -276,6 +276,15 @@ GAME_BOTS_QUEUE = os.environ.get("GAME_BOTS_QUEUE", "bots")
 GAME_SYNCHRONOUS_COMMIT = env_bool("GAME_SYNCHRONOUS_COMMIT", True)
 # Largest websocket text frame the game consumer reads; game messages are tiny.
 GAME_WS_MAX_MESSAGE_BYTES = env_int("GAME_WS_MAX_MESSAGE_BYTES", 1024)
+# Seconds a person at a table of several people may be away (no socket open) before
+# the bot takes their seat until they take it back.
+GAME_DISCONNECT_TAKEOVER = env_int("GAME_DISCONNECT_TAKEOVER", 60)
+# Embedded mode (eager Celery): clocks and the away-takeover run on timer threads in
+# the process (the test suite turns them off and calls the tasks itself).
+GAME_EMBEDDED_TIMERS = env_bool("GAME_EMBEDDED_TIMERS", True)
+# Table chat: lines per person and connection (burst, then one per this many seconds).
+GAME_CHAT_BURST = env_int("GAME_CHAT_BURST", 5)
+GAME_CHAT_EVERY = env_int("GAME_CHAT_EVERY", 2)
 
 LOGGING = {
     "version": 1,

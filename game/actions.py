@@ -1,37 +1,54 @@
 """The single mutation path for games (zulip `zerver/actions/` style).
 
-Views, consumers and Celery tasks never save a Game themselves: they call these
-functions. A move, human or bot, goes through `_apply`; every change happens with
-the game row locked (`select_for_update`) and its events are sent after commit.
+Views, consumers and Celery tasks never save a Game or a Seat themselves: they call
+these functions. A move, a person's or a bot's, goes through `_apply`; every change
+happens with the game row locked (`select_for_update`) and its messages are sent after
+commit.
+
+A game has four seats (game/models.py Seat). The seat a person plays comes from the
+database (their user's Seat row), never from a message. Every move produces one
+event per receiver: each person's seat gets its own `observation(seat)`, spectators a
+public view without any hand (`public_view`). The sequence number is the game's,
+shared by all.
 """
 
 from __future__ import annotations
 
 import asyncio
+import datetime as dt
+import logging
 import secrets
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
-from django.db import connection, transaction
+from django.db import IntegrityError, connection, transaction
+from django.db.models import Case, F, Value, When
+from django.utils import timezone
 from django.utils.translation import gettext_noop as N_
 
 import engine
 from engine.bots import bot_seed, get_bot
 
-from .models import Game
+from .models import CLOCK_CHOICES, SEATS, Game, Seat, seat_group, watch_group
 
-HUMAN_SEAT = 0  # South: the only seat a person holds in a solo game
+logger = logging.getLogger(__name__)
+
+HUMAN_SEAT = 0  # South: the solo player's seat, and the host's at a table
+TIMEOUTS_BEFORE_TAKEOVER = 3  # clock run out this many times in a row: the bot keeps it
+CHAT_MAX_LENGTH = 200
 
 
 class ActionError(Exception):
-    """A refused request. `code` is what the client receives in its error message."""
+    """A refused request. `code` is what the client receives in its error message.
+    Messages are English and marked for translation (the consumer and views translate)."""
 
     code = "error"
+    translatable = True
 
 
 class GameNotFound(ActionError):
@@ -40,16 +57,41 @@ class GameNotFound(ActionError):
 
 class StaleSeq(ActionError):
     code = "stale"
+    translatable = False
 
 
 class NotYourTurn(ActionError):
     code = "not_your_turn"
+    translatable = False
+
+
+class NotSeated(ActionError):
+    """The user has no seat at this table (a spectator, or a seat someone else holds)."""
+
+    code = "not_seated"
+
+
+class BotPlaying(ActionError):
+    """The bot plays this person's seat until they take it back."""
+
+    code = "bot_playing"
+
+
+class NotStarted(ActionError):
+    code = "not_started"
+
+
+class SeatRefused(ActionError):
+    """A lobby request refused: the seat is taken, the table has started, ..."""
+
+    code = "refused"
 
 
 class IllegalAction(ActionError):
     """The engine refused the move; the message is the engine's, naming the rule."""
 
     code = "illegal"
+    translatable = False
 
 
 class PlayClosed(ActionError):
@@ -62,19 +104,31 @@ class PlayClosed(ActionError):
 
 @dataclass(frozen=True)
 class Event:
+    """One move, as each receiver may see it: `states` maps a seat (0-3) to that seat's
+    observation and "w" to the public view for spectators."""
+
     seq: int
     actor: int
     action: str
-    state: dict[str, Any]
+    states: dict[Any, dict[str, Any]] = field(default_factory=dict)
+    deadline: float | None = None
 
-    def as_message(self) -> dict[str, Any]:
-        return {
+    @property
+    def state(self) -> dict[str, Any] | None:
+        """South's view (the solo player's)."""
+        return self.states.get(HUMAN_SEAT)
+
+    def as_message(self, receiver=HUMAN_SEAT) -> dict[str, Any]:
+        message = {
             "type": "event",
             "seq": self.seq,
             "actor": self.actor,
             "action": self.action,
-            "state": self.state,
+            "state": self.states[receiver],
         }
+        if self.deadline is not None:
+            message["deadline"] = self.deadline
+        return message
 
 
 # --- reading -----------------------------------------------------------------------------
@@ -119,45 +173,170 @@ def _remember(key: str, eng: engine.Game) -> None:
             _engine_cache.popitem(last=False)
 
 
-def observation(game: Game) -> dict[str, Any]:
-    """South's view of the game as stored."""
-    if game.state is not None:
+def public_view(obs: dict[str, Any]) -> dict[str, Any]:
+    """A spectator's view: what lies on the table for everybody (cards played, trump,
+    announcements, scores, hand sizes), never a hand, nothing seat-specific."""
+    view = dict(obs)
+    view["seat"] = None
+    view["hand"] = None
+    view["legal"] = []
+    view.pop("score_for_seat", None)
+    return view
+
+
+def observation(game: Game, seat: int | None = HUMAN_SEAT) -> dict[str, Any]:
+    """`seat`'s view of the game as stored (None: a spectator's). Before a table starts
+    nobody sees a hand: people may still change seats."""
+    if seat == HUMAN_SEAT and game.state is not None and game.status != Game.Status.WAITING:
         return game.state
-    return replay(game).observation(HUMAN_SEAT)
+    if seat is None or game.status == Game.Status.WAITING:
+        base = game.state if game.state is not None else replay(game).observation(0)
+        view = public_view(base)
+        if seat is not None:
+            view["seat"] = seat
+        return view
+    return replay(game).observation(seat)
 
 
-def snapshot_message(game: Game) -> dict[str, Any]:
-    return {"type": "snapshot", "seq": game.seq, "state": observation(game)}
+def seats_of(game: Game) -> list[Seat]:
+    """The four seats, in order, with their people."""
+    rows = list(Seat.objects.filter(game=game).select_related("user").order_by("index"))
+    if len(rows) == 4:
+        return rows
+    # A row made without seats (bulk creation, an old path): what the migration did
+    # for every earlier game, a solo game of its owner in South's seat.
+    Seat.objects.bulk_create(
+        [
+            Seat(
+                game=game,
+                index=i,
+                user_id=game.owner_id if i == HUMAN_SEAT else None,
+                bot_level="" if i == HUMAN_SEAT else game.bot_level,
+            )
+            for i in SEATS
+        ],
+        ignore_conflicts=True,
+    )
+    rows = list(Seat.objects.filter(game=game).select_related("user").order_by("index"))
+    if len(rows) != 4:
+        raise GameNotFound(N_("this game has no seats"))
+    return rows
+
+
+def _holds(seats: list[Seat], user) -> Seat | None:
+    if user is None or not getattr(user, "is_authenticated", False):
+        return None
+    return next((s for s in seats if s.user_id == user.pk), None)
+
+
+def watchable(game: Game) -> bool:
+    """Whether spectators may follow the game at all (open and link tables, never a
+    tournament game whose seed is still sealed)."""
+    if game.visibility == Game.Visibility.PRIVATE:
+        return False
+    from .signals import is_seed_sealed
+
+    return not is_seed_sealed(game)
+
+
+@dataclass
+class Viewer:
+    """Who looks at a game: a seated person (`seat`) or a spectator (`seat` None)."""
+
+    game: Game
+    seats: list[Seat]
+    seat: int | None
+    user: Any = None
+
+    @property
+    def is_host(self) -> bool:
+        return self.user is not None and self.game.owner_id == getattr(self.user, "pk", None)
+
+
+def get_viewer(public_id, user, code: str | None = None) -> Viewer:
+    """The game as `user` may see it: their seat's, or a spectator's if the table may
+    be watched (an open table; a link table with its code). GameNotFound for anyone
+    else (no existence leak)."""
+    if not _uuid_ok(public_id):
+        raise GameNotFound(N_("no such game"))
+    game = Game.objects.filter(public_id=public_id).first()
+    if game is None:
+        raise GameNotFound(N_("no such game"))
+    seats = seats_of(game)
+    mine = _holds(seats, user)
+    if mine is not None:
+        return Viewer(game, seats, mine.index, user)
+    if game.visibility == Game.Visibility.LINK and not (
+        code and secrets.compare_digest(str(code), game.join_code)
+    ):
+        raise GameNotFound(N_("no such game"))
+    if game.visibility == Game.Visibility.PRIVATE:
+        raise GameNotFound(N_("no such game"))
+    return Viewer(game, seats, None, user)
 
 
 def get_owned_game(public_id, user) -> Game:
-    """The game if `user` owns it; GameNotFound for anyone else (no existence leak)."""
-    if user is None or not user.is_authenticated:
-        raise GameNotFound("no such game")
-    try:
-        return Game.objects.get(public_id=public_id, owner=user)
-    except (Game.DoesNotExist, ValueError, TypeError):
-        raise GameNotFound("no such game") from None
+    """The game if `user` holds a seat at it; GameNotFound for anyone else."""
+    viewer = get_viewer(public_id, user)
+    if viewer.seat is None:
+        raise GameNotFound(N_("no such game"))
+    return viewer.game
 
 
-def snapshot(public_id, user) -> dict[str, Any]:
-    return snapshot_message(get_owned_game(public_id, user))
-
-
-def record_tags(game: Game) -> dict[str, str]:
-    """Who played and when, for the game's record (the engine adds seed, rules, result)."""
-    from django.utils import timezone
-
-    day = timezone.localdate(game.created) if game.created else timezone.localdate()
-    bot = f"bot:{game.bot_level}"
+def table_info(game: Game, seats: list[Seat]) -> dict[str, Any]:
+    """The public facts of a table: who sits where, its status and clock."""
+    players = []
+    for s in seats:
+        players.append(
+            {
+                "name": s.user.get_username() if s.user_id else "",
+                "person": s.user_id is not None,
+                "bot": (s.bot_level or game.bot_level) if s.played_by_bot else None,
+                "bot_control": s.bot_control,
+                "left": s.left,
+                "free": s.is_free,
+            }
+        )
     return {
+        "status": game.status,
+        "players": players,
+        "clock": game.clock,
+        "deadline": _epoch_ms(game.deadline),
+        "chat": game.chat_enabled,
+        "rematch": str(game.rematch.public_id) if game.rematch_id else None,
+    }
+
+
+def snapshot_message(game: Game, seat: int | None = HUMAN_SEAT, seats=None) -> dict[str, Any]:
+    seats = seats if seats is not None else seats_of(game)
+    table = table_info(game, seats)
+    table["seat"] = seat
+    return {"type": "snapshot", "seq": game.seq, "state": observation(game, seat), "table": table}
+
+
+def snapshot(public_id, user, code: str | None = None) -> dict[str, Any]:
+    viewer = get_viewer(public_id, user, code)
+    return snapshot_message(viewer.game, viewer.seat, viewer.seats)
+
+
+def record_tags(game: Game, seats: list[Seat] | None = None) -> dict[str, str]:
+    """Who played and when, for the game's record (the engine adds seed, rules, result).
+    A seat names its person, or `bot:<level>`; moves a bot made for a person are listed
+    by move number in the BotMoves tag."""
+    day = timezone.localdate(game.created) if game.created else timezone.localdate()
+    seats = seats if seats is not None else seats_of(game)
+    names = [s.user.get_username() if s.user_id else f"bot:{s.bot_level}" for s in seats]
+    tags = {
         "Event": "Manillen",
         "Date": day.strftime("%Y.%m.%d"),
-        "South": game.owner.get_username(),
-        "West": bot,
-        "North": bot,
-        "East": bot,
+        "South": names[0],
+        "West": names[1],
+        "North": names[2],
+        "East": names[3],
     }
+    if game.bot_moves:
+        tags["BotMoves"] = " ".join(str(n) for n in game.bot_moves)
+    return tags
 
 
 def record_text(game: Game) -> str:
@@ -168,7 +347,35 @@ def record_text(game: Game) -> str:
     return records.write_text(replay(game), record_tags(game))
 
 
-# --- writing -----------------------------------------------------------------------------
+def open_tables(limit: int = 50) -> list[dict[str, Any]]:
+    """The lobby: open tables waiting for people, newest first, with their free seats."""
+    games = list(
+        Game.objects.filter(status=Game.Status.WAITING, visibility=Game.Visibility.OPEN)
+        .select_related("owner")
+        .prefetch_related("seats")
+        .order_by("-created")[:limit]
+    )
+    rows = []
+    for g in games:
+        seats = sorted(g.seats.all(), key=lambda s: s.index)
+        free = [s.index for s in seats if s.is_free]
+        if not free:
+            continue
+        rows.append(
+            {
+                "id": str(g.public_id),
+                "host": g.owner.get_username(),
+                "rules": g.rules,
+                "bot_level": g.bot_level,
+                "clock": g.clock,
+                "people": sum(1 for s in seats if s.user_id is not None),
+                "free": free,
+            }
+        )
+    return rows
+
+
+# --- writing: games and tables -------------------------------------------------------------
 
 
 def create_game(
@@ -179,34 +386,375 @@ def create_game(
     bot_level: str | None = None,
     fast_play: bool = False,
 ) -> Game:
-    """A new solo game for `user` in South's seat. Bots start if they move first."""
+    """A new solo game: `user` in South's seat, three bots. Bots start if they move first."""
     rules = rules or settings.GAME_DEFAULT_RULES
     bot_level = bot_level or settings.GAME_DEFAULT_BOT
+    return _new_game(
+        user,
+        [user, bot_level, bot_level, bot_level],
+        seed=seed,
+        rules=rules,
+        bot_level=bot_level,
+        fast_play=fast_play,
+    )
+
+
+def create_table(
+    user,
+    *,
+    rules: str | None = None,
+    bot_level: str | None = None,
+    clock: int = 0,
+    private: bool = False,
+    chat: bool | None = None,
+    seed: str | None = None,
+) -> Game:
+    """A table waiting for people: `user` (the host) in South's seat, three free seats.
+    A private table is joined only by its link, which carries the join code."""
+    rules = rules or settings.GAME_DEFAULT_RULES
+    bot_level = bot_level or settings.GAME_DEFAULT_BOT
+    if clock not in CLOCK_CHOICES:
+        raise SeatRefused(N_("this clock is not offered: choose off, 15, 30 or 60 seconds"))
+    if chat is None:
+        chat = rules != "french"  # partners may not speak in the french game
+    return _new_game(
+        user,
+        [user, None, None, None],
+        seed=seed,
+        rules=rules,
+        bot_level=bot_level,
+        clock=clock,
+        visibility=Game.Visibility.LINK if private else Game.Visibility.OPEN,
+        join_code=secrets.token_urlsafe(9) if private else "",
+        chat_enabled=chat,
+        status=Game.Status.WAITING,
+    )
+
+
+def _new_game(host, holders, *, seed, rules, bot_level, status=Game.Status.ACTIVE, **fields):
+    """`holders`: per seat a user, a bot level (str) or None (free)."""
     seed = seed or secrets.token_hex(8)
     eng = engine.Game(seed, rules)  # validates rules before anything is stored
     get_bot(bot_level)  # unknown level: fail now, not in a worker later
+    for h in holders:
+        if isinstance(h, str):
+            get_bot(h)
     with transaction.atomic():
         game = Game.objects.create(
-            owner=user, seed=seed, rules=rules, bot_level=bot_level, fast_play=fast_play
+            owner=host, seed=seed, rules=rules, bot_level=bot_level, status=status, **fields
         )
-        _store(game, eng)
+        seats = Seat.objects.bulk_create(
+            Seat(
+                game=game,
+                index=i,
+                user=None if h is None or isinstance(h, str) else h,
+                bot_level=h if isinstance(h, str) else "",
+            )
+            for i, h in enumerate(holders)
+        )
+        if any(s.pk is None for s in seats):
+            seats = seats_of(game)
+        _store(game, eng, seats)
         game.save()
-        _after_commit(game, eng, events=[])
+        _after_commit(game, eng, seats, events=[])
     return game
 
 
+def _lock(public_id) -> Game:
+    if not _uuid_ok(public_id):
+        raise GameNotFound(N_("no such game"))
+    try:
+        return _locked_for_move().get(public_id=public_id)
+    except Game.DoesNotExist:
+        raise GameNotFound(N_("no such game")) from None
+
+
+def sit(public_id, user, seat: int, code: str | None = None) -> Game:
+    """`user` takes the free `seat` of a table that has not started. Exactly one of two
+    people clicking the same seat gets it (the row lock; the unique constraints behind
+    it). Four people seated: the table starts by itself."""
+    if not getattr(user, "is_authenticated", False):
+        raise SeatRefused(N_("log in or play as a guest to take a seat"))
+    if seat not in SEATS:
+        raise SeatRefused(N_("there is no such seat"))
+    with transaction.atomic():
+        game = _lock(public_id)
+        if game.visibility == Game.Visibility.PRIVATE:
+            raise GameNotFound(N_("no such game"))
+        if game.visibility == Game.Visibility.LINK and not (
+            code and secrets.compare_digest(str(code), game.join_code)
+        ):
+            raise GameNotFound(N_("no such game"))
+        if game.status != Game.Status.WAITING:
+            raise SeatRefused(N_("this table has started: its seats can no longer change"))
+        seats = seats_of(game)
+        if _holds(seats, user) is not None:
+            raise SeatRefused(N_("you already have a seat at this table"))
+        target = seats[seat]
+        if not target.is_free:
+            raise SeatRefused(N_("this seat is taken"))
+        try:
+            with transaction.atomic():
+                taken = Seat.objects.filter(
+                    pk=target.pk, user__isnull=True, bot_level=""
+                ).update(user=user)
+        except IntegrityError:
+            taken = 0
+        if taken != 1:
+            raise SeatRefused(N_("this seat is taken"))
+        target.user = user
+        if all(s.user_id is not None for s in seats):
+            _start(game, seats)
+        else:
+            game.save(update_fields=["updated"])
+            _notify_table(game, seats)
+    return game
+
+
+def add_bot(public_id, user, seat: int) -> Game:
+    """The host fills a free seat with a bot of the table's level."""
+    if seat not in SEATS:
+        raise SeatRefused(N_("there is no such seat"))
+    with transaction.atomic():
+        game = _lock(public_id)
+        seats = _host_seats(game, user)
+        if game.status != Game.Status.WAITING:
+            raise SeatRefused(N_("this table has started: its seats can no longer change"))
+        target = seats[seat]
+        if not target.is_free:
+            raise SeatRefused(N_("this seat is taken"))
+        target.bot_level = game.bot_level
+        target.save(update_fields=["bot_level"])
+        game.save(update_fields=["updated"])
+        _notify_table(game, seats)
+    return game
+
+
+def free_seat(public_id, user, seat: int) -> Game:
+    """Before the start: the host removes a bot, or a person gets up from their seat."""
+    if seat not in SEATS:
+        raise SeatRefused(N_("there is no such seat"))
+    with transaction.atomic():
+        game = _lock(public_id)
+        seats = seats_of(game)
+        mine = _holds(seats, user)
+        if mine is None:
+            raise NotSeated(N_("you have no seat at this table"))
+        if game.status != Game.Status.WAITING:
+            raise SeatRefused(N_("this table has started: its seats can no longer change"))
+        target = seats[seat]
+        own = target.user_id == user.pk
+        if not own and not (game.owner_id == user.pk and target.user_id is None):
+            raise SeatRefused(N_("only the host removes a bot, and only you leave your seat"))
+        if own and game.owner_id == user.pk:
+            raise SeatRefused(N_("the host keeps South's seat"))
+        if target.is_free:
+            raise SeatRefused(N_("this seat is already free"))
+        target.user, target.bot_level = None, ""
+        target.save(update_fields=["user", "bot_level"])
+        game.save(update_fields=["updated"])
+        _notify_table(game, seats)
+    return game
+
+
+def start(public_id, user) -> Game:
+    """The host starts a table whose four seats are filled (people or bots)."""
+    with transaction.atomic():
+        game = _lock(public_id)
+        seats = _host_seats(game, user)
+        if game.status != Game.Status.WAITING:
+            raise SeatRefused(N_("this table has already started"))
+        if any(s.is_free for s in seats):
+            raise SeatRefused(N_("fill every seat (people or bots) before starting"))
+        _start(game, seats)
+    return game
+
+
+def _host_seats(game: Game, user) -> list[Seat]:
+    seats = seats_of(game)
+    if _holds(seats, user) is None:
+        raise NotSeated(N_("you have no seat at this table"))
+    if game.owner_id != user.pk:
+        raise SeatRefused(N_("only the host can do this"))
+    return seats
+
+
+def _start(game: Game, seats: list[Seat]) -> None:
+    game.status = Game.Status.ACTIVE
+    eng = replay(game)
+    _store(game, eng, seats)
+    game.save()
+    _notify_table(game, seats)
+    _after_commit(game, eng, seats, events=[])
+
+
+def leave(public_id, user) -> Game:
+    """A person leaves a table. Before the start the seat becomes free (the host's
+    table closes); during play the bot keeps the seat and the others are told."""
+    with transaction.atomic():
+        game = _lock(public_id)
+        seats = seats_of(game)
+        mine = _holds(seats, user)
+        if mine is None:
+            raise NotSeated(N_("you have no seat at this table"))
+        if game.status == Game.Status.WAITING:
+            if game.owner_id == user.pk:
+                raise SeatRefused(N_("the host keeps South's seat"))
+            mine.user = None
+            mine.save(update_fields=["user"])
+            game.save(update_fields=["updated"])
+            _notify_table(game, seats)
+            return game
+        if game.status != Game.Status.ACTIVE:
+            raise SeatRefused(N_("this game is over"))
+        if mine.left:
+            raise SeatRefused(N_("you have already left this game"))
+        mine.left = True
+        mine.bot_control = True
+        mine.save(update_fields=["left", "bot_control"])
+        _seats_changed(game, seats)
+    return game
+
+
+def take_back(public_id, user) -> Game:
+    """"Neem je plaats terug": the person plays their seat again instead of the bot."""
+    with transaction.atomic():
+        game = _lock(public_id)
+        seats = seats_of(game)
+        mine = _holds(seats, user)
+        if mine is None:
+            raise NotSeated(N_("you have no seat at this table"))
+        if game.status != Game.Status.ACTIVE:
+            raise SeatRefused(N_("this game is not being played"))
+        if not mine.bot_control:
+            raise SeatRefused(N_("you are playing your seat already"))
+        mine.bot_control = mine.left = False
+        mine.timeouts = 0
+        mine.save(update_fields=["bot_control", "left", "timeouts"])
+        _seats_changed(game, seats)
+    return game
+
+
+def _seats_changed(game: Game, seats: list[Seat]) -> None:
+    """Inside the locked transaction, after a seat changed hands between a person and
+    the bot: the clock, the bot's turn and everyone's view of the table follow."""
+    eng = replay(game)
+    _store(game, eng, seats)
+    game.save()
+    _notify_table(game, seats)
+    _after_commit(game, eng, seats, events=[])
+
+
+def rematch(public_id, user) -> Game:
+    """"Nog een spel": the same four in the same seats, the first dealer one seat
+    further; made once, whoever of them asks first (the others are told)."""
+    with transaction.atomic():
+        game = _lock(public_id)
+        seats = seats_of(game)
+        if _holds(seats, user) is None:
+            raise NotSeated(N_("you have no seat at this table"))
+        if game.status != Game.Status.FINISHED:
+            raise SeatRefused(N_("the game is not over yet"))
+        if game.rematch_id:
+            return game.rematch
+        first = engine.deal_for(game.seed, 1, game.rules).dealer
+        seed = _seed_with_first_dealer((first + 1) % 4, game.rules)
+        holders = [s.user if s.user_id else (s.bot_level or game.bot_level) for s in seats]
+        new = _new_game(
+            game.owner,
+            holders,
+            seed=seed,
+            rules=game.rules,
+            bot_level=game.bot_level,
+            clock=game.clock,
+            visibility=game.visibility,
+            join_code=game.join_code,
+            chat_enabled=game.chat_enabled,
+            fast_play=game.fast_play,
+        )
+        game.rematch = new
+        game.save(update_fields=["rematch", "updated"])
+        _notify_table(game, seats)
+    return new
+
+
+def _seed_with_first_dealer(dealer: int, rules: str) -> str:
+    """A fresh random seed whose first deal is dealt by `dealer` (the engine draws the
+    dealer from the seed; about four tries)."""
+    while True:
+        seed = secrets.token_hex(8)
+        if engine.deal_for(seed, 1, rules).dealer == dealer:
+            return seed
+
+
+def set_chat(public_id, user, enabled: bool) -> Game:
+    with transaction.atomic():
+        game = _lock(public_id)
+        seats = _host_seats(game, user)
+        game.chat_enabled = bool(enabled)
+        game.save(update_fields=["chat_enabled", "updated"])
+        _notify_table(game, seats)
+    return game
+
+
+def chat(public_id, user, text: str) -> dict[str, Any]:
+    """A line of table chat from a seated person, sent to the people at the table (and
+    to spectators, except in a tournament). Returns the message sent."""
+    if not isinstance(text, str):
+        raise SeatRefused(N_("a chat message is text"))
+    text = " ".join("".join(ch for ch in text if ch.isprintable()).split())
+    if not text:
+        raise SeatRefused(N_("an empty message"))
+    if len(text) > CHAT_MAX_LENGTH:
+        raise SeatRefused(N_("a chat message has at most 200 characters"))
+    game = Game.objects.filter(public_id=public_id).first() if _uuid_ok(public_id) else None
+    if game is None:
+        raise GameNotFound(N_("no such game"))
+    seats = seats_of(game)
+    mine = _holds(seats, user)
+    if mine is None:
+        raise NotSeated(N_("only the people at the table can chat"))
+    if not game.chat_enabled:
+        raise SeatRefused(N_("the chat is off at this table"))
+    message = {"type": "chat", "seat": mine.index, "name": user.get_username(), "text": text}
+    groups = [seat_group(game.public_id, s.index) for s in seats if s.user_id]
+    if watchable(game):
+        groups.append(watch_group(game.public_id))
+    send_to_groups([(g, [message]) for g in groups])
+    return message
+
+
+def _uuid_ok(value) -> bool:
+    import uuid
+
+    try:
+        uuid.UUID(str(value))
+    except (ValueError, TypeError):
+        return False
+    return True
+
+
+# --- writing: moves --------------------------------------------------------------------------
+
+
 def apply_action(public_id, user, action: str, expected_seq: int) -> Game:
-    """South plays `action` (a card like "TS" or "trump:H") at version `expected_seq`."""
+    """The person holding the seat to move plays `action` (a card like "TS" or
+    "trump:H") at version `expected_seq`. The seat is the user's Seat row."""
     if not isinstance(action, str):
         raise IllegalAction("an action is a string such as 'TS' or 'trump:H'")
     with transaction.atomic():
         _relaxed_commit()
-        try:
-            game = _locked_for_move().get(public_id=public_id)
-        except (Game.DoesNotExist, ValueError, TypeError):
-            raise GameNotFound("no such game") from None
-        if user is None or not user.is_authenticated or game.owner_id != user.pk:
-            raise GameNotFound("no such game")
+        game = _lock(public_id)
+        if user is None or not user.is_authenticated:
+            raise GameNotFound(N_("no such game"))
+        seats = seats_of(game)
+        mine = _holds(seats, user)
+        if mine is None:
+            if watchable(game):
+                raise NotSeated(N_("you are watching: only the people at the table play"))
+            raise GameNotFound(N_("no such game"))
+        if game.status == Game.Status.WAITING:
+            raise NotStarted(N_("the table has not started yet"))
         _check_open(game)
         if expected_seq != game.seq:
             raise StaleSeq(
@@ -215,17 +763,22 @@ def apply_action(public_id, user, action: str, expected_seq: int) -> Game:
         eng = replay(game)
         if eng.is_terminal():
             raise NotYourTurn("the game is over")
-        if eng.to_move != HUMAN_SEAT:
+        if eng.to_move != mine.index:
             raise NotYourTurn(f"it is seat {eng.to_move}'s turn, not yours")
-        event = _apply(game, eng, HUMAN_SEAT, action)
-        _store(game, eng, event.state)
+        if mine.bot_control:
+            raise BotPlaying(N_("the bot plays your seat: take your seat back first"))
+        event = _apply(game, eng, seats, mine.index, action)
+        if mine.timeouts:
+            mine.timeouts = 0
+            mine.save(update_fields=["timeouts"])
+        _store(game, eng, seats)
         game.save()
-        _after_commit(game, eng, events=[event])
+        _after_commit(game, eng, seats, events=[event])
     return game
 
 
 def play_bots(game_pk: int, expected_seq: int) -> int:
-    """Play every consecutive bot move (seats 1-3) from version `expected_seq`.
+    """Play every consecutive move of seats a bot plays, from version `expected_seq`.
 
     Idempotent: a stale or repeated call (the game moved on, or is over) does nothing.
     Returns the number of moves played.
@@ -242,15 +795,113 @@ def play_bots(game_pk: int, expected_seq: int) -> int:
             _check_open(game)
         except PlayClosed:
             return 0  # e.g. the tournament's window has ended: its close decides the rest
-        return _bot_moves(game, south_too=False)
+        return _bot_moves(game, seats_of(game), all_seats=False)
+
+
+def clock_expired(game_pk: int, expected_seq: int) -> int:
+    """The clock of the move at `expected_seq` ran out: the seat's bot plays that move
+    (from that seat's observation, as any bot), and the bots after it. Idempotent: does
+    nothing unless (seq, deadline) still hold. After three timeouts in a row the bot
+    keeps the seat until the person takes it back. Returns the moves played."""
+    with transaction.atomic():
+        _relaxed_commit()
+        try:
+            game = _locked_for_move().get(pk=game_pk)
+        except Game.DoesNotExist:
+            return 0
+        if game.seq != expected_seq or game.status != Game.Status.ACTIVE:
+            return 0
+        if game.deadline is None or timezone.now() < game.deadline:
+            return 0
+        try:
+            _check_open(game)
+        except PlayClosed:
+            return 0
+        seats = seats_of(game)
+        eng = replay(game)
+        if eng.is_terminal():
+            return 0
+        seat = seats[eng.to_move]
+        if seat.played_by_bot:
+            return 0
+        seat.timeouts += 1
+        if seat.timeouts >= TIMEOUTS_BEFORE_TAKEOVER:
+            seat.bot_control = True
+        seat.save(update_fields=["timeouts", "bot_control"])
+        if seat.bot_control:
+            _notify_table(game, seats)
+        return _bot_moves(game, seats, all_seats=False, first=seat.index, eng=eng)
+
+
+def seat_connected(public_id, user) -> None:
+    """A socket of the person holding a seat opened (for the disconnection takeover)."""
+    Seat.objects.filter(game__public_id=public_id, user=user).update(
+        connections=F("connections") + 1, disconnected_at=None
+    )
+
+
+def seat_disconnected(public_id, user) -> None:
+    """A socket closed; the last one starts the minute after which the bot takes the
+    seat (only at a table with other people: a solo game just waits)."""
+    with transaction.atomic():
+        seat = (
+            Seat.objects.select_related("game")
+            .filter(game__public_id=public_id, user=user)
+            .first()
+        )
+        if seat is None:
+            return
+        now = timezone.now()
+        Seat.objects.filter(pk=seat.pk).update(
+            connections=Case(
+                When(connections__gt=0, then=F("connections") - 1), default=Value(0)
+            )
+        )
+        seat.refresh_from_db(fields=["connections"])
+        if seat.connections:
+            return
+        people = Seat.objects.filter(game_id=seat.game_id, user__isnull=False).count()
+        if seat.game.status == Game.Status.FINISHED or people < 2:
+            return
+        Seat.objects.filter(pk=seat.pk).update(disconnected_at=now)
+        pk, index, stamp = seat.game_id, seat.index, now.isoformat()
+        delay = settings.GAME_DISCONNECT_TAKEOVER
+        transaction.on_commit(lambda: _schedule("disconnect", (pk, index, stamp), delay))
+
+
+def disconnect_expired(game_pk: int, index: int, stamp: str) -> int:
+    """The person of seat `index` has been away since `stamp` for the takeover delay:
+    the bot keeps the seat until they take it back. Idempotent: nothing if they came
+    back (or left, or the game is over)."""
+    with transaction.atomic():
+        try:
+            game = _locked_for_move().get(pk=game_pk)
+        except Game.DoesNotExist:
+            return 0
+        if game.status != Game.Status.ACTIVE:
+            return 0
+        seats = seats_of(game)
+        seat = seats[index]
+        if (
+            seat.user_id is None
+            or seat.bot_control
+            or seat.connections
+            or seat.disconnected_at is None
+            or seat.disconnected_at.isoformat() != stamp
+        ):
+            return 0
+        seat.bot_control = True
+        seat.save(update_fields=["bot_control"])
+        _seats_changed(game, seats)
+        return 1
 
 
 def autoplay(game_pk: int) -> int:
-    """Play the game to its end with the bot in every seat, South included.
+    """Play the game to its end with the bot in every seat, people's seats included.
 
     For a tournament closing with the rule "finish by the bot" (so the `move_refused`
-    hook is not asked: the window has ended by then). Each move, South's too, goes
-    through `_apply` with the bot seeded by (seed, deal number, seat), as always.
+    hook is not asked: the window has ended by then). Each move goes through `_apply`
+    with the bot seeded by (seed, deal number, seat), as always.
     Returns the number of moves played (0 if the game was already over).
     """
     with transaction.atomic():
@@ -260,43 +911,56 @@ def autoplay(game_pk: int) -> int:
             return 0
         if game.status != Game.Status.ACTIVE:
             return 0
-        return _bot_moves(game, south_too=True)
+        return _bot_moves(game, seats_of(game), all_seats=True)
 
 
-def _bot_moves(game: Game, *, south_too: bool) -> int:
-    """Inside the caller's locked transaction: let the bot move until South is to move
-    (or, with `south_too`, until the end), store once and send the events after commit."""
-    eng = replay(game)
-    bot = get_bot(game.bot_level)
+def _bot_moves(
+    game: Game,
+    seats: list[Seat],
+    *,
+    all_seats: bool,
+    first: int | None = None,
+    eng: engine.Game | None = None,
+) -> int:
+    """Inside the caller's locked transaction: let the bots move while the seat to move
+    is played by a bot (`first`: one seat whose clock ran out, once; `all_seats`: to the
+    end), store once and send the events after commit."""
+    eng = eng if eng is not None else replay(game)
     events = []
-    while not eng.is_terminal() and (south_too or eng.to_move != HUMAN_SEAT):
-        seat = eng.to_move
-        choice = bot.act(eng.observation(seat), bot_seed(game.seed, eng.deal_number, seat))
+    while not eng.is_terminal():
+        seat = seats[eng.to_move]
+        forced = first is not None and seat.index == first and not events
+        if not (all_seats or forced or seat.played_by_bot):
+            break
+        bot = get_bot(seat.bot_level or game.bot_level)
+        seed = bot_seed(game.seed, eng.deal_number, seat.index)
+        choice = bot.act(eng.observation(seat.index), seed)
         # A bot's illegal move is a bug in the bot: let it fail loudly (no except).
-        events.append(_apply(game, eng, seat, choice))
+        events.append(_apply(game, eng, seats, seat.index, choice, by_bot=True))
     if not events:
         return 0
-    _store(game, eng, events[-1].state)
+    _store(game, eng, seats)
     game.save()
-    _after_commit(game, eng, events=events)
+    _after_commit(game, eng, seats, events=events)
     return len(events)
 
 
 def stop_game(game_pk: int, reason: str = "stopped") -> Game | None:
     """End an unfinished game where it stands: no more moves (a tournament closed with
-    its unfinished games scored as played so far). The game is finished with South's
-    score so far and its record as played; open tables are told (`{"type": "closed"}`)."""
+    its unfinished games scored as played so far). The game is finished with every
+    seat's score so far and its record as played; open tables are told."""
     with transaction.atomic():
         try:
             game = Game.objects.select_for_update().get(pk=game_pk)
         except Game.DoesNotExist:
             return None
-        if game.status != Game.Status.ACTIVE:
+        if game.status == Game.Status.FINISHED:
             return game
+        seats = seats_of(game)
         eng = replay(game)
         game.status = Game.Status.FINISHED
-        game.final_score = eng.score_for(HUMAN_SEAT)
-        _store(game, eng)
+        _store(game, eng, seats)
+        _set_scores(game, eng, seats)
         if not game.record:
             game.record = record_text(game)
         game.save()
@@ -306,12 +970,11 @@ def stop_game(game_pk: int, reason: str = "stopped") -> Game | None:
 
 
 def set_fast_play(public_id, user, value: bool | None = None) -> Game:
-    """Set (or toggle, with value None) "vlot doorspelen" for the owner's game."""
+    """Set (or toggle, with value None) "vlot doorspelen" for a seated person's game."""
     with transaction.atomic():
-        try:
-            game = Game.objects.select_for_update().get(public_id=public_id, owner=user)
-        except (Game.DoesNotExist, ValueError, TypeError):
-            raise GameNotFound("no such game") from None
+        game = _lock(public_id)
+        if _holds(seats_of(game), user) is None:
+            raise GameNotFound(N_("no such game"))
         game.fast_play = (not game.fast_play) if value is None else bool(value)
         game.save(update_fields=["fast_play", "updated"])
     return game
@@ -337,35 +1000,78 @@ def _check_open(game: Game) -> None:
     for _, reason in move_refused.send(sender=Game, game=game):
         if reason:
             raise PlayClosed(reason)
-    if game.status != Game.Status.ACTIVE and not (game.state or {}).get("game_over", True):
+    if game.status == Game.Status.FINISHED and not (game.state or {}).get("game_over", True):
         raise PlayClosed(N_("this game has been stopped: no more moves are accepted"))
 
 
-def _apply(game: Game, eng: engine.Game, seat: int, action: str) -> Event:
+def _receivers(game: Game, seats: list[Seat]) -> list[Any]:
+    """Who gets an event: every seat a person holds, and spectators ("w") if any may
+    watch. A bot seat has nobody to tell."""
+    out: list[Any] = [s.index for s in seats if s.user_id is not None]
+    if game.visibility != Game.Visibility.PRIVATE:
+        out.append("w")
+    return out
+
+
+def _apply(
+    game: Game,
+    eng: engine.Game,
+    seats: list[Seat],
+    seat: int,
+    action: str,
+    *,
+    by_bot: bool = False,
+) -> Event:
     """Apply one move for `seat` to the replayed engine game; the one path for all seats."""
     try:
         eng.apply_action(action)
     except ValueError as exc:  # engine.IllegalMove is a ValueError naming the rule
-        if seat != HUMAN_SEAT:
+        if by_bot:
             raise
         raise IllegalAction(str(exc)) from exc
     game.actions = [*game.actions, action]
     game.seq = len(game.actions)
-    return Event(game.seq, seat, action, eng.observation(HUMAN_SEAT))
+    if by_bot and seats[seat].user_id is not None:
+        game.bot_moves = [*game.bot_moves, game.seq]
+    states: dict[Any, dict[str, Any]] = {}
+    for receiver in _receivers(game, seats):
+        if receiver == "w":
+            states["w"] = public_view(states.get(0) or eng.observation(0))
+        else:
+            states[receiver] = eng.observation(receiver)
+    return Event(game.seq, seat, action, states)
 
 
-def _store(game: Game, eng: engine.Game, state: dict[str, Any] | None = None) -> None:
+def _store(game: Game, eng: engine.Game, seats: list[Seat]) -> None:
     # Saved in the same row write as seq and actions, so it always matches them.
-    game.state = state if state is not None else eng.observation(HUMAN_SEAT)
+    game.state = eng.observation(HUMAN_SEAT)
+    active = game.status == Game.Status.ACTIVE and not eng.is_terminal()
+    game.awaiting_bot = active and seats[eng.to_move].played_by_bot
+    game.deadline = (
+        timezone.now() + dt.timedelta(seconds=game.clock)
+        if active and game.clock and not game.awaiting_bot
+        else None
+    )
     if eng.is_terminal() and game.status != Game.Status.FINISHED:
         game.status = Game.Status.FINISHED
-        game.final_score = eng.score_for(HUMAN_SEAT)
+        _set_scores(game, eng, seats)
         from engine import records
 
-        game.record = records.write_text(eng, record_tags(game))
+        game.record = records.write_text(eng, record_tags(game, seats))
 
 
-def _after_commit(game: Game, eng: engine.Game, events: list[Event]) -> None:
+def _set_scores(game: Game, eng: engine.Game, seats: list[Seat]) -> None:
+    game.final_score = eng.score_for(HUMAN_SEAT)
+    for s in seats:
+        s.final_score = eng.score_for(s.index)
+    Seat.objects.bulk_update(seats, ["final_score"])
+
+
+def _epoch_ms(moment) -> int | None:
+    return None if moment is None else int(moment.timestamp() * 1000)
+
+
+def _after_commit(game: Game, eng: engine.Game, seats: list[Seat], events: list[Event]) -> None:
     # Only a committed state may serve as a starting point for the next move.
     key = str(game.public_id)
     transaction.on_commit(lambda: _remember(key, eng))
@@ -374,28 +1080,85 @@ def _after_commit(game: Game, eng: engine.Game, events: list[Event]) -> None:
         from .signals import game_finished
 
         game_finished.send(sender=Game, game=game, engine_game=eng)
-    group = game.group_name
-    messages = [e.as_message() for e in events]
-    if messages:
-        transaction.on_commit(lambda: send_events(group, messages))
-    if not eng.is_terminal() and eng.to_move != HUMAN_SEAT:
+    if events:
+        deadline = _epoch_ms(game.deadline)
+        sends = []
+        for receiver in events[-1].states:
+            group = (
+                watch_group(game.public_id)
+                if receiver == "w"
+                else seat_group(game.public_id, receiver)
+            )
+            batch = []
+            for i, e in enumerate(events):
+                message = e.as_message(receiver)
+                if deadline is not None and i == len(events) - 1:
+                    message["deadline"] = deadline
+                batch.append(message)
+            sends.append((group, batch))
+        transaction.on_commit(lambda: send_to_groups(sends))
+    pk, seq = game.pk, game.seq
+    if game.awaiting_bot:
         from .tasks import play_bots as play_bots_task
 
-        pk, seq = game.pk, game.seq
         queue = settings.GAME_BOTS_QUEUE
         transaction.on_commit(lambda: play_bots_task.apply_async((pk, seq), queue=queue))
+    elif game.deadline is not None:
+        delay = game.clock
+        transaction.on_commit(lambda: _schedule("clock", (pk, seq), delay))
 
 
-def send_events(group: str, messages: list[dict[str, Any]]) -> None:
+def _notify_table(game: Game, seats: list[Seat]) -> None:
+    """After commit: everyone at the table (and watching) gets the table's new facts."""
+    message = {"type": "table", "seq": game.seq, "table": table_info(game, seats)}
+    group = game.group_name
+    transaction.on_commit(lambda: send_events(group, [message]))
+
+
+def _schedule(kind: str, args: tuple, countdown: float) -> None:
+    """Queue a clock or disconnection task for later. With a broker: a Celery countdown.
+    Embedded (eager Celery runs tasks at once): a timer thread in this process."""
+    from . import tasks
+
+    task = tasks.clock_expired if kind == "clock" else tasks.disconnect_expired
+    if not settings.CELERY_TASK_ALWAYS_EAGER:
+        task.apply_async(args, countdown=countdown, queue=settings.GAME_BOTS_QUEUE)
+        return
+    if not settings.GAME_EMBEDDED_TIMERS:
+        return
+
+    def fire() -> None:
+        try:
+            task.apply(args)
+        except Exception:  # a timer thread has nobody to tell
+            logger.exception("embedded %s timer failed", kind)
+        finally:
+            connection.close()
+
+    timer = threading.Timer(countdown + 0.05, fire)
+    timer.daemon = True
+    timer.start()
+
+
+def send_to_groups(sends: list[tuple[str, list[dict[str, Any]]]]) -> None:
+    """One layer message per group (a bot turn's events travel as one batch)."""
     layer = get_channel_layer()
-    if layer is None:
+    if layer is None or not sends:
         return
 
     async def send_all() -> None:
-        # One layer message for the batch (a bot turn is up to a dozen cards); the
-        # consumer still sends the browser one event per move, in order.
-        await layer.group_send(group, {"type": "game.events", "payloads": messages})
+        for group, messages in sends:
+            await layer.group_send(group, {"type": "game.events", "payloads": messages})
 
+    _run_send(send_all)
+
+
+def send_events(group: str, messages: list[dict[str, Any]]) -> None:
+    send_to_groups([(group, messages)])
+
+
+def _run_send(send_all) -> None:
+    layer = get_channel_layer()
     if _in_server_thread() or isinstance(layer, InMemoryChannelLayer):
         # Inside the ASGI server (a sync_to_async thread): hop onto the server's loop.
         async_to_sync(send_all)()

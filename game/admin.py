@@ -1,10 +1,19 @@
 from django.contrib import admin
 
-from .models import Game
+from .models import Game, Seat
+
+
+class SeatInline(admin.TabularInline):
+    model = Seat
+    extra = 0
+    fields = ("index", "user", "bot_level", "bot_control", "left", "timeouts", "final_score")
+    readonly_fields = fields
+    can_delete = False
 
 
 @admin.register(Game)
 class GameAdmin(admin.ModelAdmin):
+    inlines = [SeatInline]
     list_display = (
         "public_id",
         "owner",

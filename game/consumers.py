@@ -18,7 +18,7 @@ from ops.ratelimit import TokenBucket
 from ops.sweeper import kick_if_stuck
 
 from . import actions, messages
-from .models import group_name
+from .models import group_name, seat_group, watch_group
 
 logger = logging.getLogger(__name__)
 
@@ -56,17 +56,31 @@ def refusal_text(exc: Exception, lang: str) -> str:
     return str(exc)
 
 
+def join_code(scope) -> str | None:
+    """?code= of the socket's URL: a spectator's key to a private (link) table."""
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    return (query.get("code") or [None])[0]
+
+
 class GameConsumer(AsyncJsonWebsocketConsumer):
+    """One socket of a person at a table (their seat's view) or of a spectator (the
+    public view). The seat comes from the database (scope["user"] -> Seat), never from
+    a message: the socket joins that seat's group, which alone carries its cards."""
+
     group: str | None = None
+    groups_joined: tuple[str, ...] = ()
+    seat: int | None = None
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
         self.bucket = TokenBucket(settings.GAME_WS_RATE, settings.GAME_WS_BURST)
+        self.chat_bucket = TokenBucket(1 / settings.GAME_CHAT_EVERY, settings.GAME_CHAT_BURST)
         self.refused = 0
         self.lang = refusal_language(self.scope)
         self.public_id = self.scope["url_route"]["kwargs"]["game_id"]
+        self.code = join_code(self.scope)
         try:
-            snapshot = await run_db(actions.snapshot)(self.public_id, self.user)
+            snapshot = await run_db(actions.snapshot)(self.public_id, self.user, self.code)
         except actions.GameNotFound:
             await self.accept()
             await self.send_error("not_found", "no such game")
@@ -74,16 +88,28 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
             return
         # Join before sending the snapshot so no event can fall between the two; the
         # client drops events whose seq is not above the snapshot's.
+        self.seat = snapshot["table"]["seat"]
         self.group = group_name(self.public_id)
-        await self.channel_layer.group_add(self.group, self.channel_name)
+        own = (
+            watch_group(self.public_id)
+            if self.seat is None
+            else seat_group(self.public_id, self.seat)
+        )
+        self.groups_joined = (self.group, own)
+        for group in self.groups_joined:
+            await self.channel_layer.group_add(group, self.channel_name)
         await self.accept()
         await self.send_json(snapshot)
+        if self.seat is not None:
+            await run_db(actions.seat_connected)(self.public_id, self.user)
         # A reconnecting client may be waiting on a bot turn lost with a worker.
         await run_db(kick_if_stuck)(self.public_id)
 
     async def disconnect(self, code: int) -> None:
-        if self.group:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
+        for group in self.groups_joined:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        if self.group and self.seat is not None:
+            await run_db(actions.seat_disconnected)(self.public_id, self.user)
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
         # Parsing is ours (not the base class's) so bad input becomes an error message.
@@ -118,12 +144,21 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
             return
         if isinstance(message, messages.SnapshotMessage):
             try:
-                snap = await run_db(actions.snapshot)(self.public_id, self.user)
+                snap = await run_db(actions.snapshot)(self.public_id, self.user, self.code)
             except actions.GameNotFound as exc:
                 await self.send_error(exc.code, str(exc))
                 return
             await self.send_json(snap)
             await run_db(kick_if_stuck)(self.public_id)
+            return
+        if isinstance(message, messages.ChatMessage):
+            if not self.chat_bucket.take():
+                await self.send_error("rate_limited", "too many chat messages: slow down")
+                return
+            try:
+                await run_db(actions.chat)(self.public_id, self.user, message.text)
+            except actions.ActionError as exc:
+                await self.send_error(exc.code, refusal_text(exc, self.lang))
             return
         try:
             # The resulting events reach this socket through the group, after commit.

@@ -2,6 +2,7 @@
 
     {"type": "action", "action": "<str, 1..16 chars>", "seq": <int >= 0>}
     {"type": "snapshot"}
+    {"type": "chat", "text": "<str, 1..200 chars>"}
 
 Anything else is a BadMessage; nothing reaches game/actions.py unvalidated.
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 MAX_ACTION_LENGTH = 16
+MAX_CHAT_LENGTH = 200
 
 
 class BadMessage(ValueError):
@@ -28,7 +30,12 @@ class SnapshotMessage:
     pass
 
 
-def parse(content: object) -> ActionMessage | SnapshotMessage:
+@dataclass(frozen=True)
+class ChatMessage:
+    text: str
+
+
+def parse(content: object) -> ActionMessage | SnapshotMessage | ChatMessage:
     if not isinstance(content, dict):
         raise BadMessage("a message is a JSON object")
     kind = content.get("type")
@@ -48,4 +55,11 @@ def parse(content: object) -> ActionMessage | SnapshotMessage:
         if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
             raise BadMessage("seq must be a non-negative integer")
         return ActionMessage(action=action, seq=seq)
-    raise BadMessage("unknown message type (expected 'action' or 'snapshot')")
+    if kind == "chat":
+        if set(content) != {"type", "text"}:
+            raise BadMessage("a chat message has exactly the fields type, text")
+        text = content["text"]
+        if not isinstance(text, str) or not 1 <= len(text) <= MAX_CHAT_LENGTH:
+            raise BadMessage(f"text must be a string of 1 to {MAX_CHAT_LENGTH} characters")
+        return ChatMessage(text=text)
+    raise BadMessage("unknown message type (expected 'action', 'snapshot' or 'chat')")

@@ -9,3 +9,15 @@ from . import actions
 @shared_task(name="game.tasks.play_bots", ignore_result=True)
 def play_bots(game_pk: int, expected_seq: int) -> int:
     return actions.play_bots(game_pk, expected_seq)
+
+
+# Queued with a countdown of the table's clock; acts only if (seq, deadline) still hold.
+@shared_task(name="game.tasks.clock_expired", ignore_result=True)
+def clock_expired(game_pk: int, expected_seq: int) -> int:
+    return actions.clock_expired(game_pk, expected_seq)
+
+
+# Queued when a person's last socket closes; acts only if they are still away.
+@shared_task(name="game.tasks.disconnect_expired", ignore_result=True)
+def disconnect_expired(game_pk: int, index: int, stamp: str) -> int:
+    return actions.disconnect_expired(game_pk, index, stamp)

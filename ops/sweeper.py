@@ -5,8 +5,10 @@ only after it ran (CELERY_TASK_ACKS_LATE). If the worker dies mid-turn, its
 transaction rolls back and, on Redis, the unacknowledged message comes back only after
 the broker's visibility timeout (an hour by default). If Redis lost the message
 (restart without persistence) or the enqueue after commit failed, it never comes back.
-So: any active game whose seat to move is a bot and whose row has not changed for
-SWEEP_STUCK_AFTER seconds gets a fresh task for its current seq. Duplicates are
+So: any active game whose seat to move is played by a bot (`awaiting_bot`) and whose
+row has not changed for SWEEP_STUCK_AFTER seconds gets a fresh task for its current
+seq. The same holds for a person's clock whose task was lost: a deadline passed by
+more than SWEEP_STUCK_AFTER gets its clock task again. Duplicates are
 harmless: the second task finds the seq moved on and does nothing, so the bot move is
 played exactly once.
 
@@ -27,14 +29,14 @@ from game.models import Game
 
 logger = logging.getLogger(__name__)
 
-BOT_SEATS = (1, 2, 3)
-
-
 def _stuck(older_than: float):
     cutoff = timezone.now() - dt.timedelta(seconds=older_than)
-    return Game.objects.filter(
-        status=Game.Status.ACTIVE, updated__lt=cutoff, state__to_move__in=BOT_SEATS
-    )
+    return Game.objects.filter(status=Game.Status.ACTIVE, updated__lt=cutoff, awaiting_bot=True)
+
+
+def _late_clocks(older_than: float):
+    cutoff = timezone.now() - dt.timedelta(seconds=older_than)
+    return Game.objects.filter(status=Game.Status.ACTIVE, deadline__lt=cutoff)
 
 
 def _enqueue(pk: int, seq: int) -> None:
@@ -49,6 +51,11 @@ def sweep(older_than: float | None = None, limit: int = 500) -> int:
     rows = list(_stuck(older_than).order_by("updated").values_list("pk", "seq")[:limit])
     for pk, seq in rows:
         _enqueue(pk, seq)
+    from game.tasks import clock_expired
+
+    late = list(_late_clocks(older_than).values_list("pk", "seq")[:limit])
+    for pk, seq in late:
+        clock_expired.apply_async((pk, seq), queue=settings.GAME_BOTS_QUEUE)
     if rows:
         logger.warning("sweeper: re-enqueued bots for %d stuck game(s)", len(rows))
     return len(rows)

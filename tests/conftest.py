@@ -26,6 +26,8 @@ def pytest_configure(config):
     # counts left by an earlier run, or a run beside this one, must not leak into it.
     from django.conf import settings
 
+    # Clock and away-takeover timers: tests call the tasks themselves (game/actions.py).
+    settings.GAME_EMBEDDED_TIMERS = False
     cache = settings.CACHES.get("default", {})
     if "redis" in cache.get("BACKEND", "").lower():
         cache["KEY_PREFIX"] = f"{cache.get('KEY_PREFIX', '')}test{os.getpid()}"

@@ -66,7 +66,12 @@ def test_only_the_owner_sees_a_game(client, other_user):
 def test_state_json_is_the_owners_snapshot(client):
     game = _start(client)
     data = client.get(f"/game/{game.public_id}/state.json").json()
+    table = data.pop("table")
     assert data == {"type": "snapshot", "seq": game.seq, "state": game.state}
+    # The table part: the owner's seat (South) and who sits where (three bots).
+    assert table["seat"] == 0 and table["status"] == "active"
+    assert [p["person"] for p in table["players"]] == [True, False, False, False]
+    assert [p["bot"] for p in table["players"][1:]] == [game.bot_level] * 3
 
 
 def test_record_download_is_the_engine_game_record(client):

@@ -69,9 +69,14 @@ def _stuck_game(user, seed: str) -> Game:
         eng = probe
     eng.apply_action(eng.legal_actions()[0])
     long_ago = timezone.now() - dt.timedelta(minutes=5)
-    # Test setup only: the row written directly, as a crashed worker would leave it.
+    # Test setup only: the row written directly, as a crashed worker would leave it
+    # (South's move committed: a bot seat is to move).
     Game.objects.filter(pk=game.pk).update(
-        actions=eng.actions, seq=len(eng.actions), state=eng.observation(0), updated=long_ago
+        actions=eng.actions,
+        seq=len(eng.actions),
+        state=eng.observation(0),
+        updated=long_ago,
+        awaiting_bot=True,
     )
     return Game.objects.get(pk=game.pk)
 

@@ -1,0 +1,254 @@
+"""Games with four seats (issue 11): one model for solo games and tables of people,
+one mutation path checked per seat, lobby refusals, clocks and bot takeovers."""
+
+from __future__ import annotations
+
+import datetime as dt
+import importlib
+import time
+
+import pytest
+from django.apps import apps as django_apps
+from django.utils import timezone
+
+import engine
+from game import actions
+from game.models import Game, Seat
+
+pytestmark = pytest.mark.usefixtures("live_game_db")
+
+
+@pytest.fixture
+def third_user(django_user_model):
+    return django_user_model.objects.create_user("north", password="pw-north-123")
+
+
+def _people_turn(game_id, timeout: float = 20.0) -> Game:
+    """The fresh row once a person's seat is to move (or the game is over)."""
+    deadline = time.monotonic() + timeout
+    while True:
+        game = Game.objects.get(public_id=game_id)
+        if (game.state or {}).get("game_over") or not game.awaiting_bot:
+            return game
+        if time.monotonic() > deadline:
+            raise AssertionError(f"bots did not reply within {timeout}s (seq {game.seq})")
+        time.sleep(0.02)
+
+
+def _unchanged(game: Game):
+    game.refresh_from_db()
+    return game.seq, list(game.actions)
+
+
+def _table_two_people_two_bots(host, other, clock: int = 0) -> Game:
+    game = actions.create_table(host, rules="flemish", bot_level="heuristic", clock=clock)
+    actions.add_bot(game.public_id, host, 1)
+    actions.sit(game.public_id, other, 2)
+    actions.add_bot(game.public_id, host, 3)
+    actions.start(game.public_id, host)
+    return _people_turn(game.public_id)
+
+
+def test_a_solo_game_is_one_person_and_three_bots(user):
+    game = actions.create_game(user, seed="seats-solo", bot_level="heuristic")
+    seats = actions.seats_of(game)
+    assert [s.user_id for s in seats] == [user.pk, None, None, None]
+    assert [s.bot_level for s in seats] == ["", "heuristic", "heuristic", "heuristic"]
+    assert game.visibility == Game.Visibility.PRIVATE and game.status == Game.Status.ACTIVE
+
+
+def test_a_row_without_seats_is_seated_like_the_migration_did(user):
+    game = Game.objects.create(owner=user, seed="seats-legacy", rules="flemish", bot_level="club")
+    seats = actions.seats_of(game)
+    assert [(s.index, s.user_id, s.bot_level) for s in seats] == [
+        (0, user.pk, ""),
+        (1, None, "club"),
+        (2, None, "club"),
+        (3, None, "club"),
+    ]
+
+
+def test_the_migration_seats_every_existing_game(user):
+    migration = importlib.import_module("game.migrations.0003_seats")
+    eng = engine.Game("seats-migrate", "flemish")
+    finished = Game.objects.create(
+        owner=user, seed="a", rules="flemish", status="finished", final_score=42
+    )
+    waiting_on_bot = Game.objects.create(
+        owner=user, seed="b", rules="flemish", state={**eng.observation(0), "to_move": 2}
+    )
+    Seat.objects.filter(game__in=[finished, waiting_on_bot]).delete()
+    migration.seat_existing_games(django_apps, None)
+    seats = list(Seat.objects.filter(game=finished).order_by("index"))
+    assert [(s.user_id, s.final_score) for s in seats] == [
+        (user.pk, 42),
+        (None, -42),
+        (None, 42),
+        (None, -42),
+    ]
+    waiting_on_bot.refresh_from_db()
+    assert waiting_on_bot.awaiting_bot is True
+    assert Seat.objects.filter(game=waiting_on_bot, bot_level="heuristic").count() == 3
+
+
+def test_two_people_and_two_bots_play_a_whole_game_each_only_their_seat(
+    user, other_user, third_user
+):
+    game = _table_two_people_two_bots(user, other_user)
+    people = {0: user, 2: other_user}
+    moves = 0
+    while True:
+        game = _people_turn(game.public_id)
+        if game.state["game_over"]:
+            break
+        to_move = game.state["to_move"]
+        assert to_move in people, game.state
+        before = _unchanged(game)
+        # The partner may not act for the seat to move, nor may a spectator.
+        snap_other = actions.snapshot(game.public_id, people[2 - to_move])
+        assert snap_other["table"]["seat"] == 2 - to_move
+        with pytest.raises(actions.NotYourTurn):
+            actions.apply_action(game.public_id, people[2 - to_move], "pass", game.seq)
+        with pytest.raises(actions.NotSeated) as refused:
+            actions.apply_action(game.public_id, third_user, "pass", game.seq)
+        assert refused.value.code == "not_seated"
+        assert _unchanged(game) == before
+        snap = actions.snapshot(game.public_id, people[to_move])
+        assert snap["state"]["seat"] == to_move and snap["state"]["legal"]
+        actions.apply_action(game.public_id, people[to_move], snap["state"]["legal"][0], game.seq)
+        moves += 1
+    assert moves > 20
+    seats = actions.seats_of(game)
+    assert game.status == Game.Status.FINISHED and game.bot_moves == []
+    assert seats[0].final_score == seats[2].final_score == game.final_score
+    assert seats[1].final_score == seats[3].final_score == -game.final_score
+    # The record names the four players.
+    assert '[South "south"]' in game.record and '[North "intruder"]' in game.record
+    assert '[West "bot:heuristic"]' in game.record
+
+
+def test_lobby_refusals_change_nothing(user, other_user, third_user):
+    with pytest.raises(actions.SeatRefused):
+        actions.create_table(user, clock=20)  # not offered
+    game = actions.create_table(user, clock=30)
+    gid = game.public_id
+    with pytest.raises(actions.SeatRefused):
+        actions.sit(gid, other_user, 0)  # the host's seat
+    actions.sit(gid, other_user, 1)
+    with pytest.raises(actions.SeatRefused):
+        actions.sit(gid, third_user, 1)  # taken
+    with pytest.raises(actions.SeatRefused):
+        actions.sit(gid, other_user, 3)  # a second seat for one person
+    with pytest.raises(actions.SeatRefused):
+        actions.sit(gid, third_user, 7)  # no such seat
+    with pytest.raises(actions.SeatRefused):
+        actions.start(gid, other_user)  # not the host
+    with pytest.raises(actions.SeatRefused):
+        actions.start(gid, user)  # seats 2 and 3 are free
+    with pytest.raises(actions.NotStarted):
+        actions.apply_action(gid, user, "trump:H", 0)
+    with pytest.raises(actions.SeatRefused):
+        actions.add_bot(gid, other_user, 2)  # only the host adds bots
+    with pytest.raises(actions.SeatRefused):
+        actions.add_bot(gid, user, 1)  # a person sits there
+    seats = actions.seats_of(game)
+    assert [(s.user_id, s.bot_level) for s in seats] == [
+        (user.pk, ""),
+        (other_user.pk, ""),
+        (None, ""),
+        (None, ""),
+    ]
+    game.refresh_from_db()
+    assert game.status == Game.Status.WAITING and game.seq == 0
+    # Four people: the table starts by itself; then nobody may sit anymore.
+    actions.sit(gid, third_user, 2)
+    fourth = type(user).objects.create_user("east", password="pw-east-123")
+    actions.sit(gid, fourth, 3)
+    game.refresh_from_db()
+    assert game.status == Game.Status.ACTIVE
+    with pytest.raises(actions.SeatRefused):
+        actions.free_seat(gid, third_user, 2)
+    actions.leave(gid, third_user)
+    with pytest.raises(actions.SeatRefused):
+        actions.leave(gid, third_user)  # leaving twice
+    assert actions.seats_of(game)[2].bot_control is True
+
+
+def test_a_private_table_is_joined_only_with_its_code(user, other_user):
+    game = actions.create_table(user, private=True)
+    assert game.join_code
+    with pytest.raises(actions.GameNotFound):
+        actions.sit(game.public_id, other_user, 1)
+    with pytest.raises(actions.GameNotFound):
+        actions.sit(game.public_id, other_user, 1, code="wrong")
+    with pytest.raises(actions.GameNotFound):
+        actions.snapshot(game.public_id, other_user)
+    actions.sit(game.public_id, other_user, 1, code=game.join_code)
+    assert actions.seats_of(game)[1].user_id == other_user.pk
+    assert actions.open_tables() == []  # not in the lobby
+
+
+def test_the_clock_lets_the_bot_play_a_late_move_and_keep_the_seat_after_three(
+    user, other_user
+):
+    game = _table_two_people_two_bots(user, other_user, clock=15)
+    people = {0: user, 2: other_user}
+    late_seat = None
+    for n in range(1, 4):
+        game = _people_turn(game.public_id)
+        while late_seat is not None and game.state["to_move"] != late_seat:
+            # the other person plays at once
+            who = people[game.state["to_move"]]
+            legal = actions.snapshot(game.public_id, who)["state"]["legal"]
+            actions.apply_action(game.public_id, who, legal[0], game.seq)
+            game = _people_turn(game.public_id)
+        late_seat = game.state["to_move"]
+        assert game.deadline is not None
+        assert game.deadline - timezone.now() > dt.timedelta(seconds=10)
+        assert actions.clock_expired(game.pk, game.seq) == 0  # not yet
+        Game.objects.filter(pk=game.pk).update(deadline=timezone.now() - dt.timedelta(seconds=1))
+        assert actions.clock_expired(game.pk, game.seq - 1) == 0  # stale seq
+        seq = game.seq
+        assert actions.clock_expired(game.pk, seq) >= 1
+        assert actions.clock_expired(game.pk, seq) == 0  # once only
+        game.refresh_from_db()
+        assert seq + 1 in game.bot_moves
+        seat = actions.seats_of(game)[late_seat]
+        assert seat.timeouts == n and seat.bot_control is (n == 3)
+    with pytest.raises(actions.SeatRefused):
+        actions.take_back(game.public_id, people[2 - late_seat])  # plays their own seat
+    actions.take_back(game.public_id, people[late_seat])
+    assert actions.seats_of(game)[late_seat].bot_control is False
+
+
+def test_a_person_away_for_a_minute_is_replaced_by_the_bot(user, other_user, settings):
+    game = _table_two_people_two_bots(user, other_user)
+    actions.seat_connected(game.public_id, other_user)
+    actions.seat_disconnected(game.public_id, other_user)
+    seat = actions.seats_of(game)[2]
+    assert seat.connections == 0 and seat.disconnected_at is not None
+    stamp = seat.disconnected_at.isoformat()
+    assert actions.disconnect_expired(game.pk, 2, "2000-01-01T00:00:00+00:00") == 0
+    assert actions.disconnect_expired(game.pk, 2, stamp) == 1
+    assert actions.seats_of(game)[2].bot_control is True
+    assert actions.disconnect_expired(game.pk, 2, stamp) == 0
+    # A solo player who closes the tab is not replaced: nobody waits on them.
+    solo = actions.create_game(user, seed="seats-solo-away")
+    actions.seat_connected(solo.public_id, user)
+    actions.seat_disconnected(solo.public_id, user)
+    assert actions.seats_of(solo)[0].disconnected_at is None
+
+
+def test_nog_een_spel_seats_the_same_four_with_the_next_first_dealer(user, other_user):
+    game = _table_two_people_two_bots(user, other_user)
+    with pytest.raises(actions.SeatRefused):
+        actions.rematch(game.public_id, user)  # not over yet
+    actions.autoplay(game.pk)
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED
+    new = actions.rematch(game.public_id, other_user)
+    assert actions.rematch(game.public_id, user).pk == new.pk  # made once
+    assert [s.user_id for s in actions.seats_of(new)] == [user.pk, None, other_user.pk, None]
+    first = engine.deal_for(game.seed, 1, "flemish").dealer
+    assert engine.deal_for(new.seed, 1, "flemish").dealer == (first + 1) % 4
+    assert new.status == Game.Status.ACTIVE
