@@ -319,6 +319,17 @@ def snapshot(public_id, user, code: str | None = None) -> dict[str, Any]:
     return snapshot_message(viewer.game, viewer.seat, viewer.seats)
 
 
+def connect(public_id, user, code: str | None = None) -> dict[str, Any]:
+    """A socket opens: the viewer's snapshot; a seated person's socket is counted (the
+    away-takeover starts when the last one closes)."""
+    viewer = get_viewer(public_id, user, code)
+    if viewer.seat is not None and viewer.game.status != Game.Status.FINISHED:
+        Seat.objects.filter(pk=viewer.seats[viewer.seat].pk).update(
+            connections=F("connections") + 1, disconnected_at=None
+        )
+    return snapshot_message(viewer.game, viewer.seat, viewer.seats)
+
+
 def record_tags(game: Game, seats: list[Seat] | None = None) -> dict[str, str]:
     """Who played and when, for the game's record (the engine adds seed, rules, result).
     A seat names its person, or `bot:<level>`; moves a bot made for a person are listed
@@ -495,9 +506,9 @@ def sit(public_id, user, seat: int, code: str | None = None) -> Game:
             raise SeatRefused(N_("this seat is taken"))
         try:
             with transaction.atomic():
-                taken = Seat.objects.filter(
-                    pk=target.pk, user__isnull=True, bot_level=""
-                ).update(user=user)
+                taken = Seat.objects.filter(pk=target.pk, user__isnull=True, bot_level="").update(
+                    user=user
+                )
         except IntegrityError:
             taken = 0
         if taken != 1:
@@ -585,6 +596,23 @@ def _start(game: Game, seats: list[Seat]) -> None:
     _store(game, eng, seats)
     game.save()
     _notify_table(game, seats)
+    # Everyone gets their seat's first view (their hand) without asking for it.
+    table = table_info(game, seats)
+    sends = [
+        (
+            watch_group(game.public_id) if r == "w" else seat_group(game.public_id, r),
+            [
+                {
+                    "type": "snapshot",
+                    "seq": game.seq,
+                    "state": public_view(eng.observation(0)) if r == "w" else eng.observation(r),
+                    "table": {**table, "seat": None if r == "w" else r},
+                }
+            ],
+        )
+        for r in _receivers(game, seats)
+    ]
+    transaction.on_commit(lambda: send_to_groups(sends))
     _after_commit(game, eng, seats, events=[])
 
 
@@ -617,7 +645,7 @@ def leave(public_id, user) -> Game:
 
 
 def take_back(public_id, user) -> Game:
-    """"Neem je plaats terug": the person plays their seat again instead of the bot."""
+    """ "Neem je plaats terug": the person plays their seat again instead of the bot."""
     with transaction.atomic():
         game = _lock(public_id)
         seats = seats_of(game)
@@ -646,7 +674,7 @@ def _seats_changed(game: Game, seats: list[Seat]) -> None:
 
 
 def rematch(public_id, user) -> Game:
-    """"Nog een spel": the same four in the same seats, the first dealer one seat
+    """ "Nog een spel": the same four in the same seats, the first dealer one seat
     further; made once, whoever of them asks first (the others are told)."""
     with transaction.atomic():
         game = _lock(public_id)
@@ -833,29 +861,18 @@ def clock_expired(game_pk: int, expected_seq: int) -> int:
         return _bot_moves(game, seats, all_seats=False, first=seat.index, eng=eng)
 
 
-def seat_connected(public_id, user) -> None:
-    """A socket of the person holding a seat opened (for the disconnection takeover)."""
-    Seat.objects.filter(game__public_id=public_id, user=user).update(
-        connections=F("connections") + 1, disconnected_at=None
-    )
-
-
 def seat_disconnected(public_id, user) -> None:
     """A socket closed; the last one starts the minute after which the bot takes the
     seat (only at a table with other people: a solo game just waits)."""
     with transaction.atomic():
         seat = (
-            Seat.objects.select_related("game")
-            .filter(game__public_id=public_id, user=user)
-            .first()
+            Seat.objects.select_related("game").filter(game__public_id=public_id, user=user).first()
         )
         if seat is None:
             return
         now = timezone.now()
         Seat.objects.filter(pk=seat.pk).update(
-            connections=Case(
-                When(connections__gt=0, then=F("connections") - 1), default=Value(0)
-            )
+            connections=Case(When(connections__gt=0, then=F("connections") - 1), default=Value(0))
         )
         seat.refresh_from_db(fields=["connections"])
         if seat.connections:

@@ -80,7 +80,9 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
         self.public_id = self.scope["url_route"]["kwargs"]["game_id"]
         self.code = join_code(self.scope)
         try:
-            snapshot = await run_db(actions.snapshot)(self.public_id, self.user, self.code)
+            # The snapshot, and a seated person's socket counted (away-takeover), in one
+            # trip to the database.
+            snapshot = await run_db(actions.connect)(self.public_id, self.user, self.code)
         except actions.GameNotFound:
             await self.accept()
             await self.send_error("not_found", "no such game")
@@ -98,12 +100,10 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
         self.groups_joined = (self.group, own)
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
-        await self.accept()
-        await self.send_json(snapshot)
-        if self.seat is not None:
-            await run_db(actions.seat_connected)(self.public_id, self.user)
         # A reconnecting client may be waiting on a bot turn lost with a worker.
         await run_db(kick_if_stuck)(self.public_id)
+        await self.accept()
+        await self.send_json(snapshot)
 
     async def disconnect(self, code: int) -> None:
         for group in self.groups_joined:

@@ -188,9 +188,7 @@ def test_a_private_table_is_joined_only_with_its_code(user, other_user):
     assert actions.open_tables() == []  # not in the lobby
 
 
-def test_the_clock_lets_the_bot_play_a_late_move_and_keep_the_seat_after_three(
-    user, other_user
-):
+def test_the_clock_lets_the_bot_play_a_late_move_and_keep_the_seat_after_three(user, other_user):
     game = _table_two_people_two_bots(user, other_user, clock=15)
     people = {0: user, 2: other_user}
     late_seat = None
@@ -223,7 +221,7 @@ def test_the_clock_lets_the_bot_play_a_late_move_and_keep_the_seat_after_three(
 
 def test_a_person_away_for_a_minute_is_replaced_by_the_bot(user, other_user, settings):
     game = _table_two_people_two_bots(user, other_user)
-    actions.seat_connected(game.public_id, other_user)
+    actions.connect(game.public_id, other_user)
     actions.seat_disconnected(game.public_id, other_user)
     seat = actions.seats_of(game)[2]
     assert seat.connections == 0 and seat.disconnected_at is not None
@@ -234,7 +232,7 @@ def test_a_person_away_for_a_minute_is_replaced_by_the_bot(user, other_user, set
     assert actions.disconnect_expired(game.pk, 2, stamp) == 0
     # A solo player who closes the tab is not replaced: nobody waits on them.
     solo = actions.create_game(user, seed="seats-solo-away")
-    actions.seat_connected(solo.public_id, user)
+    actions.connect(solo.public_id, user)
     actions.seat_disconnected(solo.public_id, user)
     assert actions.seats_of(solo)[0].disconnected_at is None
 

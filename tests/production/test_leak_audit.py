@@ -15,6 +15,7 @@ score or the tournament's seed on any page or socket.
 
 from __future__ import annotations
 
+import asyncio
 import random
 import re
 
@@ -210,3 +211,127 @@ async def test_standings_socket_pushes_nothing_to_an_unfinished_player(make_tour
     assert output["type"] == "websocket.close"
     assert await comm.receive_nothing(timeout=1.0)
     await comm.disconnect()
+
+
+# --- tables of people: every seat and the spectators ------------------------------------------
+
+
+def hidden_from(seed: str, rules: str, actions_so_far: list[str], seat: int | None) -> set[str]:
+    """Cards `seat` may not see after `actions_so_far` (None: a spectator, who sees no
+    hand), from the engine's true deal and the rules of who looks when."""
+    eng = engine.Game.replay(seed, rules, actions_so_far)
+    deal = eng.deal
+    others = (0, 1, 2, 3) if seat is None else [s for s in (0, 1, 2, 3) if s != seat]
+    hidden = {str(c) for s in others for c in deal.hand(s)}
+    if seat is not None and not eng.is_terminal():
+        partner = (deal.dealer + 2) % 4
+        before_trump = deal.phase in ("blind", "trump")
+        if (seat == partner and before_trump) or (seat == deal.dealer and deal.phase == "blind"):
+            hidden |= {str(c) for c in deal.hand(seat)}
+    turned = getattr(deal, "turned", None)
+    if turned is not None:
+        hidden.discard(str(turned))  # turned face up for everybody (french)
+    return hidden
+
+
+def assert_receiver_sees_nothing_hidden(game: Game, message: dict, seat: int | None) -> None:
+    seq = message.get("seq", 0)
+    hidden = hidden_from(game.seed, game.rules, game.actions[:seq], seat)
+    if message["type"] == "event":
+        assert message["action"] == game.actions[seq - 1], (seat, seq)
+    if "state" in message:
+        assert message["state"]["seat"] == seat, (seat, message["type"], seq)
+    rest = {k: v for k, v in message.items() if k != "action"}
+    leaked = card_tokens(rest) & hidden
+    who = "spectator" if seat is None else f"seat {seat}"
+    assert not leaked, f"{who} at seq {seq} ({message['type']}) sees {sorted(leaked)}"
+    assert game.seed not in repr(rest) or seq == len(game.actions), f"{who} sees the seed"
+
+
+TABLE_PRESETS = ["flemish", "flemish-table", "french", "malilla"]
+
+
+@pytest.mark.parametrize("rules", TABLE_PRESETS)
+async def test_every_seat_and_spectator_of_a_table_sees_only_its_own_cards(
+    rules, settings, django_user_model
+):
+    """Four people at an open table and a spectator, a whole game over websockets; one
+    person leaves mid-game (the bot plays on and they keep receiving their seat's view).
+    Every message to every receiver is checked against the true deal."""
+    settings.GAME_WS_RATE = settings.GAME_WS_BURST = 10_000
+    make = database_sync_to_async(django_user_model.objects.create_user)
+    people = [await make(f"leak-{rules}-{i}", password="pw-leak-123") for i in range(4)]
+    watcher = await make(f"leak-{rules}-w", password="pw-leak-123")
+    game = await database_sync_to_async(actions.create_table)(people[0], rules=rules)
+    gid = game.public_id
+    for i in (1, 2):
+        await database_sync_to_async(actions.sit)(gid, people[i], i)
+    comms: dict = {}
+    received: dict = {}
+    for key, who in ((0, people[0]), (1, people[1]), (2, people[2]), (None, watcher)):
+        comms[key], first = await connect_game(gid, who)
+        assert first["type"] == "snapshot" and first["table"]["seat"] == key
+        assert first["state"]["hand"] is None  # nobody sees a hand before the start
+        received[key] = [first]
+    await database_sync_to_async(actions.sit)(gid, people[3], 3)  # the table starts
+    latest = {}
+    for key, comm in comms.items():  # the start pushes every seat its first view
+        while True:
+            message = await comm.receive_json_from(timeout=TIMEOUT)
+            received[key].append(message)
+            if message["type"] == "snapshot":
+                break
+        latest[key] = message
+        assert message["table"]["status"] == "active" and message["table"]["seat"] == key
+        if key is None:
+            assert message["state"]["hand"] is None
+    comms[3], first = await connect_game(gid, people[3])
+    received[3] = [first]
+    latest[3] = first
+
+    async def drain_to(seq: int) -> None:
+        for key, comm in comms.items():
+            while latest[key].get("seq", 0) < seq:
+                message = await comm.receive_json_from(timeout=TIMEOUT)
+                assert message["type"] != "error", (key, message)
+                received[key].append(message)
+                if message["type"] in ("event", "snapshot"):
+                    latest[key] = message
+
+    rng = random.Random(f"table-{rules}")
+    left = None
+    for turn in range(600):
+        row = await database_sync_to_async(Game.objects.get)(pk=game.pk)
+        if row.status == Game.Status.FINISHED:
+            break
+        if row.awaiting_bot:
+            await asyncio.sleep(0.02)
+            continue
+        await drain_to(row.seq)
+        seat = row.state["to_move"]
+        state = latest[seat]["state"]
+        assert state["seat"] == seat and state["legal"], (seat, state)
+        if turn == 60 and left is None:
+            left = (seat + 1) % 4
+            await database_sync_to_async(actions.leave)(gid, people[left])
+            continue
+        await comms[seat].send_json_to(
+            {"type": "action", "action": rng.choice(state["legal"]), "seq": row.seq}
+        )
+        while latest[seat].get("seq", 0) <= row.seq or latest[seat]["type"] != "event":
+            message = await comms[seat].receive_json_from(timeout=TIMEOUT)
+            assert message["type"] != "error", message
+            received[seat].append(message)
+            if message["type"] in ("event", "snapshot"):
+                latest[seat] = message
+    final = await database_sync_to_async(Game.objects.get)(pk=game.pk)
+    assert final.status == Game.Status.FINISHED, "the game did not finish"
+    assert left is not None and final.bot_moves  # the bot played for the one who left
+    await drain_to(final.seq)
+    for comm in comms.values():
+        await comm.disconnect()
+    for key, messages in received.items():
+        events = [m for m in messages if m["type"] == "event"]
+        assert events and events[-1]["seq"] == final.seq, key
+        for message in messages:
+            assert_receiver_sees_nothing_hidden(final, message, key)
