@@ -11,6 +11,7 @@ import json
 import secrets
 
 from django.contrib.auth import get_user_model, login
+from django.db.models import F
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
@@ -25,7 +26,12 @@ GUEST_PREFIX = "gast-"
 def home(request: HttpRequest) -> HttpResponse:
     games = []
     if request.user.is_authenticated:
-        games = list(Game.objects.filter(owner=request.user)[:10])
+        # Every game the person has a seat at (solo games and tables), newest first.
+        games = list(
+            Game.objects.filter(seats__user=request.user)
+            .annotate(my_score=F("seats__final_score"))
+            .order_by("-created")[:10]
+        )
     from django.conf import settings
 
     return render(
@@ -52,24 +58,45 @@ def play(request: HttpRequest) -> HttpResponse:
 
 
 def table(request: HttpRequest, game_id) -> HttpResponse:
-    game = _owned(request, game_id)
-    state = actions.observation(game)
+    try:
+        viewer = actions.get_viewer(game_id, request.user, request.GET.get("code") or None)
+    except actions.GameNotFound:
+        raise Http404("no such game") from None
+    if viewer.game.status == Game.Status.WAITING:
+        return redirect("table", game_id=viewer.game.public_id)
+    return render_table(request, viewer, code=request.GET.get("code") or "")
+
+
+def render_table(request: HttpRequest, viewer, *, code="", error="", status=200) -> HttpResponse:
+    """The card table as `viewer` sees it: their own seat at the bottom (a spectator
+    sees South's place and no hand)."""
+    game = viewer.game
+    snap = actions.snapshot_message(game, viewer.seat, viewer.seats)
+    state, table_facts = snap["state"], snap["table"]
+    people = sum(1 for s in viewer.seats if s.user_id is not None)
     context = {
         "game": game,
         "state": state,
         "state_json": json.dumps(state),
-        "ws_path": game.ws_path,
+        "table": table_facts,
+        "viewer_seat": viewer.seat,
+        "is_host": viewer.is_host,
+        "my_seat": viewer.seats[viewer.seat] if viewer.seat is not None else None,
+        # A table of several people (not a solo game): rematch, leave, names, chat.
+        "is_table": people > 1 or game.visibility != Game.Visibility.PRIVATE,
+        "ws_path": game.ws_path + (f"?code={code}" if code else ""),
         "seq": game.seq,
+        "error": error,
         # A running tournament's game: no record link (the download is a 404 until close).
         "record_sealed": is_seed_sealed(game),
         # "Another game" keeps the level of a solo game.
         "replay_level": game.bot_level if game.bot_level in PLAY_LEVELS else "",
     }
-    return render(request, "game/table.html", context)
+    return render(request, "game/table.html", context, status=status)
 
 
 def record(request: HttpRequest, game_id) -> HttpResponse:
-    game = _owned(request, game_id)
+    game = _owned(request, game_id)  # a seated person's
     if game.status != Game.Status.FINISHED:
         # A record names the seed and every hand: the owner sees it once the game is over.
         raise Http404("the record is available when the game is over")
@@ -82,8 +109,11 @@ def record(request: HttpRequest, game_id) -> HttpResponse:
 
 
 def state(request: HttpRequest, game_id) -> JsonResponse:
-    game = _owned(request, game_id)
-    return JsonResponse(actions.snapshot_message(game))
+    try:
+        snap = actions.snapshot(game_id, request.user, request.GET.get("code") or None)
+    except actions.GameNotFound:
+        raise Http404("no such game") from None
+    return JsonResponse(snap)
 
 
 @require_POST

@@ -45,6 +45,7 @@ const EMPTY_STATE = {
   team_points: [0, 0], board: [], announcements: [], game_over: false, outcome: null,
 };
 const initialNode = document.getElementById("initial-state");
+const tableNode = document.getElementById("initial-table");
 
 const ui = {
   lastHeard: Date.now(), // when the server last sent anything
@@ -65,7 +66,12 @@ const ui = {
   collectTimer: null,
   // A tournament game whose play is over (window ended, tournament closed): no moves.
   closed: root.dataset.closed === "true",
+  // Who sits where, the viewer's seat (null: a spectator), clock and rematch.
+  table: (tableNode && JSON.parse(tableNode.textContent)) || { seat: 0, players: null },
+  deadline: null, // epoch ms by which the seat to move must move (a table's clock)
 };
+ui.deadline = ui.table.deadline ?? null;
+R.setView(ui.table.seat, ui.table.players);
 
 function interactive() {
   return !ui.closed && !ui.busy && ui.queue.length === 0 && ui.pending === null;
@@ -103,13 +109,48 @@ function draw() {
   $("#error").textContent = ui.error;
   $("#error").hidden = !ui.error;
   R.renderBoard($("#board-body"), $("#board-foot"), s, t);
-  const [wij, zij] = s.scores || [0, 0];
+  const [wij, zij] = R.ours(s.scores);
   $("#mini-wij").textContent = String(wij);
   $("#mini-zij").textContent = String(zij);
   R.renderEnd($("#end"), s, t);
   const endBoard = $("[data-end-board]");
   if (endBoard && !$("#end").hidden) endBoard.replaceChildren($("#board table").cloneNode(true));
+  drawTable();
 }
+
+// A table of people: the viewer's own seat controls (take back, leave), the clock of
+// the seat to move, and the rematch once someone asked for it.
+function drawTable() {
+  const me = ui.table.seat;
+  const mine = me === null || me === undefined ? null : ui.table.players?.[me];
+  const back = $("[data-take-back-form]");
+  if (back) back.hidden = !(mine && mine.bot_control && !ui.state.game_over);
+  const leave = $("[data-leave-form]");
+  if (leave) leave.hidden = !mine || !!mine.bot_control || !!ui.state.game_over;
+  const botNote = $("[data-bot-note]");
+  if (botNote) botNote.hidden = !(mine && mine.bot_control && !ui.state.game_over);
+  const link = $("[data-rematch-link]");
+  if (link && ui.table.rematch) {
+    link.href = `/tables/${ui.table.rematch}/`;
+    link.hidden = false;
+  }
+  drawClock();
+}
+
+function drawClock() {
+  const box = $("#clock");
+  if (!box) return;
+  const s = ui.state;
+  if (!ui.deadline || s.game_over || s.to_move === null || ui.closed) {
+    box.hidden = true;
+    return;
+  }
+  const left = Math.max(0, Math.ceil((ui.deadline - Date.now()) / 1000));
+  box.hidden = false;
+  box.textContent = t("clock_left", { name: R.seatName(s.to_move, t), n: left });
+  box.classList.toggle("urgent", left <= 5);
+}
+setInterval(drawClock, 500);
 
 // The trick that this step completed, if any: {cards, winner}.
 function completedTrick(prev, next, msg) {
@@ -132,8 +173,8 @@ function dealNote(prev, next) {
   const nb = next.board || [];
   if (nb.length <= pb.length) return null;
   const last = nb[nb.length - 1];
-  const [w, z] = last.written || [0, 0];
-  const [cw, cz] = last.card_points || ["?", "?"];
+  const [w, z] = R.ours(last.written);
+  const [cw, cz] = last.card_points ? R.ours(last.card_points) : ["?", "?"];
   const head = t("deal_result", { n: last.deal, wij: cw, zij: cz });
   if (w > 0) return `${head} ${t("wij_write", { n: w })}`;
   if (z > 0) return `${head} ${t("zij_write", { n: z })}`;
@@ -240,6 +281,7 @@ function onMessage(msg) {
     ui.trickView = null;
     ui.state = msg.state;
     ui.seq = ui.shownSeq = Number(msg.seq);
+    if (msg.table) setTable(msg.table);
     draw();
   } else if (msg.type === "event" && msg.state) {
     const n = Number(msg.seq);
@@ -249,14 +291,50 @@ function onMessage(msg) {
       return;
     }
     ui.seq = n;
+    ui.deadline = msg.deadline ?? null;
     ui.queue.push(msg);
     pump();
+  } else if (msg.type === "table" && msg.table) {
+    setTable({ ...msg.table, seat: ui.table.seat });
+    draw();
+  } else if (msg.type === "chat") {
+    addChat(msg);
   } else if (msg.type === "closed") {
     markClosed(msg.reason);
   } else if (msg.type === "error") {
     onError(msg);
   }
 }
+
+function setTable(table) {
+  ui.table = { ...ui.table, ...table };
+  if ("deadline" in table) ui.deadline = table.deadline ?? null;
+  R.setView(ui.table.seat, ui.table.players);
+  const chat = $("#chat");
+  if (chat) chat.hidden = !ui.table.chat;
+}
+
+function addChat(msg) {
+  const log = $("#chat-log");
+  if (!log) return;
+  const line = document.createElement("li");
+  const who = document.createElement("b");
+  who.textContent = `${msg.name}: `;
+  line.append(who, document.createTextNode(msg.text)); // text, never HTML
+  line.dataset.chatLine = "";
+  log.append(line);
+  while (log.children.length > 50) log.firstElementChild.remove();
+  log.scrollTop = log.scrollHeight;
+}
+
+$("#chat-form")?.addEventListener("submit", (ev) => {
+  ev.preventDefault();
+  const input = $("#chat-input");
+  const text = input.value.trim();
+  if (!text) return;
+  socket.send({ type: "chat", text: text.slice(0, 200) });
+  input.value = "";
+});
 
 // The server stopped this game (its tournament closed or the play window ended): the
 // note says so and links to the results; the cards no longer answer.

@@ -17,8 +17,33 @@ function el(tag, attrs = {}, children = []) {
   return node;
 }
 
+// Whose eyes the table is drawn from: `me` is the viewer's seat (0 South for a
+// spectator), drawn at the bottom with the partner at the top; `players` names the
+// seats (from the snapshot's table facts). A solo game: me = 0, three bots.
+const view = { me: 0, person: true, players: null };
+
+export function setView(me, players) {
+  view.person = me !== null && me !== undefined;
+  view.me = view.person ? me : 0;
+  view.players = players || null;
+}
+
+// The place on screen (0 bottom, 1 left, 2 top, 3 right) of an absolute seat.
+export function rel(seat) {
+  return (seat - view.me + 4) % 4;
+}
+
+// A pair [team of South/North, team of West/East] as [us, them] for the viewer.
+export function ours(pair) {
+  const [a, b] = pair || [0, 0];
+  return view.me % 2 === 0 ? [a, b] : [b, a];
+}
+
 export function seatName(seat, t) {
-  return t(`seat_${seat}`);
+  if (view.person && seat === view.me) return t("seat_0");
+  const p = view.players?.[seat];
+  if (p && p.person && p.name) return p.bot_control ? `${p.name} (${t("bot")})` : p.name;
+  return t(`compass_${seat}`);
 }
 
 export function cardFace(card, { tag = "span", attrs = {} } = {}) {
@@ -67,7 +92,7 @@ function choiceNode(state, t) {
 export function renderSeats(root, state, t) {
   const over = state.phase === "game_over" || state.game_over;
   for (let seat = 0; seat < 4; seat += 1) {
-    const box = root.querySelector(`.seat[data-seat="${seat}"]`);
+    const box = root.querySelector(`.seat[data-seat="${rel(seat)}"]`);
     if (!box) continue;
     const toMove = !over && state.to_move === seat;
     box.classList.toggle("to-move", toMove);
@@ -105,10 +130,10 @@ export function renderTrick(container, cards, { winner = null, collecting = fals
   container.replaceChildren();
   container.classList.toggle("complete", winner !== null);
   container.classList.toggle("collecting", collecting);
-  container.dataset.winner = winner === null ? "" : SEAT_CLASS[winner];
+  container.dataset.winner = winner === null ? "" : SEAT_CLASS[rel(winner)];
   for (const [seat, card] of cards) {
     const face = cardFace(card, { attrs: { "data-trick-card": card, "data-seat": seat } });
-    face.classList.add("played", `from-${SEAT_CLASS[seat]}`);
+    face.classList.add("played", `from-${SEAT_CLASS[rel(seat)]}`);
     if (winner === seat) face.classList.add("winning");
     if (leading === seat) face.classList.add("leading");
     container.append(face);
@@ -195,9 +220,9 @@ export function renderChoices(container, state, { interactive, t, keyboard = fal
 
 export function promptText(state, t) {
   if (state.phase === "game_over" || state.game_over) return t("game_over");
-  const seat = state.seat ?? 0;
+  const seat = state.seat;
   const legal = state.legal || [];
-  if (state.to_move === seat) {
+  if (seat !== null && seat !== undefined && state.to_move === seat) {
     if (state.phase === "trump") return t("you_deal_choose");
     if (state.phase === "blind") return t("you_deal_blind");
     if (state.phase === "announce") {
@@ -210,7 +235,7 @@ export function promptText(state, t) {
   }
   const who = seatName(state.to_move, t);
   if (state.phase === "trump" || state.phase === "blind") {
-    if (state.hand === null && state.dealer === 2) return t("partner_chooses");
+    if (state.hand === null && seat !== null && state.dealer === (seat + 2) % 4) return t("partner_chooses");
     return t("someone_chooses", { name: who });
   }
   return t("someone_to_move", { name: who });
@@ -241,8 +266,8 @@ function markFor(entry, t) {
 export function renderBoard(tbody, tfoot, state, t) {
   tbody.replaceChildren();
   for (const entry of state.board || []) {
-    const [w, z] = entry.written || [0, 0];
-    const pts = entry.card_points || [];
+    const [w, z] = ours(entry.written);
+    const pts = entry.card_points ? ours(entry.card_points) : [];
     const row = boardRow(
       [String(entry.deal), markFor(entry, t), w ? String(w) : "\u00b7", z ? String(z) : "\u00b7"],
       "done",
@@ -252,7 +277,7 @@ export function renderBoard(tbody, tfoot, state, t) {
   }
   const over = state.phase === "game_over" || state.game_over;
   if (!over && state.deal_number) {
-    const [w, z] = state.team_points || [0, 0];
+    const [w, z] = ours(state.team_points);
     const cur = {
       trump: state.trump_chosen ? state.trump : null,
       no_trump: state.trump_chosen && state.no_trump,
@@ -262,7 +287,7 @@ export function renderBoard(tbody, tfoot, state, t) {
     row.title = t("current_deal_points");
     tbody.append(row);
   }
-  const [sw, sz] = state.scores || [0, 0];
+  const [sw, sz] = ours(state.scores);
   tfoot.replaceChildren(boardRow([t("total"), "", String(sw), String(sz)], "total"));
 }
 
@@ -274,7 +299,7 @@ export function renderEnd(box, state, t) {
     box.removeAttribute("data-score");
     return;
   }
-  const [wij, zij] = state.outcome?.scores || state.scores || [0, 0];
+  const [wij, zij] = ours(state.outcome?.scores || state.scores);
   const score = wij - zij;
   const opening = box.hidden;
   box.hidden = false;
@@ -284,10 +309,10 @@ export function renderEnd(box, state, t) {
   box.querySelector("[data-end-zij]").textContent = String(zij);
   box.querySelector("[data-end-score]").textContent = signed(score);
   const winner = state.outcome ? state.outcome.winner : wij > zij ? 0 : wij < zij ? 1 : null;
-  const myTeam = (state.seat ?? 0) % 2;
+  const myTeam = view.me % 2;
   box.querySelector("[data-end-title]").textContent =
     winner === null || winner === undefined ? t("draw") : winner === myTeam ? t("won") : t("lost");
-  if (opening) box.querySelector("[data-new-game]")?.focus();
+  if (opening) box.querySelector("[data-new-game], [data-rematch]")?.focus();
 }
 
 export { signed };

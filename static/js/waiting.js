@@ -1,0 +1,35 @@
+// The waiting room follows the table live: any change of seats, or the start, reloads
+// the page (the server renders who sits where; at the start, the card table).
+const root = document.getElementById("waiting-root");
+const path = root.dataset.wsPath;
+const initial = document.getElementById("initial-players");
+let lastSeats = initial ? JSON.stringify(JSON.parse(initial.textContent)) : null;
+
+function connect(attempt = 0) {
+  const proto = window.location.protocol === "https:" ? "wss:" : "ws:";
+  const ws = new WebSocket(`${proto}//${window.location.host}${path}`);
+  ws.addEventListener("message", (ev) => {
+    let msg;
+    try {
+      msg = JSON.parse(ev.data);
+    } catch {
+      return;
+    }
+    const table = msg.table;
+    if (!table) return;
+    if (table.status !== "waiting") {
+      window.location.reload();
+      return;
+    }
+    const seats = JSON.stringify(table.players);
+    if (lastSeats !== null && seats !== lastSeats) window.location.reload();
+    lastSeats = seats;
+  });
+  ws.addEventListener("open", () => {
+    attempt = 0;
+  });
+  ws.addEventListener("close", () => {
+    setTimeout(() => connect(attempt + 1), Math.min(10000, 500 * 2 ** attempt));
+  });
+}
+if (path) connect();

@@ -1,0 +1,167 @@
+"""Tables of people over HTTP (issue 11): the lobby, a new table, the waiting room with
+its stable test hooks, seat requests and their refusals, the table from each seat."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from django.test import Client
+
+from game import actions
+from game.models import Game, Seat
+from tests.helpers import card_tokens
+
+pytestmark = pytest.mark.usefixtures("live_game_db")
+
+
+def _client(user=None) -> Client:
+    c = Client()
+    if user is not None:
+        c.force_login(user)
+    return c
+
+
+def _new_table(client, **fields) -> Game:
+    data = {"rules": "flemish", "bot_level": "heuristic", "clock": "0", **fields}
+    response = client.post("/tables/new/", data)
+    assert response.status_code == 302, response.content[:500]
+    game = Game.objects.latest("created")
+    assert response["Location"] == f"/tables/{game.public_id}/"
+    return game
+
+
+def test_the_new_table_form_and_its_refusals(user):
+    host = _client(user)
+    page = host.get("/tables/new/")
+    assert page.status_code == 200
+    body = page.content.decode()
+    for name in ('name="rules"', 'name="bot_level"', 'name="clock"', 'name="private"'):
+        assert name in body
+    before = Game.objects.count()
+    for bad in ({"clock": "20"}, {"clock": "soon"}, {"rules": "poker"}, {"bot_level": "god"}):
+        data = {"rules": "flemish", "bot_level": "heuristic", "clock": "0", **bad}
+        refused = host.post("/tables/new/", data)
+        assert refused.status_code == 400 and b"data-error" in refused.content
+    assert Game.objects.count() == before
+
+
+def test_the_waiting_room_hooks_for_host_and_visitor(user, other_user):
+    host = _client(user)
+    game = _new_table(host, clock="30")
+    assert game.clock == 30 and game.status == Game.Status.WAITING
+    page = host.get(f"/tables/{game.public_id}/").content.decode()
+    assert f'data-join-url="http://testserver/tables/{game.public_id}/"' in page
+    assert sorted(re.findall(r'data-seat="(\d)"', page)) == ["0", "1", "2", "3"]
+    assert sorted(re.findall(r'data-add-bot="(\d)"', page)) == ["1", "2", "3"]
+    assert "data-start" in page and "data-sit=" not in page  # the host already sits
+    visitor = _client(other_user)
+    seen = visitor.get(f"/tables/{game.public_id}/").content.decode()
+    assert sorted(re.findall(r'data-sit="(\d)"', seen)) == ["1", "2", "3"]
+    assert "data-add-bot" not in seen and "data-start" not in seen
+    assert visitor.post(f"/tables/{game.public_id}/sit/", {"seat": "2"}).status_code == 302
+    # Refusals: a taken seat, a second seat, a bot by a non-host, a start by a non-host.
+    stranger = _client(type(user).objects.create_user("stranger", password="pw-str-123"))
+    for client, url, data in (
+        (stranger, "sit", {"seat": "2"}),
+        (visitor, "sit", {"seat": "3"}),
+        (visitor, "bot", {"seat": "1"}),
+        (visitor, "start", {}),
+        (host, "start", {}),  # seats 1 and 3 are still free
+        (host, "bot", {"seat": "9"}),
+    ):
+        response = client.post(f"/tables/{game.public_id}/{url}/", data)
+        assert response.status_code == 409, (url, data, response.status_code)
+        assert b"data-error" in response.content
+    seats = actions.seats_of(game)
+    assert [s.user_id for s in seats] == [user.pk, None, other_user.pk, None]
+    # The host fills the rest with bots and starts: the table page of each person.
+    for seat in ("1", "3"):
+        assert host.post(f"/tables/{game.public_id}/bot/", {"seat": seat}).status_code == 302
+    assert host.post(f"/tables/{game.public_id}/start/").status_code == 302
+    game.refresh_from_db()
+    assert game.status == Game.Status.ACTIVE
+    for client, seat in ((host, 0), (visitor, 2)):
+        response = client.get(f"/tables/{game.public_id}/")
+        assert [t.name for t in response.templates][0] == "game/table.html"
+        body = response.content.decode()
+        table = json.loads(re.search(r'id="initial-table"[^>]*>(.*?)</script>', body).group(1))
+        assert table["seat"] == seat
+        assert [p["name"] for p in table["players"]] == ["south", "", "intruder", ""]
+        state = json.loads(re.search(r'id="initial-state"[^>]*>(.*?)</script>', body).group(1))
+        assert state["seat"] == seat
+        # The page carries no card of another seat's hand.
+        game.refresh_from_db()
+        eng = actions.replay(game)
+        others = {str(c) for s in range(4) if s != seat for c in eng.deal.hand(s)}
+        assert not card_tokens(state) & others
+        assert "data-leave" in body and "data-rematch" in body and "data-new-game" not in body
+
+
+def test_a_guest_sits_at_an_open_table_and_the_lobby_lists_it(user):
+    host = _client(user)
+    game = _new_table(host)
+    lobby = _client().get("/tables/?format=json").json()["tables"]
+    assert [t["id"] for t in lobby] == [str(game.public_id)]
+    assert lobby[0]["free"] == [1, 2, 3] and lobby[0]["people"] == 1
+    assert str(game.public_id) in _client().get("/tables/").content.decode()
+    guest = _client()
+    assert guest.post(f"/tables/{game.public_id}/sit/", {"seat": "1"}).status_code == 302
+    seat = Seat.objects.get(game=game, index=1)
+    assert seat.user.username.startswith("gast-")
+    # A refused anonymous visitor leaves no guest account behind.
+    users = type(user).objects.count()
+    assert _client().post(f"/tables/{game.public_id}/sit/", {"seat": "1"}).status_code == 409
+    assert type(user).objects.count() == users
+
+
+def test_a_private_table_needs_its_link(user, other_user):
+    host = _client(user)
+    game = _new_table(host, private="on")
+    assert game.visibility == Game.Visibility.LINK and game.join_code
+    page = host.get(f"/tables/{game.public_id}/").content.decode()
+    assert f"?code={game.join_code}" in page  # the link to share
+    visitor = _client(other_user)
+    assert visitor.get(f"/tables/{game.public_id}/").status_code == 404
+    assert visitor.post(f"/tables/{game.public_id}/sit/", {"seat": "1"}).status_code == 404
+    assert _client().get("/tables/?format=json").json()["tables"] == []
+    url = f"/tables/{game.public_id}/?code={game.join_code}"
+    assert 'data-sit="1"' in visitor.get(url).content.decode()
+    sat = visitor.post(f"/tables/{game.public_id}/sit/", {"seat": "1", "code": game.join_code})
+    assert sat.status_code == 302
+    assert Seat.objects.get(game=game, index=1).user_id == other_user.pk
+
+
+def test_leaving_mid_game_leaves_the_bot_and_leaving_twice_is_refused(user, other_user):
+    host = _client(user)
+    game = _new_table(host)
+    visitor = _client(other_user)
+    visitor.post(f"/tables/{game.public_id}/sit/", {"seat": "2"})
+    for seat in ("1", "3"):
+        host.post(f"/tables/{game.public_id}/bot/", {"seat": seat})
+    host.post(f"/tables/{game.public_id}/start/")
+    assert visitor.post(f"/tables/{game.public_id}/leave/").status_code == 302
+    assert Seat.objects.get(game=game, index=2).bot_control is True
+    again = visitor.post(f"/tables/{game.public_id}/leave/")
+    assert again.status_code == 409 and b"data-error" in again.content
+    page = visitor.get(f"/tables/{game.public_id}/").content.decode()
+    assert "data-take-back" in page
+    assert visitor.post(f"/tables/{game.public_id}/back/").status_code == 302
+    assert Seat.objects.get(game=game, index=2).bot_control is False
+
+
+def test_the_home_page_lists_a_table_game_with_the_players_own_score(user, other_user):
+    game = actions.create_table(user)
+    actions.add_bot(game.public_id, user, 1)
+    actions.sit(game.public_id, other_user, 3)
+    actions.add_bot(game.public_id, user, 2)
+    actions.start(game.public_id, user)
+    actions.autoplay(game.pk)
+    game.refresh_from_db()
+    response = _client(other_user).get("/")
+    assert f"/game/{game.public_id}/" in response.content.decode()
+    own = Seat.objects.get(game=game, index=3).final_score
+    assert own == -game.final_score != 0 or own == 0
+    listed = response.context["games"]
+    assert [g.pk for g in listed] == [game.pk] and listed[0].my_score == own
