@@ -1,0 +1,138 @@
+"""Sockets of a table of people (issue 11): each person's own seat on every socket
+(second tab, reconnect), a person at two tables, spectators, the table chat."""
+
+from __future__ import annotations
+
+import pytest
+from channels.db import database_sync_to_async
+
+from game import actions
+from game.models import Game
+from tests.production.conftest import TIMEOUT, communicator, connect_game, session_cookie
+
+pytestmark = [pytest.mark.usefixtures("live_game_db")]
+
+
+@database_sync_to_async
+def _table(host, other, *, chat=True, open_table=True):
+    game = actions.create_table(host, chat=chat, private=not open_table)
+    actions.add_bot(game.public_id, host, 1)
+    actions.sit(game.public_id, other, 2, code=game.join_code or None)
+    actions.add_bot(game.public_id, host, 3)
+    actions.start(game.public_id, host)
+    return Game.objects.get(pk=game.pk)
+
+
+async def _until(comm, kind: str) -> dict:
+    while True:
+        message = await comm.receive_json_from(timeout=TIMEOUT)
+        if message["type"] == kind:
+            return message
+
+
+@database_sync_to_async
+def _person_to_move(game) -> Game:
+    import time
+
+    for _ in range(500):
+        row = Game.objects.get(pk=game.pk)
+        if not row.awaiting_bot:
+            return row
+        time.sleep(0.02)
+    raise AssertionError("bots did not reply")
+
+
+async def test_two_tabs_of_one_person_and_a_reconnect_see_their_own_seat(
+    user, other_user, settings
+):
+    settings.GAME_WS_RATE = settings.GAME_WS_BURST = 1000
+    game = await _table(user, other_user)
+    game = await _person_to_move(game)
+    tab1, snap1 = await connect_game(game.public_id, other_user)
+    tab2, snap2 = await connect_game(game.public_id, other_user)
+    host, snap_host = await connect_game(game.public_id, user)
+    assert snap1 == snap2 and snap1["table"]["seat"] == 2 and snap1["state"]["seat"] == 2
+    assert snap_host["state"]["seat"] == 0 and snap_host["table"]["seat"] == 0
+    to_move = game.state["to_move"]
+    mover, snap = (tab1, snap1) if to_move == 2 else (host, snap_host)
+    await mover.send_json_to(
+        {"type": "action", "action": snap["state"]["legal"][0], "seq": snap["seq"]}
+    )
+    e1, e2, eh = [await _until(c, "event") for c in (tab1, tab2, host)]
+    assert e1 == e2 and e1["state"]["seat"] == 2 and eh["state"]["seat"] == 0
+    assert e1["seq"] == eh["seq"] == snap["seq"] + 1 and e1["action"] == eh["action"]
+    # A phone that slept: the socket is gone, a new one gets the seat's snapshot.
+    await tab2.disconnect()
+    tab3, snap3 = await connect_game(game.public_id, other_user)
+    assert snap3["table"]["seat"] == 2 and snap3["seq"] >= e1["seq"]
+    for comm in (tab1, tab3, host):
+        await comm.disconnect()
+
+
+async def test_a_person_sits_at_two_tables(user, other_user):
+    first = await _table(user, other_user)
+    second = await database_sync_to_async(actions.create_table)(other_user)
+    await database_sync_to_async(actions.sit)(second.public_id, user, 3)
+    a, snap_a = await connect_game(first.public_id, user)
+    b, snap_b = await connect_game(second.public_id, user)
+    assert snap_a["table"]["seat"] == 0 and snap_b["table"]["seat"] == 3
+    assert snap_b["table"]["status"] == "waiting" and snap_b["state"]["hand"] is None
+    await a.disconnect()
+    await b.disconnect()
+
+
+async def test_a_spectator_gets_the_public_view_and_may_not_play(
+    user, other_user, django_user_model
+):
+    game = await _table(user, other_user)
+    game = await _person_to_move(game)
+    watcher = await database_sync_to_async(django_user_model.objects.create_user)(
+        "watcher", password="pw-watch-123"
+    )
+    comm, snap = await connect_game(game.public_id, watcher)
+    assert snap["table"]["seat"] is None and snap["state"]["hand"] is None
+    assert snap["state"]["legal"] == []
+    await comm.send_json_to({"type": "action", "action": "trump:H", "seq": snap["seq"]})
+    error = await _until(comm, "error")
+    assert error["code"] == "not_seated"
+    await comm.send_json_to({"type": "chat", "text": "hallo"})
+    assert (await _until(comm, "error"))["code"] == "not_seated"
+    await comm.disconnect()
+    # A private (link) table: no spectator without the code.
+    private = await _table(user, other_user, open_table=False)
+    cookie = await database_sync_to_async(session_cookie)(watcher)
+    spy = communicator(f"/ws/game/{private.public_id}/", cookie)
+    assert (await spy.connect(timeout=TIMEOUT))[0]
+    assert (await spy.receive_json_from(timeout=TIMEOUT))["code"] == "not_found"
+    await spy.disconnect()
+
+
+async def test_table_chat_is_passed_as_text_rate_limited_and_can_be_off(user, other_user, settings):
+    settings.GAME_CHAT_BURST = 3
+    game = await _table(user, other_user)
+    host, _ = await connect_game(game.public_id, user)
+    partner, _ = await connect_game(game.public_id, other_user)
+    await host.send_json_to({"type": "chat", "text": "  <b>hoi</b>\x07 partner  "})
+    line = await _until(partner, "chat")
+    assert line == {"type": "chat", "seat": 0, "name": "south", "text": "<b>hoi</b> partner"}
+    await _until(host, "chat")
+    for _ in range(3):
+        await host.send_json_to({"type": "chat", "text": "spam"})
+    assert (await _until(host, "error"))["code"] == "rate_limited"
+    await partner.send_json_to({"type": "chat", "text": "x" * 201})
+    assert (await _until(partner, "error"))["code"] == "bad_message"
+    await database_sync_to_async(actions.set_chat)(game.public_id, user, False)
+    assert (await _until(partner, "table"))["table"]["chat"] is False
+    await partner.send_json_to({"type": "chat", "text": "mag dit?"})
+    assert (await _until(partner, "error"))["code"] == "refused"
+    with pytest.raises(actions.SeatRefused):
+        await database_sync_to_async(actions.set_chat)(game.public_id, other_user, True)
+    await host.disconnect()
+    await partner.disconnect()
+
+
+async def test_chat_is_off_by_default_for_the_french_rules_and_in_tournaments(user):
+    french = await database_sync_to_async(actions.create_table)(user, rules="french")
+    flemish = await database_sync_to_async(actions.create_table)(user, rules="flemish")
+    solo = await database_sync_to_async(actions.create_game)(user)
+    assert (french.chat_enabled, flemish.chat_enabled, solo.chat_enabled) == (False, True, False)
