@@ -3,6 +3,15 @@
 const root = document.getElementById("waiting-root");
 const path = root.dataset.wsPath;
 const initial = document.getElementById("initial-players");
+// A form being sent (sit, add a bot, start) brings its own new page: a reload now
+// would cancel it and lose its answer (the new guest's session cookie, say).
+let submitting = false;
+document.addEventListener("submit", () => {
+  submitting = true;
+});
+function reload() {
+  if (!submitting) window.location.reload();
+}
 let lastSeats = initial ? JSON.stringify(JSON.parse(initial.textContent)) : null;
 
 function connect(attempt = 0) {
@@ -18,11 +27,11 @@ function connect(attempt = 0) {
     const table = msg.table;
     if (!table) return;
     if (table.status !== "waiting") {
-      window.location.reload();
+      reload();
       return;
     }
     const seats = JSON.stringify(table.players);
-    if (lastSeats !== null && seats !== lastSeats) window.location.reload();
+    if (lastSeats !== null && seats !== lastSeats) reload();
     lastSeats = seats;
   });
   ws.addEventListener("open", () => {

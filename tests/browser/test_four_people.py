@@ -1,0 +1,127 @@
+"""Four people at one table in four browsers (issue 11): the host opens a table, one
+guest joins by the link, one through the lobby, the fourth by the link (the table
+starts by itself); they play a whole game through the solo hooks of their own hands;
+one leaves mid-game (the bot plays on), comes back with "neem je plaats terug"."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.browser.conftest import _finish, _new_page
+
+expect = pytest.importorskip("playwright.sync_api").expect
+
+pytestmark = pytest.mark.django_db
+
+PASSWORD = "Klaver-Aas-77"
+
+# Everything this page's table shows is up to date and it waits on nobody but itself.
+STATUS_JS = """() => {
+  const t = window.manillenTable;
+  if (!t || !t.socket.ws || t.socket.ws.readyState !== WebSocket.OPEN) return null;
+  const u = t.ui, s = u.state, me = u.table.seat;
+  const rest = !u.busy && u.queue.length === 0 && u.pending === null && u.shownSeq === u.seq;
+  const bot = !!(u.table.players && u.table.players[me] && u.table.players[me].bot_control);
+  return {rest, over: !!s.game_over, mine: rest && !bot && s.to_move === me && me !== null,
+          seq: u.seq, seat: me, toMove: s.to_move};
+}"""
+
+
+@pytest.fixture
+def four(request, browser):
+    made = [_new_page(request, browser, viewport={"width": 1100, "height": 850}) for _ in range(4)]
+    yield [pg for _, pg in made]
+    for ctx, pg in made:
+        _finish(request, ctx, pg)
+
+
+def _sign_up(page, base: str, name: str) -> None:
+    page.goto(base + "/accounts/signup/")
+    page.fill("input[name=username]", name)
+    page.fill("input[name=password1]", PASSWORD)
+    page.fill("input[name=password2]", PASSWORD)
+    page.locator("#content form [type=submit]").click()
+    page.wait_for_url(lambda url: "/signup/" not in url)
+
+
+def _play_one(page) -> bool:
+    """Make this page's move if it is this page's turn; True if it did."""
+    status = page.evaluate(STATUS_JS)
+    if not status or not status["mine"]:
+        return False
+    for selector in ("#choices [data-trump]", "#choices [data-announce]", "#hand [data-legal]"):
+        button = page.locator(selector).first
+        if button.count() and button.is_visible():
+            button.click()
+            return True
+    return False
+
+
+def test_four_people_play_a_whole_game_one_leaves_and_comes_back(four, asgi_server):
+    host, west, north, east = four
+    _sign_up(host, asgi_server, "tafel-gastheer")
+    host.goto(asgi_server + "/tables/new/")
+    host.select_option("select[name=clock]", "0")
+    host.locator("[data-create-table]").click()
+    host.wait_for_url("**/tables/*/")
+    join_url = host.locator("[data-join-url]").get_attribute("data-join-url")
+    expect(host.locator("[data-seat='0']")).to_contain_text("tafel-gastheer")
+    expect(host.locator("[data-start]")).to_be_visible()
+
+    west.goto(join_url)
+    west.locator("[data-sit='1']").click()
+    expect(west.locator("[data-seat='1'].mine [data-seat-name]")).to_contain_text("gast-")
+    north.goto(asgi_server + "/tables/")
+    north.locator(f"[data-open-table='{join_url.rstrip('/').split('/')[-1]}']").click()
+    north.locator("[data-sit='2']").click()
+    expect(host.locator("[data-seat='2'] [data-seat-name]")).to_contain_text("gast-")  # live
+    east.goto(join_url)
+    east.locator("[data-sit='3']").click()  # the fourth person: the table starts
+
+    for pg in four:
+        pg.wait_for_function(
+            "() => window.manillenTable && window.manillenTable.ui.table.status === 'active'"
+        )
+        pg.locator("#fast-play").check()
+    seats = [pg.evaluate("manillenTable.ui.table.seat") for pg in four]
+    assert seats == [0, 1, 2, 3]
+    # Names on every seat, own hand at the bottom: only that person's cards are buttons.
+    expect(north.locator(".seat[data-seat='2'] .name")).to_have_text("tafel-gastheer")
+
+    left = back = False
+    left_at = 0
+    deadline = time.monotonic() + 600
+    while True:
+        states = [pg.evaluate(STATUS_JS) for pg in four]
+        if all(s and s["over"] and s["rest"] for s in states):
+            break
+        assert time.monotonic() < deadline, states
+        seq = max(s["seq"] for s in states if s)
+        if not left and seq >= 30 and states[2] and states[2]["rest"]:
+            north.locator("[data-leave]").click()  # north leaves mid-game
+            north.wait_for_load_state()
+            expect(north.locator("[data-take-back]")).to_be_visible()
+            left, left_at = True, seq
+            continue
+        if left and not back and seq >= left_at + 12:
+            north.locator("[data-take-back]").click()  # and comes back
+            north.wait_for_load_state()
+            north.wait_for_function(f"() => ({STATUS_JS})() !== null")
+            north.locator("#fast-play").check()
+            back = True
+            continue
+        moved = any(_play_one(pg) for pg in four)
+        if not moved:
+            time.sleep(0.05)
+    assert left and back
+    scores = []
+    for pg in four:
+        end = pg.locator("[data-game-over]")
+        expect(end).to_be_visible()
+        scores.append(int(end.get_attribute("data-score")))
+    # data-score is the person's own team total minus the other team's.
+    assert scores[0] == scores[2] == -scores[1] == -scores[3]
+    for pg in four:
+        assert not pg.js_errors, pg.js_errors
