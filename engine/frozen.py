@@ -2,7 +2,7 @@
 shared between calls (finished tricks, the score board).
 
 They are real ``list`` and ``dict`` subclasses, so they compare equal to plain ones and
-serialise to the same JSON (and msgpack); only changing them in place is refused, so a
+serialise (JSON, msgpack) and print the same; only changing them in place is refused, so a
 caller cannot alter what the next observation returns. A copy is plain and mutable:
 
 >>> row = freeze({"cards": [[0, "TS"], [1, "AS"]], "winner": 0})
@@ -46,9 +46,6 @@ class FrozenList(list):
     def __reduce_ex__(self, protocol):  # pickles as a plain list
         return (list, (list(self),))
 
-    def __repr__(self) -> str:
-        return f"FrozenList({list.__repr__(self)})"
-
 
 class FrozenDict(dict):
     """A dict that refuses changes; ``dict(x)`` or ``copy.deepcopy(x)`` give plain ones."""
@@ -66,9 +63,6 @@ class FrozenDict(dict):
 
     def __reduce_ex__(self, protocol):  # pickles as a plain dict
         return (dict, (dict(self),))
-
-    def __repr__(self) -> str:
-        return f"FrozenDict({dict.__repr__(self)})"
 
 
 def freeze(value):
