@@ -233,6 +233,7 @@ PASSWORD_RESET_RATE_WINDOW = env_int("PASSWORD_RESET_RATE_WINDOW", 60 * 60)
 LANGUAGE_CODE = "nl-be"
 LANGUAGES = [("nl", "Nederlands"), ("en", "English"), ("fr", "Français")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
+FORMAT_MODULE_PATH = ["config.formats"]  # ISO-like English dates (config/formats/)
 TIME_ZONE = os.environ.get("TIME_ZONE", "Europe/Brussels")
 USE_I18N = True
 USE_TZ = True

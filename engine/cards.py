@@ -217,6 +217,8 @@ def parse_suit(text: str | None) -> int | None:
     """``"H"``/``"♥"``/``"hearts"`` -> suit index; ``None``/``"none"`` -> None (no trump)."""
     if text is None:
         return None
+    if type(text) is str and len(text) == 1 and text in SUITS:  # the usual "S" "H" "D" "C"
+        return SUITS.index(text)
     t = str(text).strip()
     if t.lower() in ("none", "nt", "no trump", "zonder troef", ""):
         return None

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import NamedTuple
 
 from .cards import (
+    _BYTE_CARDS,
     ABOVE,
     CARD_BY_TEXT,
     CARD_TEXT,
@@ -35,6 +36,7 @@ from .cards import (
     parse_suit,
 )
 from .errors import IllegalMove
+from .frozen import EMPTY, FrozenList, freeze
 from .rules import UNDERTRUMP_ALLOWED, UNDERTRUMP_FORBIDDEN, RuleSet, get_rules
 
 BLIND = "blind"
@@ -48,6 +50,9 @@ NO_TRUMP_ACTION = "trump:none"
 MEE, TEGEN, PASS, LOOK = "mee", "tegen", "pass", "look"
 
 _POINTS = tuple(RANK_POINTS[i & 7] for i in range(32))
+_BIT_OF_TEXT = {CARD_TEXT[i]: 1 << i for i in range(32)}
+_BC0, _BC1, _BC2, _BC3 = _BYTE_CARDS
+_new_tuple = tuple.__new__  # Trick(...) without NamedTuple's Python-level __new__
 
 
 def team_of(seat: int) -> int:
@@ -106,6 +111,16 @@ class DealResult:
         }
 
 
+def _new_result(fields: dict) -> DealResult:
+    """``DealResult(**fields)`` without the frozen dataclass's ``__init__``, which goes
+    through ``object.__setattr__`` once per field: that was 10 µs, the biggest single
+    cost of a deal. Equal, hashable and frozen like any other instance (a test checks
+    that ``fields`` names every field)."""
+    result = object.__new__(DealResult)
+    result.__dict__.update(fields)
+    return result
+
+
 class Deal:
     """A single deal: trump choice, announcements where the preset has them, play, score."""
 
@@ -113,7 +128,7 @@ class Deal:
         "rules", "number", "dealer", "hands", "initial_hands", "turned", "phase", "to_move",
         "trump", "no_trump", "blind", "trump_chosen", "doublings", "announcements",
         "_ann_side", "_ann_index", "tie_factor", "_trick", "_led", "_win_seat", "_win_card",
-        "tricks", "team_points", "tricks_won", "result", "actions", "_dir", "_lm",
+        "tricks", "team_points", "tricks_won", "result", "actions", "_dir", "_lm", "_tricks_view",
     )  # fmt: skip
 
     def __init__(
@@ -154,6 +169,7 @@ class Deal:
         self.result: DealResult | None = None
         self.actions: list[str] = []
         self._lm = -1  # cached legal mask of the position, -1 when unknown
+        self._tricks_view = EMPTY  # the finished tricks as observations show them
         self.phase = PLAY
         self.to_move: int | None = dealer
         if rs.trump_by_turned_card:
@@ -187,21 +203,9 @@ class Deal:
         card listed in the dealer's hand.
         """
         rs = get_rules(rules)
-        if len(hands) != 4:
-            raise ValueError(f"four hands are needed, got {len(hands)}")
-        masks = []
-        seen = 0
-        for seat, hand in enumerate(hands):
-            cards = [Card.parse(c) for c in hand]
-            if len(cards) != 8:
-                raise ValueError(f"seat {seat} holds {len(cards)} cards, not 8")
-            m = 0
-            for c in cards:
-                if (seen | m) >> c & 1:
-                    raise ValueError(f"card {c} is dealt twice")
-                m |= 1 << c
-            seen |= m
-            masks.append(m)
+        masks = _text_masks(hands)
+        if masks is None:
+            masks = _checked_masks(hands)
         if rs.trump_by_turned_card:
             turned = (
                 Card.parse(turned) if turned is not None else Card.parse(list(hands[dealer])[-1])
@@ -287,12 +291,27 @@ class Deal:
 
     def legal_moves(self) -> list[Card]:
         """The cards the player to move may play (empty outside the play phase)."""
-        if self.phase != PLAY:
-            return []
-        m = self._lm
+        m = self._lm  # >= 0 only when cached in the play phase
         if m < 0:
-            m = self._lm = self._legal_mask()
-        return mask_cards(m)
+            if self.phase != PLAY:
+                return []
+            # The hot path: obliged_mask() inline, a call less per card (tests/engine/
+            # test_oracle.py holds it to the naive rules and to _legal_explained).
+            p: int = self.to_move  # type: ignore[assignment]  # a player is to move in PLAY
+            m = hand = self.hands[p]
+            if self._trick:
+                led = self._led
+                w = self._win_card
+                trump = self.trump
+                trumped = trump is not None and led != trump and (w >> 3) == trump
+                opp = self.rules.beat_partner or ((self._win_seat ^ p) & 1) == 1
+                hs = hand & SUIT_MASKS[led]
+                if hs:
+                    m = (opp and not trumped and hs & ABOVE[w]) or hs
+                elif trump is not None and hand & SUIT_MASKS[trump]:
+                    m = self._legal_mask()  # void and holding trumps: rarer, the full rules
+            self._lm = m
+        return [*_BC0[m & 0xFF], *_BC1[m >> 8 & 0xFF], *_BC2[m >> 16 & 0xFF], *_BC3[m >> 24]]
 
     def legal_mask(self) -> int:
         if self.phase != PLAY:
@@ -302,7 +321,6 @@ class Deal:
         return self._lm
 
     def _legal_mask(self) -> int:
-        # Hot path: mirrors _legal_explained() without building reasons.
         p: int = self.to_move  # type: ignore[assignment]  # only called with a player to move
         h = self.hands[p]
         if not self._trick:
@@ -492,18 +510,15 @@ class Deal:
                     card = Card.parse(card)
                 except ValueError as e:
                     raise IllegalMove("unknown_action", str(e), action=str(card)) from None
-        if self.phase != PLAY:
-            raise self._wrong_phase(str(card))
-        m = self._lm
+        m = self._lm  # >= 0 only when cached in the play phase
         if m < 0:
+            if self.phase != PLAY:
+                raise self._wrong_phase(str(card))
             m = self._legal_mask()
         if not (m >> card & 1):
             raise self._refusal(card)
-        self._play(card)
-
-    def _play(self, card: Card) -> None:
-        """Play without checking legality (for search code that already knows)."""
-        p: int = self.to_move  # type: ignore[assignment]  # only called with a player to move
+        # The move itself, inline (a call less per card).
+        p: int = self.to_move  # type: ignore[assignment]  # a player is to move in PLAY
         self.hands[p] &= ~(1 << card)
         self.actions.append(CARD_TEXT[card])
         self._lm = -1
@@ -513,37 +528,46 @@ class Deal:
             self._win_card = card
             self._win_seat = p
             trick.append((p, card))
-            self.to_move = (p + self._dir) % 4
+            self.to_move = (p + self._dir) & 3
             return
         w = self._win_card
         if (card >> 3) == (w >> 3):
             if card > w:
-                self._win_card, self._win_seat = card, p
+                self._win_card = card
+                self._win_seat = p
         elif (card >> 3) == self.trump:
-            self._win_card, self._win_seat = card, p
+            self._win_card = card
+            self._win_seat = p
         trick.append((p, card))
         if len(trick) < 4:
-            self.to_move = (p + self._dir) % 4
+            self.to_move = (p + self._dir) & 3
             return
         winner = self._win_seat
         team = winner & 1
+        rules = self.rules
         pts = (
             _POINTS[trick[0][1]]
             + _POINTS[trick[1][1]]
             + _POINTS[trick[2][1]]
             + _POINTS[trick[3][1]]
+            + rules.trick_bonus
         )
-        pts += self.rules.trick_bonus
         tricks = self.tricks
-        tricks.append(Trick(trick[0][0], tuple(trick), winner))
-        if len(tricks) == 8:
-            pts += self.rules.last_trick_bonus
-        self.team_points[team] += pts
-        self.tricks_won[team] += 1
+        tricks.append(_new_tuple(Trick, (trick[0][0], tuple(trick), winner)))
         self._trick = []
         self.to_move = winner
-        if len(tricks) == 8:
-            self._finish()
+        self.tricks_won[team] += 1
+        if len(tricks) < 8:
+            self.team_points[team] += pts
+            return
+        self.team_points[team] += pts + rules.last_trick_bonus
+        self._finish()
+
+    def _play(self, card: Card) -> None:
+        """Play without checking legality (for search code that already knows)."""
+        card = CARDS[card]
+        self._lm = 1 << card  # "legal": play() then skips the obligations
+        self.play(card)
 
     def _finish(self) -> None:
         self.phase = DONE
@@ -556,17 +580,19 @@ class Deal:
             written[0] = max(0, a - thr) * mult
         elif b > a:
             written[1] = max(0, b - thr) * mult
-        self.result = DealResult(
-            number=self.number,
-            dealer=self.dealer,
-            trump=self.trump_suit,
-            no_trump=self.no_trump,
-            blind=self.blind,
-            doublings=self.doublings,
-            multiplier=mult,
-            card_points=(a, b),
-            tricks_won=(self.tricks_won[0], self.tricks_won[1]),
-            written=(written[0], written[1]),
+        self.result = _new_result(
+            {
+                "number": self.number,
+                "dealer": self.dealer,
+                "trump": self.trump_suit,
+                "no_trump": self.no_trump,
+                "blind": self.blind,
+                "doublings": self.doublings,
+                "multiplier": mult,
+                "card_points": (a, b),
+                "tricks_won": (self.tricks_won[0], self.tricks_won[1]),
+                "written": (written[0], written[1]),
+            }
         )
 
     # ----------------------------------------------------------------- views
@@ -596,20 +622,78 @@ class Deal:
             "multiplier": self.multiplier,
             "tie_factor": self.tie_factor,
             "hand": mask_texts(self.hands[seat]) if self.hand_visible(seat) else None,
-            "hand_sizes": [bin(h).count("1") for h in self.hands],
+            "hand_sizes": [h.bit_count() for h in self.hands],
             "current_trick": {
                 "leader": trick[0][0] if trick else self.trick_leader,
                 "cards": [[s, str(c)] for s, c in trick],
             },
-            "tricks": [t.to_dict() for t in self.tricks],
+            "tricks": self.tricks_view(),
             "team_points": list(self.team_points),
             "legal": self.legal_actions() if seat == self.to_move else [],
         }
+
+    def tricks_view(self) -> FrozenList:
+        """The finished tricks as ``Trick.to_dict()`` rows, read-only, each built once."""
+        view = self._tricks_view
+        done = len(view)
+        if done != len(self.tricks):
+            tricks = self.tricks
+            if done > len(tricks):  # not a continuation of this deal's tricks
+                view, done = EMPTY, 0
+            view = self._tricks_view = FrozenList(
+                [*view, *(freeze(t.to_dict()) for t in tricks[done:])]
+            )
+        return view
 
     def __repr__(self) -> str:
         return (
             f"<Deal {self.number} dealer={self.dealer} phase={self.phase} to_move={self.to_move}>"
         )
+
+
+def _text_masks(hands) -> list[int] | None:
+    """The usual input of :meth:`Deal.from_hands` in a few lookups: four lists of eight
+    card texts holding the 32 cards once. None for anything else (Cards, other notations,
+    a wrong deal): :func:`_checked_masks` then parses it or names the problem."""
+    bit = _BIT_OF_TEXT
+    masks = []
+    total = 0
+    try:
+        if len(hands) != 4:
+            return None
+        for hand in hands:
+            if type(hand) not in (list, tuple) or len(hand) != 8:
+                return None
+            m = (
+                bit[hand[0]] | bit[hand[1]] | bit[hand[2]] | bit[hand[3]]
+                | bit[hand[4]] | bit[hand[5]] | bit[hand[6]] | bit[hand[7]]
+            )  # fmt: skip
+            masks.append(m)
+            total |= m
+    except (KeyError, TypeError):
+        return None
+    # 32 card bits whose union is the deck: every card once.
+    return masks if total == FULL_DECK else None
+
+
+def _checked_masks(hands) -> list[int]:
+    """Four hands of any card notation as masks; ValueError naming what is wrong."""
+    if len(hands) != 4:
+        raise ValueError(f"four hands are needed, got {len(hands)}")
+    masks = []
+    seen = 0
+    for seat, hand in enumerate(hands):
+        cards = [Card.parse(c) for c in hand]
+        if len(cards) != 8:
+            raise ValueError(f"seat {seat} holds {len(cards)} cards, not 8")
+        m = 0
+        for c in cards:
+            if (seen | m) >> c & 1:
+                raise ValueError(f"card {c} is dealt twice")
+            m |= 1 << c
+        seen |= m
+        masks.append(m)
+    return masks
 
 
 def check_deck(hands: list[int]) -> bool:

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from .deal import PLAY, Deal, DealResult
 from .dealing import DealSpec, deal_for
 from .errors import IllegalMove
+from .frozen import EMPTY, FrozenList, freeze
 from .rules import RuleSet, get_rules
 
 SEAT_NAMES = ("South", "West", "North", "East")
@@ -73,6 +74,7 @@ class Game:
         self.game_results: list[list[DealResult]] = [[]]  # per game of the match
         self.games: list[GameSummary] = []
         self.outcome: Outcome | None = None
+        self._board_view: tuple[int, FrozenList] = (1, EMPTY)  # (games, rows of the last)
         self.deal: Deal = self._next_deal()
 
     # ----------------------------------------------------------------- construction
@@ -129,8 +131,16 @@ class Game:
 
     @property
     def board(self) -> list[dict]:
-        """The current game's deals, as the score board shows them."""
-        return [r.to_dict() for r in self.game_results[-1]]
+        """The current game's deals, as the score board shows them (read-only rows,
+        each built once: results are only ever appended)."""
+        games, view = self._board_view
+        rows = self.game_results[-1]
+        if games != len(self.game_results) or len(view) > len(rows):
+            games, view = len(self.game_results), EMPTY
+        if len(view) != len(rows):
+            view = FrozenList([*view, *(freeze(r.to_dict()) for r in rows[len(view) :])])
+            self._board_view = (games, view)
+        return view
 
     def score_for(self, seat: int) -> int:
         """Own team's total minus the opponents' (summed over the games of a match)."""
