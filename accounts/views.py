@@ -30,6 +30,7 @@ from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from game import actions as game_actions
 from ops import ratelimit
 from ops.ratelimit import client_address
 
@@ -120,6 +121,7 @@ def _history_context(request: HttpRequest, player, *, own: bool) -> dict:
         "tournaments_page": pages["tournaments"],
         "days_page": pages["days"],
         "summary": history.summary(player),
+        "table_games": game_actions.table_games_of(player, own=own),
     }
 
 

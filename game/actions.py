@@ -358,6 +358,38 @@ def record_text(game: Game) -> str:
     return records.write_text(replay(game), record_tags(game))
 
 
+def table_games_of(player, *, own: bool, limit: int = 25) -> list[dict[str, Any]]:
+    """Finished games at tables of people (not solo, not tournament games) the player
+    sat at, newest first, each with the four names and the player's own dagscore.
+    Others see only the games of open tables."""
+    visible = [Game.Visibility.OPEN, Game.Visibility.LINK] if own else [Game.Visibility.OPEN]
+    seats = (
+        Seat.objects.filter(
+            user=player, game__status=Game.Status.FINISHED, game__visibility__in=visible
+        )
+        .select_related("game")
+        .order_by("-game__created")[:limit]
+    )
+    rows = []
+    for mine in seats:
+        game = mine.game
+        names = [
+            s.user.get_username() if s.user_id else f"bot ({s.bot_level})"
+            for s in Seat.objects.filter(game=game).select_related("user").order_by("index")
+        ]
+        rows.append(
+            {
+                "game": game,
+                "date": game.created,
+                "seat": mine.index,
+                "names": names,
+                "score": mine.final_score,
+                "bot_moves": len(game.bot_moves),
+            }
+        )
+    return rows
+
+
 def open_tables(limit: int = 50) -> list[dict[str, Any]]:
     """The lobby: open tables waiting for people, newest first, with their free seats."""
     games = list(

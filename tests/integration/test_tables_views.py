@@ -165,3 +165,49 @@ def test_the_home_page_lists_a_table_game_with_the_players_own_score(user, other
     assert own == -game.final_score != 0 or own == 0
     listed = response.context["games"]
     assert [g.pk for g in listed] == [game.pk] and listed[0].my_score == own
+
+
+def test_the_record_names_the_four_and_the_bot_moves_and_profiles_list_the_game(user, other_user):
+    from engine import records
+
+    game = actions.create_table(user)
+    actions.add_bot(game.public_id, user, 1)
+    actions.sit(game.public_id, other_user, 2)
+    actions.add_bot(game.public_id, user, 3)
+    actions.start(game.public_id, user)
+    actions.leave(game.public_id, other_user)  # the bot plays north's seat from here
+    actions.autoplay(game.pk)
+    game.refresh_from_db()
+    assert game.status == Game.Status.FINISHED and game.bot_moves
+    # North left before any move: every north move is a bot move for a person (autoplay
+    # also played south's, the host's); bots' own seats are never listed.
+    seats_moved = {engine_seat_of_move(game, n) for n in game.bot_moves}
+    assert 2 in seats_moved and not seats_moved & {1, 3}
+    parsed = records.read_text(game.record)  # the record stays a valid, verified record
+    assert parsed.tags["BotMoves"].split() == [str(n) for n in game.bot_moves]
+    text = game.record
+    assert '[South "south"]' in text and '[North "intruder"]' in text
+    assert '[West "bot:heuristic"]' in text and '[East "bot:heuristic"]' in text
+    assert "[BotMoves " in text
+    own = Seat.objects.get(game=game, index=2).final_score
+    for client, url in (
+        (_client(other_user), "/accounts/profile/"),
+        (_client(), "/players/intruder/"),
+    ):
+        response = client.get(url)
+        assert response.status_code == 200, url
+        rows = response.context["table_games"]
+        assert [r["game"].pk for r in rows] == [game.pk]
+        assert rows[0]["score"] == own and rows[0]["names"][2] == "intruder"
+        assert f'data-table-game="{game.public_id}"' in response.content.decode()
+    # A solo game is not a table game.
+    actions.create_game(other_user)
+    assert len(actions.table_games_of(other_user, own=True)) == 1
+
+
+def engine_seat_of_move(game: Game, n: int) -> int:
+    """The seat that made move number `n` (1-based) of the game."""
+    import engine
+
+    eng = engine.Game.replay(game.seed, game.rules, game.actions[: n - 1])
+    return eng.to_move
