@@ -140,6 +140,7 @@ def create_tournament(
     live_start: bool = False,
     results_visibility: str = Tournament.Visibility.AFTER_FINISH,
     unfinished_rule: str = Tournament.Unfinished.BOT,
+    ranking: str = Tournament.Ranking.SCORE,
     invite_code: str = "",
     seed: str | None = None,
     day: dt.date | None = None,
@@ -152,6 +153,8 @@ def create_tournament(
         if club is not None and not club.is_organizer(actor):
             raise NotAllowed(N_("only the club's organizers can create its tournaments"))
     engine.get_rules(rules)  # ValueError for an unknown preset, before anything is stored
+    if ranking not in Tournament.Ranking.values:
+        raise TournamentError(N_("unknown ranking"))
     bot_level = bot_level or settings.GAME_DEFAULT_BOT
     from engine.bots import get_bot
 
@@ -174,6 +177,7 @@ def create_tournament(
             live_start=live_start,
             results_visibility=results_visibility,
             unfinished_rule=unfinished_rule,
+            ranking=ranking,
             invite_code=invite_code.strip(),
             day=day,
             created_by=actor,
@@ -378,6 +382,30 @@ def close_tournament(
             tournament=t, actor=actor, action="close",
             before={"unfinished_rule": rule_before} if rule_before != t.unfinished_rule else None,
             after={"unfinished_rule": t.unfinished_rule}, reason="",
+        )  # fmt: skip
+        schedule_rankings(t.pk)
+    return t
+
+
+def set_ranking(tournament_id: int, actor, ranking: str) -> Tournament:
+    """Rank by score or by the Neuberg matchpoint percentage (until the tournament
+    closes: published results do not change order afterwards). Logged; the rankings
+    are recomputed."""
+    if ranking not in Tournament.Ranking.values:
+        raise TournamentError(N_("unknown ranking"))
+    with transaction.atomic():
+        t = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if actor is not None and not is_organizer(actor, t):
+            raise NotAllowed(N_("only organizers can change the ranking"))
+        if t.is_closed:
+            raise TournamentError(N_("the ranking cannot change after the tournament closed"))
+        if t.ranking == ranking:
+            return t
+        before, t.ranking = t.ranking, ranking
+        t.save(update_fields=["ranking"])
+        AuditLog.objects.create(
+            tournament=t, actor=actor, action="ranking",
+            before={"ranking": before}, after={"ranking": ranking}, reason="",
         )  # fmt: skip
         schedule_rankings(t.pk)
     return t

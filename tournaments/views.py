@@ -497,6 +497,7 @@ def create(request: HttpRequest) -> HttpResponse:
                 live_start=data["live_start"],
                 results_visibility=data["results_visibility"],
                 unfinished_rule=data["unfinished_rule"],
+                ranking=data["ranking"],
                 invite_code=data["invite_code"],
                 seed=data["seed"],
                 open_now=data["open_now"],
@@ -569,6 +570,8 @@ def manage_action(request: HttpRequest, pk: int, what: str) -> HttpResponse:
             rule = request.POST.get("unfinished_rule") or None
             actions.close_tournament(t.pk, request.user, unfinished_rule=rule)
             messages.success(request, _("The tournament is closed; the seed is revealed."))
+        elif what == "ranking":
+            actions.set_ranking(t.pk, request.user, request.POST.get("ranking", ""))
         else:
             raise Http404("unknown action")
     except actions.TournamentError as exc:

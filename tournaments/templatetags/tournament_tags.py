@@ -103,3 +103,16 @@ def player_link(username):
     except NoReverseMatch:  # a name the URL pattern cannot carry
         return name
     return format_html('<a href="{}">{}</a>', url, name)
+
+
+@register.filter
+def finish_mark(finish_mode) -> str:
+    """A small "bot" tag after an entry whose game the bot finished at close (standings,
+    tournament page, profile, printable results and PDF); nothing otherwise."""
+    if finish_mode != "bot":
+        return ""
+    return format_html(
+        ' <span class="t-tag t-bot-mark" title="{}">{}</span>',
+        _("finished by the bot"),
+        _("bot"),
+    )
