@@ -15,13 +15,16 @@ import time
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext_noop as N_
 
 import engine
+from engine import records
 from game import actions as game_actions
 from game.models import Game
+from game.models import group_name as game_group_name
 
 from . import replays
 from .models import AuditLog, Club, DealPlay, DealResult, Entry, Tournament, TournamentDeal
@@ -362,6 +365,8 @@ def close_tournament(
                     entry.save(update_fields=["finish_mode"])
                 elif entry.status == Entry.Status.PLAYING:  # over, but unseen by the hook
                     _finish_entry(entry, game, "bot")
+                if entry.finish_mode == "bot":
+                    _retag_record(game)
             else:
                 # Stopped where it stands (finished, no more moves), then scored.
                 game = game_actions.stop_game(game_id, reason="as_played")
@@ -384,7 +389,42 @@ def close_tournament(
             after={"unfinished_rule": t.unfinished_rule}, reason="",
         )  # fmt: skip
         schedule_rankings(t.pk)
+        from .tasks import notify_tables_closed
+
+        transaction.on_commit(lambda: notify_tables_closed.delay(tournament_id))
     return t
+
+
+def _retag_record(game: Game) -> None:
+    """The stored record of a game the bot finished says so (game.actions.record_tags:
+    [FinishedBy]); it was written when the last card fell, before the entry was marked."""
+    game.refresh_from_db()
+    game.record = records.write_text(game_actions.replay(game), game_actions.record_tags(game))
+    game.save(update_fields=["record"])
+
+
+def notify_tables_closed(tournament_id: int) -> int:
+    """Tell the open tables of a closed tournament's finished games that it closed:
+    `{"type": "closed", "reason": "bot" | "tournament", "record": URL}`. The end dialog
+    then offers the record (at URL), and a game the bot finished says so. Games stopped
+    "as played" or removed were told when they stopped. Returns how many games were
+    told; sending again is harmless."""
+    t = Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.CLOSED).first()
+    if t is None:
+        return 0
+    finished = (
+        Entry.objects.filter(tournament=t, status=Entry.Status.FINISHED)
+        .exclude(finish_mode="as_played")
+        .values_list("finish_mode", "game__public_id", "game__seq")
+    )
+    told = 0
+    for mode, public_id, seq in finished.iterator():
+        reason = "bot" if mode == "bot" else "tournament"
+        record = reverse("game-record", args=[public_id])
+        message = {"type": "closed", "seq": seq, "reason": reason, "record": record}
+        game_actions.send_events(game_group_name(public_id), [message])
+        told += 1
+    return told
 
 
 def set_ranking(tournament_id: int, actor, ranking: str) -> Tournament:
