@@ -7,10 +7,14 @@ carry the same figures."""
 from __future__ import annotations
 
 import csv
+import html as htmllib
 import importlib
 import io
 import json
 import re
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from django.apps import apps
@@ -210,3 +214,73 @@ def test_the_profile_shows_the_same_percentage(field, client):
     client.force_login(entries["lang"].player)
     html = client.get("/accounts/profile/").content.decode()
     assert "68.8%" in html  # the standings' MP %, not the score's 100 %
+
+
+# The live table (static/tournaments/standings.js) run by node on a minimal DOM: it gets
+# one pushed message and renders its rows; they must read as the server's page does.
+LIVE_JS = """
+const made = [];
+const el = (tag) => {
+  const e = { tag, children: [], dataset: {}, className: "", textContent: "", colSpan: 1,
+    appendChild(c) { this.children.push(c); return c; },
+    append(...cs) { this.children.push(...cs); },
+    replaceChildren(...cs) { this.children = cs; } };
+  if (tag === "template") {
+    // innerHTML's text, as one node (what the cell reads as text).
+    Object.defineProperty(e, "innerHTML", {
+      set(v) {
+        e.content = { childNodes: [{ children: [], textContent: v.replace(/<[^>]+>/g, "") }] };
+      },
+    });
+  }
+  made.push(e);
+  return e;
+};
+const body = el("tbody");
+const table = el("table");
+Object.assign(table.dataset, DATASET);
+table.querySelector = (s) => (s === "tbody" ? body : null);
+let socket = null;
+globalThis.window = { WebSocket: true };
+globalThis.location = { protocol: "http:", host: "testserver" };
+globalThis.setTimeout = () => {};
+globalThis.document = {
+  documentElement: { lang: LANG },
+  querySelector: (s) => (s === "[data-standings]" ? table : null),
+  createElement: el,
+};
+globalThis.WebSocket = class { constructor(url) { socket = this; } };
+await import(MODULE);
+socket.onmessage({ data: JSON.stringify({ type: "standings", version: 99, rows: ROWS }) });
+const text = (e) => (e.children.length ? e.children.map(text).join("") : e.textContent);
+console.log(JSON.stringify(body.children.map((tr) => tr.children.map((td) => text(td).trim()))));
+"""
+
+
+@pytest.mark.skipif(not shutil.which("node"), reason="needs node to run the live table's JS")
+@pytest.mark.parametrize("lang", ["en", "nl"])
+def test_the_live_table_shows_what_the_page_shows(field, client, lang):
+    t, entries = field()
+    Entry.objects.filter(pk=entries["kort"].pk).update(finish_mode="bot")  # with its tag
+    html = standings_page(client, t, entries, lang=lang)
+    bot_mark = htmllib.unescape(re.search(r'data-bot-mark="([^"]*)"', html).group(1))
+    dataset = {
+        "ws": "/ws/",
+        "version": "0",
+        "me": "",
+        "playerUrl": "/players/-/",
+        "botMark": bot_mark,
+    }
+    module = Path(settings.BASE_DIR) / "static" / "tournaments" / "standings.js"
+    script = (
+        LIVE_JS.replace("DATASET", json.dumps(dataset))
+        .replace("LANG", json.dumps(lang))
+        .replace("MODULE", json.dumps(module.as_uri()))
+        .replace("ROWS", json.dumps(rankings.standings(t)))
+    )
+    out = subprocess.run(
+        ["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True
+    ).stdout
+    live = json.loads(out)
+    assert live == table_rows(html)
+    assert live[1][1] == "kort bot" and live[0][1] == "lang"
