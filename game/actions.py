@@ -150,7 +150,7 @@ def record_tags(game: Game) -> dict[str, str]:
 
     day = timezone.localdate(game.created) if game.created else timezone.localdate()
     bot = f"bot:{game.bot_level}"
-    return {
+    tags = {
         "Event": "Manillen",
         "Date": day.strftime("%Y.%m.%d"),
         "South": game.owner.get_username(),
@@ -158,6 +158,11 @@ def record_tags(game: Game) -> dict[str, str]:
         "North": bot,
         "East": bot,
     }
+    # A tournament game the bot played to its end at the close ("uitgespeeld door de bot").
+    entry = getattr(game, "tournament_entry", None) if game.pk else None
+    if entry is not None and entry.finish_mode == "bot":
+        tags["FinishedBy"] = bot
+    return tags
 
 
 def record_text(game: Game) -> str:

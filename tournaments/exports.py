@@ -19,7 +19,7 @@ from .models import ExportArchive, Tournament
 
 STANDINGS_COLUMNS = [
     "rank", "player", "score", "game_score", "corrected", "matchpoints", "matchpoints_pct",
-    "deal_matchpoints", "deals_played", "finish_mode",
+    "deal_matchpoints", "deal_matchpoints_pct", "deals_played", "score_per_deal", "finish_mode",
 ]  # fmt: skip
 TRAVELLER_COLUMNS = [
     "deal", "player", "dealer", "trump", "wij_points", "zij_points", "multiplier",
@@ -39,6 +39,7 @@ def _info(t: Tournament) -> dict[str, Any]:
         "seed_commitment": t.seed_commitment,
         "seed": t.seed if t.is_closed else None,
         "unfinished_rule": t.unfinished_rule,
+        "ranking": t.ranking,
         "closed_at": t.closed_at.isoformat() if t.closed_at else None,
     }
 

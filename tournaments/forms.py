@@ -39,6 +39,16 @@ class TournamentForm(forms.Form):
     unfinished_rule = forms.ChoiceField(
         label=_("Unfinished games at close"), choices=Tournament.Unfinished.choices
     )
+    ranking = forms.ChoiceField(
+        label=_("Ranking"),
+        choices=Tournament.Ranking.choices,
+        initial=Tournament.Ranking.SCORE,
+        required=False,  # not sent: by score, the default
+        help_text=_(
+            "By score, as at the table (a game to 101). By matchpoint percentage: fair "
+            "when entries play different numbers of deals."
+        ),
+    )
     invite_code = forms.CharField(label=_("Invite code (optional)"), max_length=32, required=False)
     seed = forms.CharField(
         label=_("Seed (empty = random)"),
@@ -65,6 +75,9 @@ class TournamentForm(forms.Form):
             club.empty_label = None  # an organizer's tournament is always in one of their clubs
         if club_slug:  # "New tournament" on a club's page
             club.initial = club.queryset.filter(slug=club_slug).first()
+
+    def clean_ranking(self) -> str:
+        return self.cleaned_data.get("ranking") or Tournament.Ranking.SCORE
 
     def clean(self):
         data = super().clean()

@@ -28,6 +28,7 @@ import engine
 from . import actions, exports, rankings, replays
 from .forms import ClubForm, CorrectionForm, JoinClubForm, RemovalForm, TournamentForm
 from .models import Club, DealPlay, DealResult, Entry, Tournament, TournamentDeal
+from .templatetags.tournament_tags import SUIT_SYMBOLS, sort_hand
 
 SEATS = (gettext_lazy("South"), gettext_lazy("West"), gettext_lazy("North"), gettext_lazy("East"))
 
@@ -231,16 +232,33 @@ def traveller(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         "rows": rows,
         "field": t.entries.filter(status=Entry.Status.FINISHED).count(),
         "my_entry_id": entry.pk if entry else None,
-        "hands": _hands_display(deal),
+        "hands": _hands_display(deal, trump := _known_trump(deal, rows)),
+        "trump": trump,
         "dealer_name": SEATS[deal.dealer],
         "par": deal.par,
     }
     return render(request, "tournaments/traveller.html", context)
 
 
-def _hands_display(deal: TournamentDeal) -> list[dict]:
+def _known_trump(deal: TournamentDeal, rows: list[dict] | None = None) -> str | None:
+    """The deal's trump when it is the same for everyone: the turned card's suit, else
+    the one trump every result shown was played in; None when unknown or not one."""
+    if deal.turned:
+        return engine.Card.parse(deal.turned).suit
+    trumps = {r["trump"] for r in rows or []}
+    if len(trumps) == 1 and (trump := trumps.pop()) in SUIT_SYMBOLS:
+        return trump
+    return None
+
+
+def _hands_display(deal: TournamentDeal, trump: str | None = None) -> list[dict]:
+    """The four hands as the table shows one: by suit (the trump first when known) and
+    rank, high to low."""
     return [
-        {"seat": SEATS[s], "cards": [engine.Card.parse(c).display() for c in deal.hands[s]]}
+        {
+            "seat": SEATS[s],
+            "cards": [engine.Card.parse(c).display() for c in sort_hand(deal.hands[s], trump)],
+        }
         for s in range(4)
     ]
 
@@ -497,6 +515,7 @@ def create(request: HttpRequest) -> HttpResponse:
                 live_start=data["live_start"],
                 results_visibility=data["results_visibility"],
                 unfinished_rule=data["unfinished_rule"],
+                ranking=data["ranking"],
                 invite_code=data["invite_code"],
                 seed=data["seed"],
                 open_now=data["open_now"],
@@ -550,7 +569,12 @@ def manage_deals(request: HttpRequest, pk: int) -> HttpResponse:
         return render(request, "tournaments/manage_deals_confirm.html", {"t": t})
     actions.mark_seen(t, request.user)
     deals = [
-        {"deal": d, "hands": _hands_display(d), "dealer_name": SEATS[d.dealer]}
+        {
+            "deal": d,
+            "hands": _hands_display(d, trump := _known_trump(d)),
+            "trump": trump,
+            "dealer_name": SEATS[d.dealer],
+        }
         for d in t.deals.all()[:40]
     ]
     return render(request, "tournaments/manage_deals.html", {"t": t, "deals": deals})
@@ -569,6 +593,8 @@ def manage_action(request: HttpRequest, pk: int, what: str) -> HttpResponse:
             rule = request.POST.get("unfinished_rule") or None
             actions.close_tournament(t.pk, request.user, unfinished_rule=rule)
             messages.success(request, _("The tournament is closed; the seed is revealed."))
+        elif what == "ranking":
+            actions.set_ranking(t.pk, request.user, request.POST.get("ranking", ""))
         else:
             raise Http404("unknown action")
     except actions.TournamentError as exc:
