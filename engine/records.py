@@ -216,6 +216,12 @@ def _unescape(value: str) -> str:
     return _UNESCAPE_RE.sub(one, value)
 
 
+def is_one_line(text: str) -> bool:
+    """True when ``text`` holds no line break and no other control character: what a form
+    asks of a name that ends up in records (the writer escapes the rest anyway)."""
+    return not any(_breaks_or_controls(ch) for ch in text)
+
+
 def one_line(text: str) -> str:
     """``text`` with every line break and control character replaced by a space: safe in
     a record's comment (a record line holds no character the reader would cut at)."""
@@ -1214,4 +1220,5 @@ def read_record(data) -> GameRecord:
 __all__ = [
     "FORMAT", "GameRecord", "DealRecord", "TrickRecord", "ScoreRecord", "write_text", "read_text",
     "write_json", "read_json", "read_record", "dumps_json", "sort_hand", "split_text", "read_many",
+    "digest", "one_line", "is_one_line",
 ]  # fmt: skip

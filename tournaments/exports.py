@@ -15,7 +15,7 @@ from typing import Any
 from game import actions as game_actions
 
 from . import rankings
-from .models import ExportArchive, Tournament
+from .models import Entry, ExportArchive, Tournament
 
 STANDINGS_COLUMNS = [
     "rank", "player", "score", "game_score", "corrected", "matchpoints", "matchpoints_pct",
@@ -109,32 +109,56 @@ def travellers_csv(t: Tournament) -> str:
     return out.getvalue()
 
 
+def entry_record_tags(entry: Entry) -> dict[str, str]:
+    """The tags of an entry's record: who played and when (game.actions.record_tags), the
+    tournament as Event and its club as Site. Add a tag here and every record export
+    (records.txt, the zip's files) carries it; the engine adds seed, rules and result."""
+    t = entry.tournament
+    return {
+        **game_actions.record_tags(entry.game),
+        "Event": t.name,
+        "Site": t.club.name if t.club_id else "Manillen",
+    }
+
+
+def entry_record(entry: Entry) -> str:
+    """The entry's game as a text record (engine format), tagged with entry_record_tags."""
+    from engine import records
+
+    return records.write_text(game_actions.replay(entry.game), entry_record_tags(entry))
+
+
+def _entries(t: Tournament):
+    return t.entries.select_related("player", "game", "game__owner", "tournament__club").order_by(
+        "pk"
+    )
+
+
+def _records_file(t: Tournament, texts: list[str]) -> str:
+    if not texts:
+        from engine.records import one_line
+
+        return f"; {one_line(t.name)}: no games (nobody entered this tournament)\n"
+    return "\n".join(texts)
+
+
 def records_text(t: Tournament) -> str:
     """Every game of the tournament as one record file in the engine's text format, one
     record after another (`engine.records.read_many` and `python -m engine replay` read
     it back), each tagged with the tournament (Event), its club (Site) and the player."""
-    from engine import records
-
-    site = t.club.name if t.club_id else "Manillen"
-    parts = []
-    for entry in t.entries.select_related("player", "game", "game__owner").order_by("pk"):
-        game = entry.game
-        tags = {**game_actions.record_tags(game), "Event": t.name, "Site": site}
-        parts.append(records.write_text(game_actions.replay(game), tags))
-    if not parts:
-        return f"; {t.name}: no games (nobody entered this tournament)\n"
-    return "\n".join(parts)
+    return _records_file(t, [entry_record(entry) for entry in _entries(t)])
 
 
 def records_zip(t: Tournament) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        entries = t.entries.select_related("player", "game").order_by("pk")
-        for entry in entries:
-            name = f"{entry.pk:04d}-{entry.player.get_username()}.txt"
-            zf.writestr(name, game_actions.record_text(entry.game))
-        if entries:
-            zf.writestr("records.txt", records_text(t))
+        texts = []
+        for entry in _entries(t):
+            text = entry_record(entry)
+            texts.append(text)
+            zf.writestr(f"{entry.pk:04d}-{entry.player.get_username()}.txt", text)
+        if texts:
+            zf.writestr("records.txt", _records_file(t, texts))
         zf.writestr("standings.json", standings_json(t))
     return buf.getvalue()
 

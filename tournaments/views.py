@@ -622,7 +622,10 @@ def club_list(request: HttpRequest) -> HttpResponse:
 def club_create(request: HttpRequest) -> HttpResponse:
     form = ClubForm(request.POST)
     if not form.is_valid():
-        messages.error(request, _("A club needs a name."))
+        if form.has_error("name", "control_characters"):
+            messages.error(request, form.errors["name"][0])
+        else:
+            messages.error(request, _("A club needs a name."))
         return redirect("clubs:list")
     club = actions.create_club(request.user, form.cleaned_data["name"])
     return redirect("clubs:detail", slug=club.slug)
