@@ -453,10 +453,16 @@ def export(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
 
 
 def _results_print_context(t: Tournament) -> dict:
+    travellers = exports.travellers(t)
+    deals = {d.number: d for d in t.deals.filter(number__in=[x["deal"] for x in travellers])}
+    for trav in travellers:  # each deal's four hands and dealer on its traveller
+        deal = deals.get(trav["deal"])
+        trav["hands"] = _hands_display(deal) if deal else []
+        trav["dealer_name"] = SEATS[deal.dealer] if deal else ""
     return {
         "t": t,
         "rows": rankings.standings(t),
-        "travellers": exports.travellers(t),
+        "travellers": travellers,
         "corrections": exports.corrections(t),
         # The same corrections as sentences in local time (the export's are stored dicts).
         "audit": t.audit.select_related("actor", "entry__player").exclude(action="close"),
