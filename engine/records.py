@@ -61,7 +61,10 @@ GENERATED_TAGS = (
 # Every record the platform ever wrote has these; Games too in a match preset. Actions and
 # Digest are written since December 2026: a record without them is an older one, read
 # without the checks they allow (docs/records.md, "Older records").
-REQUIRED_TAGS = ("Seed", "Commitment", "Rules", "Result", "Termination")
+REQUIRED_TAGS = (
+    "Event", "Date", "Seed", "Commitment", "Rules", "South", "West", "North", "East", "Result",
+    "Termination",
+)  # fmt: skip
 
 _TAG_RE = re.compile(r'^\[([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\]\s*(?:;.*)?$')
 _HEADER_RE = re.compile(r"^\{Deal\s+(\d+)\}(?:\s+Game\s+(\d+))?\s+Dealer\s+(\S+)$")
@@ -687,7 +690,7 @@ def _check_tags(rec: GameRecord) -> tuple[str, Any]:
         if name not in rec.tags:
             raise _err(
                 f"missing {name} tag: every record has {', '.join(REQUIRED_TAGS)}"
-                " (was it cut short?)",
+                ' ("?" where unknown); was it cut short?',
                 end,
             )
     rules_name = rec.tags["Rules"]

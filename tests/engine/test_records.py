@@ -718,7 +718,7 @@ def test_older_records_without_actions_and_digest_still_read():
         # Written again, the record gains the new tags and reads back the same game.
         assert read_text(write_text(g, rec.tags)).actions == rec.actions
         # The tags every record ever had are required of older records too.
-        for name in ("Rules", "Result", "Termination", "Commitment"):
+        for name in ("Event", "Rules", "South", "Result", "Termination", "Commitment"):
             cut = "\n".join(x for x in lines_of(text) if not x.startswith(f"[{name} "))
             with pytest.raises(InvalidRecord, match=f"missing {name} tag"):
                 read_text(cut)
