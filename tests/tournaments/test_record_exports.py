@@ -91,6 +91,7 @@ def test_an_empty_records_file_keeps_a_name_with_line_breaks_in_its_comment(
 @pytest.mark.parametrize("brk", ["\n", "\u2028", "\u0085", "\t", "\x1c"])
 def test_forms_refuse_names_with_line_breaks_and_control_characters(brk, client, club, organizer):
     client.force_login(organizer)
+    client.cookies["django_language"] = "en"
     form = {
         "name": f"Club{brk}avond", "club": club.pk, "rules": "flemish", "bot_level": "random",
         "capacity": 4, "results_visibility": "after_finish", "unfinished_rule": "bot",
@@ -106,6 +107,10 @@ def test_forms_refuse_names_with_line_breaks_and_control_characters(brk, client,
     response = client.post("/clubs/new/", {"name": f"De{brk}Club"}, follow=True)
     assert "no line breaks, tabs or other control characters" in response.content.decode()
     assert not Club.objects.filter(name__startswith="De").exclude(pk=club.pk).exists()
+
+    client.cookies["django_language"] = "nl"  # the site's first language
+    response = client.post("/tournaments/new/", form)
+    assert "geen regeleinden, tabs of andere stuurtekens" in response.content.decode()
 
     with pytest.raises(actions.TournamentError, match="one line"):
         actions.create_tournament(organizer, name=f"x{brk}y", club=club)
