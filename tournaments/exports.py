@@ -21,6 +21,7 @@ import zipfile
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
@@ -93,6 +94,7 @@ class CsvStyle:
     delimiter: str
     decimal: str
     bom: bool
+    language: str = "en"  # of the words in the cells (seats, suits, yes/no)
 
 
 def csv_style(language: str | None = None, sep: str | None = None) -> CsvStyle:
@@ -104,7 +106,9 @@ def csv_style(language: str | None = None, sep: str | None = None) -> CsvStyle:
         semicolon = SEPARATORS[sep] == ";"
     else:
         semicolon = lang in SEMICOLON_LANGUAGES
-    return CsvStyle(";", ",", True) if semicolon else CsvStyle(",", ".", False)
+    if lang not in {code for code, _name in settings.LANGUAGES}:
+        lang = settings.LANGUAGE_CODE.split("-")[0]
+    return CsvStyle(";", ",", True, lang) if semicolon else CsvStyle(",", ".", False, lang)
 
 
 def safe_cell(value: Any, style: CsvStyle) -> str:
@@ -125,6 +129,11 @@ def safe_cell(value: Any, style: CsvStyle) -> str:
 
 
 def _csv(rows: list[list[Any]], style: CsvStyle) -> str:
+    with translation.override(style.language):
+        return _csv_text(rows, style)
+
+
+def _csv_text(rows: list[list[Any]], style: CsvStyle) -> str:
     out = io.StringIO()
     if style.bom:
         out.write("\ufeff")
@@ -168,6 +177,11 @@ def _finish_mode(mode: str) -> str:
 
 def standings_csv(t: Tournament, style: CsvStyle | None = None) -> str:
     style = style or csv_style()
+    with translation.override(style.language):
+        return _standings_csv(t, style)
+
+
+def _standings_csv(t: Tournament, style: CsvStyle) -> str:
     rows: list[list[Any]] = [list(STANDINGS_COLUMNS)]
     for row in rankings.standings(t):
         values = dict(row, finish_mode=_finish_mode(row.get("finish_mode") or ""))
@@ -208,6 +222,11 @@ def travellers_json(t: Tournament) -> str:
 
 def travellers_csv(t: Tournament, style: CsvStyle | None = None) -> str:
     style = style or csv_style()
+    with translation.override(style.language):
+        return _travellers_csv(t, style)
+
+
+def _travellers_csv(t: Tournament, style: CsvStyle) -> str:
     rows: list[list[Any]] = [list(TRAVELLER_COLUMNS)]
     for trav in travellers(t):
         for r in trav["results"]:
