@@ -99,7 +99,15 @@ def mark_seen(tournament: Tournament, user) -> None:
 # --- clubs ------------------------------------------------------------------------------
 
 
+def _one_line_name(*values: str) -> None:
+    from engine.records import is_one_line
+
+    if not all(is_one_line(v or "") for v in values):
+        raise TournamentError(N_("a name is one line: no line breaks or control characters"))
+
+
 def create_club(user, name: str) -> Club:
+    _one_line_name(name)
     base = slugify(name)[:80] or "club"
     with transaction.atomic():
         slug = base
@@ -155,6 +163,7 @@ def create_tournament(
             raise NotAllowed(N_("a public tournament needs a staff account; choose your club"))
         if club is not None and not club.is_organizer(actor):
             raise NotAllowed(N_("only the club's organizers can create its tournaments"))
+    _one_line_name(name, seed or "")
     engine.get_rules(rules)  # ValueError for an unknown preset, before anything is stored
     if ranking not in Tournament.Ranking.values:
         raise TournamentError(N_("unknown ranking"))

@@ -5,6 +5,7 @@ from django.utils.translation import gettext_lazy as _
 
 import engine
 from engine.bots import available
+from engine.records import is_one_line
 
 from .models import Club, Tournament
 from .templatetags.tournament_tags import bot_choices, rules_choices
@@ -14,8 +15,18 @@ from .templatetags.tournament_tags import bot_choices, rules_choices
 LOCAL_INPUT = "%Y-%m-%dT%H:%M"
 
 
+def one_line(value: str) -> None:
+    """Names and seeds end up in game records, CSV files and page titles: one line of
+    text, no line breaks (also U+2028, U+0085, ...), tabs or other control characters."""
+    if not is_one_line(value):
+        raise forms.ValidationError(
+            _("Use one line of text: no line breaks, tabs or other control characters."),
+            code="control_characters",
+        )
+
+
 class TournamentForm(forms.Form):
-    name = forms.CharField(label=_("Name"), max_length=120)
+    name = forms.CharField(label=_("Name"), max_length=120, validators=[one_line])
     club = forms.ModelChoiceField(label=_("Club"), queryset=Club.objects.none(), required=False)
     rules = forms.ChoiceField(label=_("Rules"), choices=())
     bot_level = forms.ChoiceField(label=_("Bot level"), choices=())
@@ -54,6 +65,7 @@ class TournamentForm(forms.Form):
         label=_("Seed (empty = random)"),
         max_length=100,
         required=False,
+        validators=[one_line],
         help_text=_(
             "Secret until the tournament closes; only its commitment is published. "
             "Whoever gives the seed knows every deal and cannot take part."
@@ -88,7 +100,7 @@ class TournamentForm(forms.Form):
 
 
 class ClubForm(forms.Form):
-    name = forms.CharField(label=_("Club name"), max_length=100)
+    name = forms.CharField(label=_("Club name"), max_length=100, validators=[one_line])
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("label_suffix", "")

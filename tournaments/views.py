@@ -207,11 +207,16 @@ def standings(request: HttpRequest, pk: int) -> HttpResponse:
     rows = rankings.standings(t)
     if request.GET.get("format") == "json":
         return JsonResponse({"version": t.rankings_version, "status": t.status, "rows": rows})
+    style = exports.csv_style(request.LANGUAGE_CODE, request.GET.get("sep"))
+    csv_sep = "semicolon" if style.delimiter == ";" else "comma"
     context = {
         "t": t,
         "rows": rows,
         "deal_numbers": rankings.played_deal_numbers(t),
         "ws_path": f"/ws/tournaments/{t.pk}/standings/",
+        "csv_sep": csv_sep,
+        # The CSV links follow the choice of separator once it was made on this page.
+        "csv_query": f"?sep={csv_sep}" if request.GET.get("sep") in exports.SEPARATORS else "",
     }
     return render(request, "tournaments/standings.html", context)
 
@@ -439,16 +444,19 @@ def export(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
     t = _tournament(request, pk)
     _require_results(request, t)
     name = f"tournament-{t.pk}"
-    if kind == "standings.csv":
-        return _download(
-            exports.standings_csv(t), "text/csv; charset=utf-8", f"{name}-standings.csv"
-        )
+    csv_files = {
+        "standings.csv": exports.standings_csv,
+        "travellers.csv": exports.travellers_csv,
+        "corrections.csv": exports.corrections_csv,
+    }
+    if kind in csv_files:
+        # `;` and a byte-order mark for Dutch and French readers (Excel's defaults
+        # there), `,` otherwise; ?sep=comma or ?sep=semicolon is the export page's choice.
+        style = exports.csv_style(request.LANGUAGE_CODE, request.GET.get("sep"))
+        body = csv_files[kind](t, style)
+        return _download(body, "text/csv; charset=utf-8", f"{name}-{kind}")
     if kind == "standings.json":
         return _download(exports.standings_json(t), "application/json", f"{name}-standings.json")
-    if kind == "travellers.csv":
-        return _download(
-            exports.travellers_csv(t), "text/csv; charset=utf-8", f"{name}-travellers.csv"
-        )
     if kind == "travellers.json":
         return _download(exports.travellers_json(t), "application/json", f"{name}-travellers.json")
     if kind in ("records.zip", "records.txt"):
@@ -463,10 +471,16 @@ def export(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
 
 
 def _results_print_context(t: Tournament) -> dict:
+    travellers = exports.travellers(t)
+    deals = {d.number: d for d in t.deals.filter(number__in=[x["deal"] for x in travellers])}
+    for trav in travellers:  # each deal's four hands and dealer on its traveller
+        deal = deals.get(trav["deal"])
+        trav["hands"] = _hands_display(deal) if deal else []
+        trav["dealer_name"] = SEATS[deal.dealer] if deal else ""
     return {
         "t": t,
         "rows": rankings.standings(t),
-        "travellers": exports.travellers(t),
+        "travellers": travellers,
         "corrections": exports.corrections(t),
         # The same corrections as sentences in local time (the export's are stored dicts).
         "audit": t.audit.select_related("actor", "entry__player").exclude(action="close"),
@@ -648,7 +662,10 @@ def club_list(request: HttpRequest) -> HttpResponse:
 def club_create(request: HttpRequest) -> HttpResponse:
     form = ClubForm(request.POST)
     if not form.is_valid():
-        messages.error(request, _("A club needs a name."))
+        if form.has_error("name", "control_characters"):
+            messages.error(request, form.errors["name"][0])
+        else:
+            messages.error(request, _("A club needs a name."))
         return redirect("clubs:list")
     club = actions.create_club(request.user, form.cleaned_data["name"])
     return redirect("clubs:detail", slug=club.slug)
