@@ -301,8 +301,10 @@ HEALTHZ_TIMEOUT = float(env_int("HEALTHZ_TIMEOUT_MS", 1000)) / 1000
 HEALTHZ_QUEUES = env_list("HEALTHZ_QUEUES")
 # A load balancer probes /healthz over plain HTTP.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
-# Failed logins per client address and per username within the window -> 429.
+# Failed logins per (client address, username) within the window -> 429; per address
+# alone (whatever the username) the higher LOGIN_RATE_LIMIT_ADDRESS.
 LOGIN_RATE_LIMIT = env_int("LOGIN_RATE_LIMIT", 10)
+LOGIN_RATE_LIMIT_ADDRESS = env_int("LOGIN_RATE_LIMIT_ADDRESS", 5 * LOGIN_RATE_LIMIT)
 LOGIN_RATE_WINDOW = env_int("LOGIN_RATE_WINDOW", 15 * 60)
 # New accounts (/accounts/signup/) per client address within the window -> 429.
 SIGNUP_RATE_LIMIT = env_int("SIGNUP_RATE_LIMIT", 20)
