@@ -309,6 +309,9 @@ LOGIN_RATE_WINDOW = env_int("LOGIN_RATE_WINDOW", 15 * 60)
 # New accounts (/accounts/signup/) per client address within the window -> 429.
 SIGNUP_RATE_LIMIT = env_int("SIGNUP_RATE_LIMIT", 20)
 SIGNUP_RATE_WINDOW = env_int("SIGNUP_RATE_WINDOW", 60 * 60)
+# New games (POST /play/, a guest's first one included) per client address in the window.
+PLAY_RATE_LIMIT = env_int("PLAY_RATE_LIMIT", 60)
+PLAY_RATE_WINDOW = env_int("PLAY_RATE_WINDOW", 10 * 60)
 # Reverse proxies in front of the web processes whose X-Forwarded-For we trust.
 TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 # Websocket messages per connection: a token bucket (per second, burst); excess gets

@@ -58,6 +58,29 @@ def client_address(request) -> str:
     return request.META.get("REMOTE_ADDR", "") or "unknown"
 
 
+def over_limit(key: str, limit: int) -> int:
+    """Seconds until the counter `key` (see count) is under `limit` again; 0: it is."""
+    if limit <= 0:
+        return 0
+    values = cache.get_many([key, key + ":until"])
+    if values.get(key, 0) < limit:
+        return 0
+    now = time.time()
+    return max(1, math.ceil((values.get(key + ":until") or now + 60) - now))
+
+
+def count(key: str, window: int) -> None:
+    """One more event on the counter `key`, which lives `window` seconds from its first."""
+    if cache.add(key, 1, timeout=window):
+        cache.set(key + ":until", time.time() + window, timeout=window)
+        return
+    try:
+        cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.add(key, 1, timeout=window)
+        cache.set(key + ":until", time.time() + window, timeout=window)
+
+
 def _keys(request, username: str) -> list[tuple[str, int]]:
     """The failed-login counters of an attempt and their limits: (address, username) at
     LOGIN_RATE_LIMIT, and the address alone at the higher LOGIN_RATE_LIMIT_ADDRESS. No
@@ -97,17 +120,9 @@ def wait_message(seconds: int) -> str:
 
 
 def login_failed(request, username: str) -> None:
-    window = settings.LOGIN_RATE_WINDOW
+    # The window starts with the first failure; its end is what the message says.
     for key, _ in _keys(request, username):
-        if cache.add(key, 1, timeout=window):
-            # The window starts with the first failure; its end is what the message says.
-            cache.set(key + ":until", time.time() + window, timeout=window)
-            continue
-        try:
-            cache.incr(key)
-        except ValueError:  # expired between add and incr
-            cache.add(key, 1, timeout=window)
-            cache.set(key + ":until", time.time() + window, timeout=window)
+        count(key, settings.LOGIN_RATE_WINDOW)
 
 
 def login_succeeded(request, username: str) -> None:

@@ -22,6 +22,7 @@ import engine
 from engine.bots import bot_seed, get_bot
 from tests.helpers import TABLE_AT_REST_JS as AT_REST_JS
 from tests.helpers import TABLE_SEQ_JS as SEQ_JS
+from tests.helpers import start_new_game
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
@@ -62,7 +63,7 @@ def _store_south_move_without_bot_turn(server, game_id: str) -> tuple[list[str],
 
 def test_the_table_recovers_a_bot_turn_lost_with_the_server(page, restartable_server):
     server = restartable_server
-    page.goto(server.base + "/play/")
+    start_new_game(page, server.base)
     expect(page.locator("#table-root")).to_be_visible()
     page.wait_for_function("() => window.manillenTable !== undefined")
     game_id = re.search(r"/game/([0-9a-f-]{36})/", page.url).group(1)

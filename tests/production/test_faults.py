@@ -26,7 +26,6 @@ import random
 import shutil
 import signal
 import time
-import urllib.request
 from pathlib import Path
 from urllib.parse import urlparse, urlunparse
 
@@ -100,16 +99,33 @@ def worker(stack, name: str, slow_bots: bool = False):
 
 
 def new_game(port: int) -> tuple[str, str]:
-    """A guest's game, made through the web process: (public id, session cookie)."""
+    """A guest's game, made through the web process as the start button does (GET /play/
+    for the form's CSRF token, then the POST): (public id, session cookie)."""
+    import re
+    import urllib.parse
 
     class NoRedirect(urllib.request.HTTPRedirectHandler):
         def redirect_request(self, *args, **kwargs):
             return None
 
+    url = f"http://127.0.0.1:{port}/play/"
+    with urllib.request.urlopen(url, timeout=30) as form:
+        page = form.read().decode()
+        csrf_cookie = next(
+            c.split(";")[0]
+            for c in form.headers.get_all("Set-Cookie")
+            if c.startswith("csrftoken=")
+        )
+    token = re.search(r'name="csrfmiddlewaretoken" value="([^"]+)"', page).group(1)
+    request = urllib.request.Request(
+        url,
+        data=urllib.parse.urlencode({"csrfmiddlewaretoken": token}).encode(),
+        headers={"Cookie": csrf_cookie},
+    )
     opener = urllib.request.build_opener(NoRedirect)
     try:
-        opener.open(f"http://127.0.0.1:{port}/play/", timeout=30)
-        raise AssertionError("/play/ should redirect to the new game")
+        opener.open(request, timeout=30)
+        raise AssertionError("POST /play/ should redirect to the new game")
     except urllib.error.HTTPError as exc:
         assert exc.code == 302, exc.code
         location = exc.headers["Location"]
