@@ -318,6 +318,11 @@ TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 # an error and changes nothing; a connection that keeps flooding is closed.
 GAME_WS_RATE = env_int("GAME_WS_RATE", 10)
 GAME_WS_BURST = env_int("GAME_WS_BURST", 30)
+# Per user (per address without an account), in each web process (ops/sockets.py): open
+# game sockets, and snapshots (on connect or asked for) per second and in a burst.
+GAME_WS_SOCKETS_PER_USER = env_int("GAME_WS_SOCKETS_PER_USER", 8)
+GAME_WS_SNAPSHOT_RATE = env_int("GAME_WS_SNAPSHOT_RATE", 2)
+GAME_WS_SNAPSHOT_BURST = env_int("GAME_WS_SNAPSHOT_BURST", 10)
 # A game whose seat to move is a bot and whose row has not changed for this many
 # seconds gets its bot task again (ops/sweeper.py); the beat runs it every SWEEP_EVERY.
 # Well above a bot turn's queueing time under load: a re-enqueued turn that was only

@@ -13,6 +13,8 @@ from __future__ import annotations
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from ops.sockets import ClosesOnce
+
 from . import actions, rankings
 from .models import Tournament
 
@@ -50,9 +52,9 @@ def _snapshot(pk: int, user, *, looking: bool = False) -> dict | None:
     }
 
 
-class StandingsConsumer(AsyncJsonWebsocketConsumer):
+class StandingsConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
+    # ClosesOnce: once closed by us, frames still queued are dropped, nothing is sent.
     group: str | None = None
-    closing = False  # closed by us: frames still queued are dropped
 
     async def connect(self) -> None:
         pk = self.scope["url_route"]["kwargs"]["pk"]
@@ -83,8 +85,6 @@ class StandingsConsumer(AsyncJsonWebsocketConsumer):
         await self.send_json({"type": "error", "code": "bad_message", "message": "unknown message"})
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
-        if self.closing:
-            return
         if text_data is None or len(text_data) > 256:
             await self.send_json({"type": "error", "code": "bad_message", "message": "bad frame"})
             return
@@ -108,5 +108,4 @@ class StandingsConsumer(AsyncJsonWebsocketConsumer):
             await self.channel_layer.group_discard(self.group, self.channel_name)
             self.group = None
         await self.send_json({"type": "error", "code": "forbidden", "message": "not allowed"})
-        self.closing = True
         await self.close(code=CLOSE_FORBIDDEN)

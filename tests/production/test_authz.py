@@ -454,6 +454,51 @@ async def test_a_flooding_connection_is_closed(user, settings):
     await comm.disconnect()
 
 
+async def test_open_game_sockets_are_bounded_per_user(user, other_user, settings):
+    settings.GAME_WS_SOCKETS_PER_USER = 3
+    game = await database_sync_to_async(_game)(user)
+    held = [(await connect_game(game.public_id, user))[0] for _ in range(3)]
+    # The fourth is told why and closed, before any database work.
+    comm, first = await connect_game(game.public_id, user)
+    assert first == {"type": "error", "code": "rate_limited", "message": first["message"]}
+    assert "sockets" in first["message"]
+    closed = await comm.receive_output(timeout=TIMEOUT)
+    assert closed["type"] == "websocket.close" and closed["code"] == 4429
+    # Another player is not affected; a closed socket gives its place back.
+    other_game = await database_sync_to_async(_game)(other_user, seed="authz-budget-2")
+    other, snap = await connect_game(other_game.public_id, other_user)
+    assert snap["type"] == "snapshot"
+    await other.disconnect()
+    await held.pop().disconnect()
+    again, snap = await connect_game(game.public_id, user)
+    assert snap["type"] == "snapshot"
+    for comm in [*held, again]:
+        await comm.disconnect()
+
+
+async def test_snapshots_are_bounded_per_user_across_sockets(user, settings):
+    """Each socket's own message budget is far from spent: the user's snapshot budget,
+    shared by all their sockets, is what refuses."""
+    settings.GAME_WS_SNAPSHOT_RATE = 1
+    settings.GAME_WS_SNAPSHOT_BURST = 4
+    game = await database_sync_to_async(_game)(user)
+    one, _ = await connect_game(game.public_id, user)  # a snapshot each on connect
+    two, _ = await connect_game(game.public_id, user)
+    answered = refused = 0
+    for comm in (one, two, one, two):
+        await comm.send_json_to({"type": "snapshot"})
+        reply = await comm.receive_json_from(timeout=TIMEOUT)
+        if reply["type"] == "snapshot":
+            answered += 1
+        else:
+            assert reply["code"] == "rate_limited" and "snapshots" in reply["message"]
+            refused += 1
+    # 4 in the burst: 2 on connect, 2 asked for (one more may have refilled meanwhile).
+    assert answered in (2, 3) and refused == 4 - answered
+    for comm in (one, two):
+        await comm.disconnect()
+
+
 async def test_oversized_messages_are_refused_and_change_nothing(user, settings):
     game = await database_sync_to_async(_game)(user)
     comm, snapshot = await connect_game(game.public_id, user)
@@ -473,3 +518,11 @@ async def test_oversized_messages_are_refused_and_change_nothing(user, settings)
     reply = await comm.receive_json_from(timeout=TIMEOUT)
     assert reply["type"] == "event" and reply["seq"] == snapshot["seq"] + 1
     await comm.disconnect()
+
+
+def test_socket_budget_doctest():
+    import doctest
+
+    from ops import sockets
+
+    assert doctest.testmod(sockets).failed == 0
