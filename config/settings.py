@@ -328,6 +328,9 @@ GAME_WS_SNAPSHOT_BURST = env_int("GAME_WS_SNAPSHOT_BURST", 10)
 # Well above a bot turn's queueing time under load: a re-enqueued turn that was only
 # slow is a harmless no-op, but a flood of them is work for nothing.
 SWEEP_STUCK_AFTER = env_int("SWEEP_STUCK_AFTER", 30)
+# A table waiting on a bot with no event for this long has its game row checked, and the
+# turn re-enqueued if nothing has changed (ops/sweeper.BotTurnWatch); no cost otherwise.
+GAME_BOT_TURN_TIMEOUT_MS = env_int("GAME_BOT_TURN_TIMEOUT_MS", 3000)
 CELERY_BEAT_SCHEDULE["sweep-stuck-games"] = {
     "task": "ops.tasks.sweep_stuck_games",
     "schedule": env_int("SWEEP_EVERY", 15),

@@ -16,7 +16,7 @@ import engine
 from config.middleware import chosen_language
 from ops.ratelimit import TokenBucket
 from ops.sockets import ClosesOnce, budget_key, game_sockets
-from ops.sweeper import kick_if_stuck
+from ops.sweeper import BotTurnWatch, kick_if_stuck
 
 from . import actions, messages
 from .models import group_name
@@ -61,6 +61,7 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
     # ClosesOnce: after our close (a flood), queued frames are dropped, nothing is sent.
     group: str | None = None
     budget: str | None = None  # whose socket/snapshot budget (ops/sockets.py) this spends
+    watch: BotTurnWatch | None = None  # re-enqueues a bot turn nothing comes for
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
@@ -68,6 +69,7 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
         self.refused = 0
         self.lang = refusal_language(self.scope)
         self.public_id = self.scope["url_route"]["kwargs"]["game_id"]
+        self.watch = BotTurnWatch(self.public_id)
         if not await self.open_within_budget():
             return
         try:
@@ -87,6 +89,8 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
         await run_db(kick_if_stuck)(self.public_id)
 
     async def disconnect(self, code: int) -> None:
+        if self.watch:
+            self.watch.stop()
         if self.budget:
             game_sockets.close(self.budget)
             self.budget = None
@@ -167,6 +171,11 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
     async def game_events(self, event) -> None:
         for payload in event["payloads"]:
             await self.send_json(payload)
+
+    async def send_json(self, content, close=False) -> None:
+        if self.watch and not self.closing:
+            self.watch.seen(content)  # every state this table is shown
+        await super().send_json(content, close=close)
 
     async def send_error(self, code: str, message: str) -> None:
         await self.send_json({"type": "error", "code": code, "message": message})
