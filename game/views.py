@@ -23,7 +23,6 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 import engine
 from ops import ratelimit
-from tournaments.templatetags.tournament_tags import rules_choices
 
 from . import actions
 from .models import Game
@@ -48,7 +47,7 @@ def _choice(level: str | None = None, rules: str | None = None) -> dict:
     return {
         "default_level": level or settings.GAME_DEFAULT_BOT,
         "default_rules": rules or settings.GAME_DEFAULT_RULES,
-        "rules_choices": rules_choices(engine.PRESETS),
+        "rules_ids": list(engine.PRESETS),  # named in the template (rules_name)
     }
 
 
