@@ -147,10 +147,11 @@ def change_email(request: HttpRequest) -> HttpResponse:
     if is_guest(request.user):  # no password to confirm with: sign up first
         return redirect("signup")
     username = request.user.get_username()
-    if ratelimit.login_blocked(request, username):  # the password check is a login
+    wait = ratelimit.login_blocked(request, username)  # the password check is a login
+    if wait:
         form = EmailForm(request.user, initial={"email": request.POST.get("email", "")})
         form.cleaned_data = {}
-        form.add_error(None, _("Too many failed attempts. Try again in a few minutes."))
+        form.add_error(None, ratelimit.wait_message(wait))
         return _own_profile(request, email_form=form, status=429)
     form = EmailForm(request.user, request.POST)
     if not form.is_valid():

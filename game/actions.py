@@ -8,6 +8,7 @@ the game row locked (`select_for_update`) and its events are sent after commit.
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import threading
 from collections import OrderedDict
@@ -25,6 +26,8 @@ import engine
 from engine.bots import bot_seed, get_bot
 
 from .models import Game
+
+logger = logging.getLogger(__name__)
 
 HUMAN_SEAT = 0  # South: the only seat a person holds in a solo game
 
@@ -412,7 +415,7 @@ def send_events(group: str, messages: list[dict[str, Any]]) -> None:
     async def send_all() -> None:
         # One layer message for the batch (a bot turn is up to a dozen cards); the
         # consumer still sends the browser one event per move, in order.
-        await layer.group_send(group, {"type": "game.events", "payloads": messages})
+        await _send_with_retry(layer, group, {"type": "game.events", "payloads": messages})
 
     if _in_server_thread() or isinstance(layer, InMemoryChannelLayer):
         # Inside the ASGI server (a sync_to_async thread): hop onto the server's loop.
@@ -420,7 +423,32 @@ def send_events(group: str, messages: list[dict[str, Any]]) -> None:
     else:
         # A Celery worker has no loop; async_to_sync would make a new one, and so a new
         # Redis connection, for every batch. A long-lived loop keeps the pool warm.
-        asyncio.run_coroutine_threadsafe(send_all(), _publisher_loop()).result(timeout=10)
+        future = asyncio.run_coroutine_threadsafe(send_all(), _publisher_loop())
+        try:
+            future.result(timeout=10)
+        except TimeoutError:  # committed already: the table's watchdog catches up
+            future.cancel()
+            logger.warning("push to %s timed out", group)
+
+
+# A push that fails (a Redis blip) is tried once more after this pause; the moves are
+# committed by then, so a push never raises into the mover (whose next on_commit step,
+# the bots' task, must still run). Lost twice: the table's watchdog asks for a snapshot.
+PUSH_RETRY_DELAY = 0.2
+
+
+async def _send_with_retry(layer, group: str, message: dict[str, Any]) -> bool:
+    for attempt in (1, 2):
+        try:
+            await layer.group_send(group, message)
+            return True
+        except Exception:
+            if attempt == 2:
+                logger.warning("push to %s lost after a retry", group, exc_info=True)
+                return False
+            logger.warning("push to %s failed; retrying once", group)
+            await asyncio.sleep(PUSH_RETRY_DELAY)
+    return False
 
 
 def _in_server_thread() -> bool:
