@@ -18,11 +18,12 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.views import PasswordResetView
+from django.contrib.auth.views import LogoutView, PasswordResetView
 from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
@@ -97,6 +98,33 @@ def signup(request: HttpRequest) -> HttpResponse:
         form = SignupForm(instance=instance, initial=initial)
     context = {"form": form, "next": next_url, "claiming": guest}
     return render(request, "registration/signup.html", context, status=status)
+
+
+# --- logging out ---------------------------------------------------------------------------
+
+_django_logout = LogoutView.as_view()
+
+
+@csrf_protect
+@never_cache
+@require_http_methods(["GET", "POST"])
+def logout(request: HttpRequest) -> HttpResponse:
+    """Django's logout, with a question first for a guest: a guest cannot log back in, so
+    logging out loses its games, the one in progress too. The page offers to keep them
+    by making an account (sign-up turns the guest into an account) or to log out anyway
+    (POST confirm=1). Accounts log out at once, as before; a GET asks nothing of them."""
+    guest = is_guest(request.user)
+    if request.method == "POST" and (not guest or request.POST.get("confirm")):
+        return _django_logout(request)
+    if not guest:
+        return redirect("home")
+    from game.models import Game
+
+    games = Game.objects.filter(owner=request.user)
+    in_progress = games.filter(status=Game.Status.ACTIVE).first()
+    back = reverse("game", args=[in_progress.public_id]) if in_progress else reverse("home")
+    context = {"in_progress": in_progress, "games_count": games.count(), "back": back}
+    return render(request, "registration/guest_logout.html", context)
 
 
 # --- profiles -------------------------------------------------------------------------------
