@@ -133,7 +133,7 @@ HISTORY_PAGE = 25
 
 
 def _history_context(request: HttpRequest, player, *, own: bool) -> dict:
-    entries = history.entries_of(player, own=own)
+    entries = history.entries_of(player, own=own, viewer=request.user)
     pages = {}
     for key, qs in (
         ("tournaments", entries.filter(tournament__day__isnull=True)),
@@ -147,7 +147,7 @@ def _history_context(request: HttpRequest, player, *, own: bool) -> dict:
         "own": own,
         "tournaments_page": pages["tournaments"],
         "days_page": pages["days"],
-        "summary": history.summary(player),
+        "summary": history.summary(player, own=own, viewer=request.user),
     }
 
 

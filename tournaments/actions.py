@@ -15,6 +15,7 @@ import time
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext_noop as N_
@@ -64,12 +65,14 @@ def entry_of(user, tournament: Tournament) -> Entry | None:
 def can_see_results(user, tournament: Tournament) -> bool:
     """Standings, travellers and other entries' plays.
 
-    Everybody after close. Before: a player whose own game is finished (if the
-    tournament shows results "after you finish"), or an organizer without an entry
-    still being played (an organizer who looks can no longer enter: see mark_seen).
+    After close: whoever may see the tournament (everybody when its results are public;
+    for a club's members-only tournament its members, organizers and entrants). Before:
+    a player whose own game is finished (if the tournament shows results "after you
+    finish"), or an organizer without an entry still being played (an organizer who
+    looks can no longer enter: see mark_seen).
     """
     if tournament.is_closed:
-        return True
+        return can_view_tournament(user, tournament) or entry_of(user, tournament) is not None
     entry = entry_of(user, tournament)
     if entry is not None:
         return (
@@ -82,9 +85,25 @@ def can_see_results(user, tournament: Tournament) -> bool:
 def can_view_tournament(user, tournament: Tournament) -> bool:
     if tournament.status == Tournament.Status.DRAFT:
         return is_organizer(user, tournament)
-    if tournament.club is None or tournament.is_closed:
+    if tournament.club is None or tournament.results_public:
         return True
     return tournament.club.is_member(user) or is_organizer(user, tournament)
+
+
+def visible_closed_q(user, prefix: str = "") -> Q:
+    """A filter on tournaments (`prefix`: the path to them, e.g. "tournament__") keeping
+    the closed ones `user` may see: public results, and for a members-only club
+    tournament its members, organizers and entrants (staff see every one)."""
+    p = prefix
+    q = Q(**{f"{p}club__isnull": True}) | Q(
+        **{f"{p}results_audience": Tournament.Audience.EVERYONE}
+    )
+    if user is not None and user.is_authenticated:
+        if user.is_staff:
+            return Q()
+        q |= Q(**{f"{p}club__members": user}) | Q(**{f"{p}club__organizers": user})
+        q |= Q(**{f"{p}entries__player": user}) | Q(**{f"{p}created_by": user})
+    return Q(**{f"{p}status": Tournament.Status.CLOSED}) & q
 
 
 def mark_seen(tournament: Tournament, user) -> None:
@@ -139,6 +158,7 @@ def create_tournament(
     ends_at: dt.datetime | None = None,
     live_start: bool = False,
     results_visibility: str = Tournament.Visibility.AFTER_FINISH,
+    results_audience: str | None = None,
     unfinished_rule: str = Tournament.Unfinished.BOT,
     invite_code: str = "",
     seed: str | None = None,
@@ -158,6 +178,12 @@ def create_tournament(
     get_bot(bot_level)
     if ends_at and starts_at and ends_at <= starts_at:
         raise TournamentError(N_("the play window ends before it starts"))
+    if club is None:
+        results_audience = Tournament.Audience.EVERYONE  # public from the start
+    elif results_audience is None:
+        results_audience = Tournament.Audience.MEMBERS  # a club is private
+    elif results_audience not in Tournament.Audience.values:
+        raise TournamentError(N_("unknown choice of who sees the results"))
     seed_given = bool((seed or "").strip())
     seed = (seed or "").strip() or secrets.token_hex(16)
     with transaction.atomic():
@@ -173,6 +199,7 @@ def create_tournament(
             ends_at=ends_at,
             live_start=live_start,
             results_visibility=results_visibility,
+            results_audience=results_audience,
             unfinished_rule=unfinished_rule,
             invite_code=invite_code.strip(),
             day=day,

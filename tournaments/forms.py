@@ -36,6 +36,12 @@ class TournamentForm(forms.Form):
     results_visibility = forms.ChoiceField(
         label=_("Results visible"), choices=Tournament.Visibility.choices
     )
+    results_audience = forms.ChoiceField(
+        label=_("After close, the page and results are visible to"),
+        choices=Tournament.Audience.choices,
+        initial=Tournament.Audience.MEMBERS,
+        help_text=_("A tournament without a club is public."),
+    )
     unfinished_rule = forms.ChoiceField(
         label=_("Unfinished games at close"), choices=Tournament.Unfinished.choices
     )

@@ -496,6 +496,7 @@ def create(request: HttpRequest) -> HttpResponse:
                 ends_at=data["ends_at"],
                 live_start=data["live_start"],
                 results_visibility=data["results_visibility"],
+                results_audience=data["results_audience"],
                 unfinished_rule=data["unfinished_rule"],
                 invite_code=data["invite_code"],
                 seed=data["seed"],
