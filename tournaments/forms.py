@@ -40,6 +40,7 @@ class TournamentForm(forms.Form):
         label=_("After close, the page and results are visible to"),
         choices=Tournament.Audience.choices,
         initial=Tournament.Audience.MEMBERS,
+        required=False,  # not sent: the default (a club's members)
         help_text=_("A tournament without a club is public."),
     )
     unfinished_rule = forms.ChoiceField(
