@@ -17,7 +17,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 from . import actions
 from .models import Game
-from .signals import is_seed_sealed
+from .signals import is_seed_sealed, move_row_related
 
 GUEST_PREFIX = "gast-"
 
@@ -25,7 +25,9 @@ GUEST_PREFIX = "gast-"
 def home(request: HttpRequest) -> HttpResponse:
     games = []
     if request.user.is_authenticated:
-        games = list(Game.objects.filter(owner=request.user)[:10])
+        # With the relations other apps hang on a game (a tournament game's entry, whose
+        # score is what the list shows: corrected or not), without naming them here.
+        games = list(Game.objects.filter(owner=request.user).select_related(*move_row_related)[:10])
     from django.conf import settings
 
     return render(

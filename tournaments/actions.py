@@ -457,6 +457,55 @@ def remove_entry(entry_id: int, actor, reason: str) -> Entry:
     return entry
 
 
+def restore_entry(entry_id: int, actor, reason: str) -> Entry:
+    """Undo a removal, logged like a correction. An entry that had finished counts again
+    with its results. One that was still being played: its game (stopped at removal)
+    goes on if the play window is still open; otherwise it is ended by the tournament's
+    rule for unfinished games (finished by the bot, or scored as played so far)."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise TournamentError(N_("a restore needs a reason"))
+    entry = Entry.objects.select_related("tournament").get(pk=entry_id)
+    if not is_organizer(actor, entry.tournament):
+        raise NotAllowed(N_("only organizers can restore entries"))
+    with transaction.atomic():
+        t = Tournament.objects.select_for_update().get(pk=entry.tournament_id)  # capacity
+        entry = Entry.objects.get(pk=entry_id)
+        if entry.status != Entry.Status.REMOVED:
+            raise TournamentError(N_("only a removed entry can be restored"))
+        taken = Entry.objects.filter(tournament=t).exclude(status=Entry.Status.REMOVED).count()
+        if taken >= t.capacity:
+            raise TournamentError(N_("the tournament is full: no place to restore the entry"))
+        finished_before = entry.finished_at is not None
+        mode = ""
+        if not finished_before:
+            # The game first, then the entry: the order of a move that finishes the entry.
+            if not t.play_over():
+                game_actions.resume_game(entry.game_id)
+            elif t.unfinished_rule == Tournament.Unfinished.BOT:
+                game_actions.resume_game(entry.game_id)
+                game_actions.autoplay(entry.game_id)  # the hook leaves a removed entry be
+                mode = "bot"
+            else:
+                mode = "as_played"
+        entry = Entry.objects.select_for_update().select_related("tournament").get(pk=entry_id)
+        if finished_before:
+            entry.status = Entry.Status.FINISHED
+            entry.save(update_fields=["status"])
+        elif mode:
+            _finish_entry(entry, Game.objects.get(pk=entry.game_id), mode)
+        else:
+            entry.status = Entry.Status.PLAYING
+            entry.save(update_fields=["status"])
+        AuditLog.objects.create(
+            tournament=t, entry=entry, actor=actor, action="restore_entry",
+            before={"status": Entry.Status.REMOVED, "player": entry.player.get_username()},
+            after={"status": entry.status}, reason=reason,
+        )  # fmt: skip
+        schedule_rankings(t.pk)
+    return entry
+
+
 # --- the day list -----------------------------------------------------------------------
 
 
