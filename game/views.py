@@ -16,6 +16,7 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods, require_POST
 
 from . import actions
+from .levels import LEVELS, level_choices
 from .models import Game
 from .signals import is_seed_sealed, move_row_related
 
@@ -31,12 +32,14 @@ def home(request: HttpRequest) -> HttpResponse:
     from django.conf import settings
 
     return render(
-        request, "home.html", {"games": games, "default_level": settings.GAME_DEFAULT_BOT}
+        request,
+        "home.html",
+        {"games": games, "default_level": settings.GAME_DEFAULT_BOT, "levels": level_choices()},
     )
 
 
 # The levels a player picks for a solo game (engine/bots: heuristic = beginner).
-PLAY_LEVELS = ("heuristic", "club", "expert")
+PLAY_LEVELS = tuple(LEVELS)
 
 
 @require_http_methods(["GET", "POST"])

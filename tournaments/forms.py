@@ -4,10 +4,10 @@ from django import forms
 from django.utils.translation import gettext_lazy as _
 
 import engine
-from engine.bots import available
+from game.levels import level_choices
 
 from .models import Club, Tournament
-from .templatetags.tournament_tags import bot_choices, rules_choices
+from .templatetags.tournament_tags import rules_choices
 
 # What <input type="datetime-local"> shows and sends back: a form shown again (after an
 # error) keeps the window instead of blanking it.
@@ -62,7 +62,9 @@ class TournamentForm(forms.Form):
         kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
         self.fields["rules"].choices = rules_choices(engine.PRESETS)
-        self.fields["bot_level"].choices = bot_choices(available())
+        # The levels a player picks on the home page, by the same names (not the
+        # engine's aliases or its test-only random bot).
+        self.fields["bot_level"].choices = level_choices()
         self.fields["bot_level"].initial = "heuristic"
         club = self.fields["club"]
         if user is not None and user.is_authenticated:
