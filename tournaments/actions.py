@@ -178,6 +178,10 @@ def create_tournament(
     get_bot(bot_level)
     if ends_at and starts_at and ends_at <= starts_at:
         raise TournamentError(N_("the play window ends before it starts"))
+    if actor is not None and ends_at and ends_at <= timezone.now():
+        # A person's tournament that could never be played (the day list of a past
+        # date, made by the system, is closed at once by the tick instead).
+        raise TournamentError(N_("the play window is over already: choose an end in the future"))
     if club is None:
         results_audience = Tournament.Audience.EVERYONE  # public from the start
     elif results_audience is None:

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 import engine
@@ -66,6 +67,13 @@ class TournamentForm(forms.Form):
         # engine's aliases or its test-only random bot).
         self.fields["bot_level"].choices = level_choices()
         self.fields["bot_level"].initial = "heuristic"
+        # The window is read in the site's time zone: say which, next to the fields.
+        zone = _("Time zone: %(zone)s (%(abbreviation)s)") % {
+            "zone": timezone.get_current_timezone_name(),
+            "abbreviation": timezone.localtime().strftime("%Z"),
+        }
+        for name in ("starts_at", "ends_at"):
+            self.fields[name].help_text = zone
         club = self.fields["club"]
         if user is not None and user.is_authenticated:
             club.queryset = Club.objects.filter(organizers=user)
@@ -80,6 +88,11 @@ class TournamentForm(forms.Form):
         start, end = data.get("starts_at"), data.get("ends_at")
         if start and end and end <= start:
             raise forms.ValidationError(_("The play window ends before it starts."))
+        if end and end <= timezone.now():
+            # Entirely in the past: a tournament nobody could ever play.
+            self.add_error(
+                "ends_at", _("The play window would be over already: choose an end in the future.")
+            )
         return data
 
 
