@@ -31,6 +31,7 @@ from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
+from game.models import Game
 from ops import ratelimit
 from ops.ratelimit import client_address
 
@@ -112,18 +113,19 @@ def logout(request: HttpRequest) -> HttpResponse:
     """Django's logout, with a question first for a guest: a guest cannot log back in, so
     logging out loses its games, the one in progress too. The page offers to keep them
     by making an account (sign-up turns the guest into an account) or to log out anyway
-    (POST confirm=1). Accounts log out at once, as before; a GET asks nothing of them."""
+    (POST confirm=1). Accounts, and a guest without a game, log out at once; a GET asks
+    nothing of an account."""
     guest = is_guest(request.user)
-    if request.method == "POST" and (not guest or request.POST.get("confirm")):
+    games = Game.objects.filter(owner=request.user) if guest else Game.objects.none()
+    if request.method == "POST" and (
+        not guest or request.POST.get("confirm") or not games.exists()
+    ):
         return _django_logout(request)
     if not guest:
         return redirect("home")
-    from game.models import Game
-
-    games = Game.objects.filter(owner=request.user)
     in_progress = games.filter(status=Game.Status.ACTIVE).first()
     back = reverse("game", args=[in_progress.public_id]) if in_progress else reverse("home")
-    context = {"in_progress": in_progress, "games_count": games.count(), "back": back}
+    context = {"in_progress": in_progress, "back": back}
     return render(request, "registration/guest_logout.html", context)
 
 

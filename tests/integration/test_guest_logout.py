@@ -74,3 +74,12 @@ def test_an_account_logs_out_at_once(client, django_user_model):
     client.force_login(user)
     response = client.post("/accounts/logout/")
     assert response.status_code == 302 and _user_id(client) is None
+
+
+def test_a_guest_without_games_logs_out_at_once(client, django_user_model):
+    guest = django_user_model.objects.create_user("gast-0a1b2c")
+    guest.set_unusable_password()
+    guest.save()
+    client.force_login(guest)
+    response = client.post("/accounts/logout/")
+    assert response.status_code == 302 and _user_id(client) is None
