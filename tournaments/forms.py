@@ -38,7 +38,7 @@ class TournamentForm(forms.Form):
         label=_("Results visible"), choices=Tournament.Visibility.choices
     )
     results_audience = forms.ChoiceField(
-        label=_("After close, the page and results are visible to"),
+        label=_("Who sees the tournament and its results after close"),
         choices=Tournament.Audience.choices,
         initial=Tournament.Audience.MEMBERS,
         required=False,  # not sent: the default (a club's members)
