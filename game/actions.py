@@ -326,6 +326,30 @@ def stop_game(game_pk: int, reason: str = "stopped") -> Game | None:
     return game
 
 
+def resume_game(game_pk: int) -> Game | None:
+    """Undo `stop_game`: a stopped game that was not played to its end takes moves
+    again (a removed tournament entry restored by its organizer). A game played to its
+    end stays over. The bots start if it is their turn (after commit, so a hook that
+    refuses moves sees the caller's committed rows)."""
+    with transaction.atomic():
+        try:
+            game = Game.objects.select_for_update().get(pk=game_pk)
+        except Game.DoesNotExist:
+            return None
+        if game.status == Game.Status.ACTIVE:
+            return game
+        eng = replay(game)
+        if eng.is_terminal():
+            return game
+        game.status = Game.Status.ACTIVE
+        game.final_score = None
+        game.record = ""
+        _store(game, eng)
+        game.save()
+        _after_commit(game, eng, events=[])
+    return game
+
+
 def set_fast_play(public_id, user, value: bool | None = None) -> Game:
     """Set (or toggle, with value None) "vlot doorspelen" for the owner's game."""
     with transaction.atomic():

@@ -25,8 +25,9 @@ import engine
 from ops import ratelimit
 
 from . import actions
+from .levels import LEVELS, level_choices
 from .models import Game
-from .signals import is_seed_sealed
+from .signals import is_seed_sealed, move_row_related
 
 GUEST_PREFIX = "gast-"
 
@@ -34,12 +35,14 @@ GUEST_PREFIX = "gast-"
 def home(request: HttpRequest) -> HttpResponse:
     games = []
     if request.user.is_authenticated:
-        games = list(Game.objects.filter(owner=request.user)[:10])
+        # With the relations other apps hang on a game (a tournament game's entry, whose
+        # score is what the list shows: corrected or not), without naming them here.
+        games = list(Game.objects.filter(owner=request.user).select_related(*move_row_related)[:10])
     return render(request, "home.html", {"games": games, **_choice()})
 
 
 # The levels a player picks for a solo game (engine/bots: heuristic = beginner).
-PLAY_LEVELS = ("heuristic", "club", "expert")
+PLAY_LEVELS = tuple(LEVELS)
 
 
 def _choice(level: str | None = None, rules: str | None = None) -> dict:
@@ -47,6 +50,7 @@ def _choice(level: str | None = None, rules: str | None = None) -> dict:
     return {
         "default_level": level or settings.GAME_DEFAULT_BOT,
         "default_rules": rules or settings.GAME_DEFAULT_RULES,
+        "levels": level_choices(),
         "rules_ids": list(engine.PRESETS),  # named in the template (rules_name)
     }
 
