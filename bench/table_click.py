@@ -9,7 +9,9 @@ quickly"). For every card it measures, inside the page:
 - click -> card moved: from the click event's time stamp to the DOM showing the card in
   the trick (and gone from the hand), and to the next animation frame after that (the
   frame that paints it);
-- click -> echo: until the server's event of that card reaches the page.
+- click -> echo: until the server's event of that card reaches the page;
+- the browser's own input delay: from the click's time stamp until the page's first
+  click listener runs (under CPU contention most of the rest is this).
 
 Usage: .venv/bin/python bench/table_click.py [--cards 40] [--level expert] [--out FILE]
 """
@@ -40,7 +42,8 @@ PROBE_JS = """() => {
   document.addEventListener('click', (ev) => {
     const btn = ev.target.closest && ev.target.closest('#hand button[data-card]');
     if (!btn || !btn.hasAttribute('data-legal')) return;
-    open = {card: btn.dataset.card, click: ev.timeStamp, dom: null, frame: null, echo: null};
+    open = {card: btn.dataset.card, click: ev.timeStamp, handler: performance.now(), dom: null,
+      frame: null, echo: null};
     window.clickProbe.push(open);
   }, true);
   const moved = (p) => root.querySelector(`#trick [data-trick-card="${p.card}"][data-seat="0"]`)
@@ -170,6 +173,7 @@ def run(cards: int, level: str) -> list[dict]:
                     rows.append(
                         {
                             "card": probe["card"],
+                            "input": probe["handler"] - probe["click"],
                             "dom": probe["dom"] - probe["click"],
                             "frame": probe["frame"] - probe["click"],
                             "echo": probe["echo"] - probe["click"],
@@ -199,6 +203,7 @@ def main() -> None:
         "|---|---|---|---|",
     ]
     for key, name in (
+        ("input", "click -> page's click handler starts (browser's input delay)"),
         ("dom", "click -> card in the trick (DOM)"),
         ("frame", "click -> next frame after it (painted)"),
         ("echo", "click -> server's event of the card"),
