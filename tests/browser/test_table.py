@@ -338,3 +338,25 @@ def test_a_card_the_server_refuses_goes_back_to_the_hand(page, asgi_server):
     assert _seq(page) == seq
     expect(page.locator(f'#hand [data-card="{look["card"]}"][data-legal]')).to_have_count(1)
     assert not page.js_errors, page.js_errors
+
+
+def test_a_move_nothing_answers_is_taken_back_and_the_table_connects_anew(page, asgi_server):
+    _open_table(page, asgi_server)
+    _wait_for_a_card_to_play(page)
+    seq = _seq(page)
+    # The socket still looks open, but what the page sends goes nowhere (a connection
+    # that died without a close, as on a phone changing networks).
+    page.evaluate("window.deadSocket = manillenTable.socket.ws; deadSocket.send = () => {}")
+    look = page.evaluate(CLICK_AND_LOOK_JS)
+    assert look["inTrick"] and not look["inHand"], look
+    # No answer within 5 s: the card is back in the hand and a new connection is made.
+    expect(page.locator(f'#hand [data-card="{look["card"]}"]')).to_have_count(1, timeout=10_000)
+    page.wait_for_function(
+        "() => { const ws = manillenTable.socket.ws;"
+        " return ws && ws !== window.deadSocket && ws.readyState === WebSocket.OPEN; }"
+    )
+    page.wait_for_function(TABLE_AT_REST_JS)
+    assert _seq(page) == seq  # the server never got it
+    page.locator(f'#hand [data-card="{look["card"]}"][data-legal]').click()
+    _wait_seq_above(page, seq)
+    assert not page.js_errors, page.js_errors

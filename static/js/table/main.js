@@ -55,6 +55,7 @@ const ui = {
   busy: false,
   gen: 0,
   pending: null, // action sent, no answer yet
+  sentAt: 0, // when it was sent
   // A card sent and already shown on the table (moved at once, before the server's
   // echo); cleared by the echo, or taken back with the server's refusal.
   optimistic: null,
@@ -363,6 +364,7 @@ function act(action) {
     return;
   }
   ui.pending = action;
+  ui.sentAt = Date.now();
   ui.error = "";
   if (CARD_RE.test(action) && (s.legal || []).includes(action)) {
     // A legal card leaves the hand at once; the previous trick, if still lying in the
@@ -497,6 +499,15 @@ setInterval(() => {
     socket.requestSnapshot();
   }
 }, WATCHDOG_MS / 4);
+
+// A move answered by nothing at all (no echo, no refusal, not a word from the server):
+// the socket looks open but is dead (a phone that changed networks keeps one "open" for
+// minutes). Start the connection over; the snapshot then tells whether the card counted.
+const ANSWER_MS = 5000;
+setInterval(() => {
+  if (ui.pending === null || Date.now() - Math.max(ui.sentAt, ui.lastHeard) < ANSWER_MS) return;
+  socket.restart();
+}, 500);
 
 // For debugging from the console and for tests; not an API.
 window.manillenTable = { ui, draw, socket, onMessage };

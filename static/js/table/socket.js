@@ -56,11 +56,26 @@ export class GameSocket {
     });
     ws.addEventListener("close", () => {
       if (this.ws !== ws || this.closed) return;
-      this.onStatus("closed");
-      const delay = retryDelay(this.attempt);
-      this.attempt += 1;
-      setTimeout(() => this.connect(), delay);
+      this.lost();
     });
+  }
+
+  // The connection is gone: say so and try again soon.
+  lost() {
+    this.onStatus("closed");
+    const delay = retryDelay(this.attempt);
+    this.attempt += 1;
+    setTimeout(() => this.connect(), delay);
+  }
+
+  // Give up on a socket that looks open but answers nothing, and connect anew (its
+  // close event, which may take long on a dead connection, is then ignored).
+  restart() {
+    const ws = this.ws;
+    if (!ws || this.closed) return;
+    this.ws = null;
+    ws.close();
+    this.lost();
   }
 
   // Whether the message went out. Not queued when offline: an action clicked then
