@@ -99,8 +99,8 @@ function shownState() {
   };
 }
 
-// Nothing left to show of what the server sent, and no card of ours unanswered: the
-// seat to move is really thinking (not a step of the replay of events still queued).
+// Nothing left to show of what the server sent: the seat to move is really thinking
+// (not a step of the replay of events still queued).
 function caughtUp() {
   return !ui.busy && ui.queue.length === 0 && ui.shownSeq === ui.seq;
 }
@@ -267,8 +267,8 @@ function onMessage(msg) {
     // Snapshots and events travel different ways and may cross: never step back.
     const n = Number(msg.seq);
     if (n < ui.seq || (n === ui.seq && (ui.busy || ui.queue.length))) {
-      ui.pending = null;
-      ui.optimistic = null;
+      // Nothing new; a move in flight still gets its echo or refusal (or, with no
+      // answer at all, the connection is made anew: see ANSWER_MS).
       return;
     }
     ui.gen += 1;
