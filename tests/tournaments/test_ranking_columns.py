@@ -192,6 +192,7 @@ def test_exports_api_and_live_rows_carry_the_same_figures(field, client, organiz
         (n, str(PCT[n]), str(PER_DEAL[n])) for n in BY_MATCHPOINTS
     ]
     actions.close_tournament(t.pk, organizer)
+    Tournament.objects.filter(pk=t.pk).update(results_audience="everyone")  # a public API read
     api = client.get(f"/api/v1/tournaments/{t.pk}/standings/").json()
     assert api["tournament"]["ranking"] == "matchpoints"
     assert [r["deal_matchpoints_pct"] for r in api["standings"]] == [PCT[n] for n in BY_MATCHPOINTS]

@@ -93,7 +93,7 @@ def test_forms_refuse_names_with_line_breaks_and_control_characters(brk, client,
     client.force_login(organizer)
     client.cookies["django_language"] = "en"
     form = {
-        "name": f"Club{brk}avond", "club": club.pk, "rules": "flemish", "bot_level": "random",
+        "name": f"Club{brk}avond", "club": club.pk, "rules": "flemish", "bot_level": "heuristic",
         "capacity": 4, "results_visibility": "after_finish", "unfinished_rule": "bot",
     }  # fmt: skip
     response = client.post("/tournaments/new/", form)
@@ -122,7 +122,7 @@ def test_forms_take_ordinary_names(client, club, organizer):
     client.force_login(organizer)
     form = {
         "name": "Café \"De Kroon\" — kampioenschap; 2026 ♥", "club": club.pk, "rules": "flemish",
-        "bot_level": "random", "capacity": 4, "results_visibility": "after_finish",
+        "bot_level": "heuristic", "capacity": 4, "results_visibility": "after_finish",
         "unfinished_rule": "bot",
     }  # fmt: skip
     assert client.post("/tournaments/new/", form).status_code == 302
