@@ -286,7 +286,11 @@ export function renderEnd(box, state, t) {
   const winner = state.outcome ? state.outcome.winner : wij > zij ? 0 : wij < zij ? 1 : null;
   const myTeam = (state.seat ?? 0) % 2;
   box.querySelector("[data-end-title]").textContent =
-    winner === null || winner === undefined ? t("draw") : winner === myTeam ? t("won") : t("lost");
+    winner === null || winner === undefined
+      ? t("draw")
+      : winner === myTeam
+        ? t(state.deals ? "won_deals" : "won")
+        : t(state.deals ? "lost_deals" : "lost");
   if (opening) box.querySelector("[data-new-game]")?.focus();
 }
 
