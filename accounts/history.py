@@ -79,7 +79,7 @@ def rows(entries: list[Entry], viewer, *, own: bool) -> list[HistoryRow]:
                 results_visible=visible,
                 rank=e.rank if visible else None,
                 field=fields.get(t.pk) if visible else None,
-                pct=e.matchpoints_pct if visible else None,
+                pct=e.deal_matchpoints_pct if visible else None,
             )
         )
     return out
@@ -92,7 +92,7 @@ def summary(player) -> dict:
     )
     figures = closed.aggregate(
         played=Count("pk"),
-        average_pct=Avg("matchpoints_pct"),
+        average_pct=Avg("deal_matchpoints_pct"),
         wins=Count("pk", filter=Q(rank=1)),
         best_day_rank=Min("rank", filter=Q(tournament__day__isnull=False)),
         days=Count("pk", filter=Q(tournament__day__isnull=False)),

@@ -171,6 +171,7 @@ CELERY_TASK_ROUTES = {
     "game.tasks.*": {"queue": "bots"},
     "tournaments.tasks.recompute_rankings": {"queue": TOURNAMENTS_RANKINGS_QUEUE},
     "tournaments.tasks.build_*": {"queue": TOURNAMENTS_EXPORTS_QUEUE},
+    "tournaments.tasks.notify_*": {"queue": TOURNAMENTS_EXPORTS_QUEUE},
 }
 # The day tournament (daglijst) opens once a day (idempotent: get_or_create by date);
 # `tick` starts and closes tournaments whose play window begins or ends.

@@ -17,6 +17,7 @@ from typing import Any
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
+from django.core.exceptions import ObjectDoesNotExist
 from django.db import connection, transaction
 from django.utils.translation import gettext_noop as N_
 
@@ -144,20 +145,37 @@ def snapshot(public_id, user) -> dict[str, Any]:
     return snapshot_message(get_owned_game(public_id, user))
 
 
+def record_event(game: Game) -> tuple[str, str | None]:
+    """(Event, Site) of the game's record: a tournament's game (a club night, the day
+    list) is named after its tournament and club; a solo game is "Manillen"."""
+    try:
+        t = game.tournament_entry.tournament  # reverse one-to-one: no import of tournaments
+    except ObjectDoesNotExist:
+        return "Manillen", None
+    return t.name, (t.club.name if t.club_id else None)
+
+
 def record_tags(game: Game) -> dict[str, str]:
     """Who played and when, for the game's record (the engine adds seed, rules, result)."""
     from django.utils import timezone
 
     day = timezone.localdate(game.created) if game.created else timezone.localdate()
     bot = f"bot:{game.bot_level}"
-    return {
-        "Event": "Manillen",
+    event, site = record_event(game)
+    tags = {
+        "Event": event,
+        **({"Site": site} if site else {}),
         "Date": day.strftime("%Y.%m.%d"),
         "South": game.owner.get_username(),
         "West": bot,
         "North": bot,
         "East": bot,
     }
+    # A tournament game the bot played to its end at the close ("uitgespeeld door de bot").
+    entry = getattr(game, "tournament_entry", None) if game.pk else None
+    if entry is not None and entry.finish_mode == "bot":
+        tags["FinishedBy"] = bot
+    return tags
 
 
 def record_text(game: Game) -> str:

@@ -15,14 +15,17 @@ import time
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext_noop as N_
 
 import engine
+from engine import records
 from engine.rules import MAX_FIXED_DEALS
 from game import actions as game_actions
 from game.models import Game
+from game.models import group_name as game_group_name
 
 from . import replays
 from .models import AuditLog, Club, DealPlay, DealResult, Entry, Tournament, TournamentDeal
@@ -97,7 +100,15 @@ def mark_seen(tournament: Tournament, user) -> None:
 # --- clubs ------------------------------------------------------------------------------
 
 
+def _one_line_name(*values: str) -> None:
+    from engine.records import is_one_line
+
+    if not all(is_one_line(v or "") for v in values):
+        raise TournamentError(N_("a name is one line: no line breaks or control characters"))
+
+
 def create_club(user, name: str) -> Club:
+    _one_line_name(name)
     base = slugify(name)[:80] or "club"
     with transaction.atomic():
         slug = base
@@ -143,6 +154,7 @@ def create_tournament(
     live_start: bool = False,
     results_visibility: str = Tournament.Visibility.AFTER_FINISH,
     unfinished_rule: str = Tournament.Unfinished.BOT,
+    ranking: str = Tournament.Ranking.SCORE,
     invite_code: str = "",
     seed: str | None = None,
     day: dt.date | None = None,
@@ -154,9 +166,12 @@ def create_tournament(
             raise NotAllowed(N_("a public tournament needs a staff account; choose your club"))
         if club is not None and not club.is_organizer(actor):
             raise NotAllowed(N_("only the club's organizers can create its tournaments"))
+    _one_line_name(name, seed or "")
     engine.get_rules(rules)  # ValueError for an unknown preset, before anything is stored
     if deals is not None and not 1 <= deals <= MAX_FIXED_DEALS:
         raise TournamentError(N_("a game of fixed deals has 1 to 100 deals"))
+    if ranking not in Tournament.Ranking.values:
+        raise TournamentError(N_("unknown ranking"))
     bot_level = bot_level or settings.GAME_DEFAULT_BOT
     from engine.bots import get_bot
 
@@ -181,6 +196,7 @@ def create_tournament(
             live_start=live_start,
             results_visibility=results_visibility,
             unfinished_rule=unfinished_rule,
+            ranking=ranking,
             invite_code=invite_code.strip(),
             day=day,
             created_by=actor,
@@ -367,6 +383,8 @@ def close_tournament(
                     entry.save(update_fields=["finish_mode"])
                 elif entry.status == Entry.Status.PLAYING:  # over, but unseen by the hook
                     _finish_entry(entry, game, "bot")
+                if entry.finish_mode == "bot":
+                    _retag_record(game)
             else:
                 # Stopped where it stands (finished, no more moves), then scored.
                 game = game_actions.stop_game(game_id, reason="as_played")
@@ -387,6 +405,65 @@ def close_tournament(
             tournament=t, actor=actor, action="close",
             before={"unfinished_rule": rule_before} if rule_before != t.unfinished_rule else None,
             after={"unfinished_rule": t.unfinished_rule}, reason="",
+        )  # fmt: skip
+        schedule_rankings(t.pk)
+        from .tasks import notify_tables_closed
+
+        transaction.on_commit(lambda: notify_tables_closed.delay(tournament_id))
+    return t
+
+
+def _retag_record(game: Game) -> None:
+    """The stored record of a game the bot finished says so (game.actions.record_tags:
+    [FinishedBy]); it was written when the last card fell, before the entry was marked."""
+    game.refresh_from_db()
+    game.record = records.write_text(game_actions.replay(game), game_actions.record_tags(game))
+    game.save(update_fields=["record"])
+
+
+def notify_tables_closed(tournament_id: int) -> int:
+    """Tell the open tables of a closed tournament's finished games that it closed:
+    `{"type": "closed", "reason": "bot" | "tournament", "record": URL}`. The end dialog
+    then offers the record (at URL), and a game the bot finished says so. Games stopped
+    "as played" or removed were told when they stopped. Returns how many games were
+    told; sending again is harmless."""
+    t = Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.CLOSED).first()
+    if t is None:
+        return 0
+    finished = (
+        Entry.objects.filter(tournament=t, status=Entry.Status.FINISHED)
+        .exclude(finish_mode="as_played")
+        .values_list("finish_mode", "game__public_id", "game__seq")
+    )
+    told = 0
+    for mode, public_id, seq in finished.iterator():
+        reason = "bot" if mode == "bot" else "tournament"
+        record = reverse("game-record", args=[public_id])
+        message = {"type": "closed", "seq": seq, "reason": reason, "record": record}
+        game_actions.send_events(game_group_name(public_id), [message])
+        told += 1
+    return told
+
+
+def set_ranking(tournament_id: int, actor, ranking: str) -> Tournament:
+    """Rank by score or by the Neuberg matchpoint percentage (until the tournament
+    closes: published results do not change order afterwards). Logged; the rankings
+    are recomputed."""
+    if ranking not in Tournament.Ranking.values:
+        raise TournamentError(N_("unknown ranking"))
+    with transaction.atomic():
+        t = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if actor is not None and not is_organizer(actor, t):
+            raise NotAllowed(N_("only organizers can change the ranking"))
+        if t.is_closed:
+            raise TournamentError(N_("the ranking cannot change after the tournament closed"))
+        if t.ranking == ranking:
+            return t
+        before, t.ranking = t.ranking, ranking
+        t.save(update_fields=["ranking"])
+        AuditLog.objects.create(
+            tournament=t, actor=actor, action="ranking",
+            before={"ranking": before}, after={"ranking": ranking}, reason="",
         )  # fmt: skip
         schedule_rankings(t.pk)
     return t

@@ -5,6 +5,7 @@ from django.utils.translation import gettext_lazy as _
 
 import engine
 from engine.bots import available
+from engine.records import is_one_line
 from engine.rules import MAX_FIXED_DEALS
 
 from .models import Club, Tournament
@@ -15,8 +16,18 @@ from .templatetags.tournament_tags import bot_choices, rules_choices
 LOCAL_INPUT = "%Y-%m-%dT%H:%M"
 
 
+def one_line(value: str) -> None:
+    """Names and seeds end up in game records, CSV files and page titles: one line of
+    text, no line breaks (also U+2028, U+0085, ...), tabs or other control characters."""
+    if not is_one_line(value):
+        raise forms.ValidationError(
+            _("Use one line of text: no line breaks, tabs or other control characters."),
+            code="control_characters",
+        )
+
+
 class TournamentForm(forms.Form):
-    name = forms.CharField(label=_("Name"), max_length=120)
+    name = forms.CharField(label=_("Name"), max_length=120, validators=[one_line])
     club = forms.ModelChoiceField(label=_("Club"), queryset=Club.objects.none(), required=False)
     rules = forms.ChoiceField(label=_("Rules"), choices=())
     deals = forms.IntegerField(
@@ -65,11 +76,22 @@ class TournamentForm(forms.Form):
     unfinished_rule = forms.ChoiceField(
         label=_("Unfinished games at close"), choices=Tournament.Unfinished.choices
     )
+    ranking = forms.ChoiceField(
+        label=_("Ranking"),
+        choices=Tournament.Ranking.choices,
+        initial=Tournament.Ranking.SCORE,
+        required=False,  # not sent: by score, the default
+        help_text=_(
+            "By score, as at the table (a game to 101). By matchpoint percentage: fair "
+            "when entries play different numbers of deals."
+        ),
+    )
     invite_code = forms.CharField(label=_("Invite code (optional)"), max_length=32, required=False)
     seed = forms.CharField(
         label=_("Seed (empty = random)"),
         max_length=100,
         required=False,
+        validators=[one_line],
         help_text=_(
             "Secret until the tournament closes; only its commitment is published. "
             "Whoever gives the seed knows every deal and cannot take part."
@@ -92,6 +114,9 @@ class TournamentForm(forms.Form):
         if club_slug:  # "New tournament" on a club's page
             club.initial = club.queryset.filter(slug=club_slug).first()
 
+    def clean_ranking(self) -> str:
+        return self.cleaned_data.get("ranking") or Tournament.Ranking.SCORE
+
     def clean(self):
         data = super().clean()
         start, end = data.get("starts_at"), data.get("ends_at")
@@ -101,7 +126,7 @@ class TournamentForm(forms.Form):
 
 
 class ClubForm(forms.Form):
-    name = forms.CharField(label=_("Club name"), max_length=100)
+    name = forms.CharField(label=_("Club name"), max_length=100, validators=[one_line])
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("label_suffix", "")

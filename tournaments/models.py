@@ -74,6 +74,10 @@ class Tournament(models.Model):
         BOT = "bot", _("finished by the bot")
         AS_PLAYED = "as_played", _("scored as played so far")
 
+    class Ranking(models.TextChoices):
+        SCORE = "score", _("by score (our points − their points)")
+        MATCHPOINTS = "matchpoints", _("by matchpoint percentage (Neuberg, per deal played)")
+
     class Format(models.TextChoices):
         SOLO_DUPLICATE = "solo-duplicate", _("solo duplicate (against bots)")
 
@@ -105,6 +109,10 @@ class Tournament(models.Model):
     unfinished_rule = models.CharField(
         max_length=16, choices=Unfinished.choices, default=Unfinished.BOT
     )
+    # What orders the standings (scoring.standings_order): the dagscore, as the source
+    # texts rank a game to 101, or the Neuberg matchpoint percentage, fair when entries
+    # play different numbers of deals.
+    ranking = models.CharField(max_length=16, choices=Ranking.choices, default=Ranking.SCORE)
     invite_code = models.CharField(max_length=32, blank=True, default="")
     # The automatic day tournament of this date (the daglijst); null for all others.
     day = models.DateField(null=True, blank=True, unique=True)
@@ -220,6 +228,8 @@ class Entry(models.Model):
     matchpoints = models.FloatField(null=True, blank=True)  # on the score: 2 per beaten
     matchpoints_pct = models.FloatField(null=True, blank=True)
     deal_matchpoints = models.FloatField(null=True, blank=True)  # sum of Neuberg deal MPs
+    # That sum as a percentage of a top on each deal played (None: no deal played).
+    deal_matchpoints_pct = models.FloatField(null=True, blank=True)
     joined_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

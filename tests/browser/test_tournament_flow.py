@@ -160,7 +160,7 @@ window.WebSocket = class extends NativeWebSocket {
 
 
 def standings_cells(page) -> list[list[str]]:
-    """The standings table as text: rank, player, score, MP %, deal MP, deals."""
+    """The standings table as text: rank, player, score, deals, score per deal, MP %."""
     return page.locator("[data-standings] tbody tr").evaluate_all(
         "trs => trs.map(tr => [...tr.cells].map(td => td.textContent.trim()))"
     )

@@ -12,6 +12,10 @@ register = template.Library()
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 RED_SUITS = {"H", "D"}
 RED_SYMBOLS = ("♥", "♦")
+# As the table sorts a hand (static/js/table/cards.js): suits alternate in colour, the
+# trump first when it is known; ranks high to low, the ten (manille) first.
+HAND_SUITS = "SHCD"
+HAND_RANKS = "TAKQJ987"
 
 # Human names of the engine's rules presets and bot levels (the engine only knows
 # ids). The ids stay what is stored; an id missing here is shown as it is.
@@ -30,6 +34,27 @@ BOT_NAMES = {
 }
 # The order a select shows them in: easiest bot first, the test bot last.
 BOT_ORDER = ("beginner", "heuristic", "club", "expert", "random")
+
+
+def hand_suit_order(trump: str | None) -> str:
+    """The table's suit order: the trump first, then colours alternating where possible."""
+    if not trump or trump not in HAND_SUITS:
+        return HAND_SUITS
+    rest, out = [x for x in HAND_SUITS if x != trump], [trump]
+    while rest:
+        last_red = out[-1] in RED_SUITS
+        i = next((k for k, x in enumerate(rest) if (x in RED_SUITS) != last_red), 0)
+        out.append(rest.pop(i))
+    return "".join(out)
+
+
+def sort_hand(cards, trump: str | None = None) -> list[str]:
+    """Card texts ("TS", "7H") sorted as the table shows a hand: by suit, the trump
+    first when known, then by rank high to low."""
+    suits = hand_suit_order(trump)
+    return sorted(
+        (str(c) for c in cards), key=lambda c: (suits.index(c[-1]), HAND_RANKS.index(c[:-1]))
+    )
 
 
 def rules_label(rules_id: str) -> str:
@@ -119,3 +144,16 @@ def player_link(username):
     except NoReverseMatch:  # a name the URL pattern cannot carry
         return name
     return format_html('<a href="{}">{}</a>', url, name)
+
+
+@register.filter
+def finish_mark(finish_mode) -> str:
+    """A small "bot" tag after an entry whose game the bot finished at close (standings,
+    tournament page, profile, printable results and PDF); nothing otherwise."""
+    if finish_mode != "bot":
+        return ""
+    return format_html(
+        ' <span class="t-tag t-bot-mark" title="{}">{}</span>',
+        _("finished by the bot"),
+        _("bot"),
+    )

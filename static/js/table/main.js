@@ -3,6 +3,7 @@
 import { GameSocket } from "./socket.js";
 import * as R from "./render.js";
 import { display, trickWinner } from "./cards.js";
+import { tournamentClosed } from "./closed.js";
 
 const CARD_RE = /^[789JQKAT][SHDC]$/;
 const BOT_PAUSE_MS = 600;
@@ -259,7 +260,8 @@ function onMessage(msg) {
     ui.queue.push(msg);
     pump();
   } else if (msg.type === "closed") {
-    markClosed(msg.reason);
+    if (msg.reason === "tournament") tournamentClosed(root, msg.reason, msg.record);
+    else markClosed(msg.reason, msg.record);
   } else if (msg.type === "error") {
     onError(msg);
   }
@@ -267,13 +269,14 @@ function onMessage(msg) {
 
 // The server stopped this game (its tournament closed or the play window ended): the
 // note says so and links to the results; the cards no longer answer.
-function markClosed(reason) {
+function markClosed(reason, record) {
+  if (reason === "bot") tournamentClosed(root, reason, record);
   ui.closed = true;
   ui.pending = null;
   root.dataset.closed = "true";
   const note = $("#closed-note");
   if (note) {
-    const text = { as_played: "closed_as_played", removed: "removed" }[reason] || (reason ? "closed" : null);
+    const text = { as_played: "closed_as_played", removed: "removed", bot: "closed_bot" }[reason] || (reason ? "closed" : null);
     if (text) note.querySelector("[data-closed-text]").textContent = t(text);
     const link = note.querySelector("[data-results-link]");
     const results = root.dataset.resultsUrl;
