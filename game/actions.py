@@ -8,6 +8,7 @@ the game row locked (`select_for_update`) and its events are sent after commit.
 from __future__ import annotations
 
 import asyncio
+import logging
 import secrets
 import threading
 from collections import OrderedDict
@@ -25,6 +26,8 @@ import engine
 from engine.bots import bot_seed, get_bot
 
 from .models import Game
+
+logger = logging.getLogger(__name__)
 
 HUMAN_SEAT = 0  # South: the only seat a person holds in a solo game
 
@@ -327,6 +330,30 @@ def stop_game(game_pk: int, reason: str = "stopped") -> Game | None:
     return game
 
 
+def resume_game(game_pk: int) -> Game | None:
+    """Undo `stop_game`: a stopped game that was not played to its end takes moves
+    again (a removed tournament entry restored by its organizer). A game played to its
+    end stays over. The bots start if it is their turn (after commit, so a hook that
+    refuses moves sees the caller's committed rows)."""
+    with transaction.atomic():
+        try:
+            game = Game.objects.select_for_update().get(pk=game_pk)
+        except Game.DoesNotExist:
+            return None
+        if game.status == Game.Status.ACTIVE:
+            return game
+        eng = replay(game)
+        if eng.is_terminal():
+            return game
+        game.status = Game.Status.ACTIVE
+        game.final_score = None
+        game.record = ""
+        _store(game, eng)
+        game.save()
+        _after_commit(game, eng, events=[])
+    return game
+
+
 def set_fast_play(public_id, user, value: bool | None = None) -> Game:
     """Set (or toggle, with value None) "vlot doorspelen" for the owner's game."""
     with transaction.atomic():
@@ -416,7 +443,7 @@ def send_events(group: str, messages: list[dict[str, Any]]) -> None:
     async def send_all() -> None:
         # One layer message for the batch (a bot turn is up to a dozen cards); the
         # consumer still sends the browser one event per move, in order.
-        await layer.group_send(group, {"type": "game.events", "payloads": messages})
+        await _send_with_retry(layer, group, {"type": "game.events", "payloads": messages})
 
     if _in_server_thread() or isinstance(layer, InMemoryChannelLayer):
         # Inside the ASGI server (a sync_to_async thread): hop onto the server's loop.
@@ -424,7 +451,32 @@ def send_events(group: str, messages: list[dict[str, Any]]) -> None:
     else:
         # A Celery worker has no loop; async_to_sync would make a new one, and so a new
         # Redis connection, for every batch. A long-lived loop keeps the pool warm.
-        asyncio.run_coroutine_threadsafe(send_all(), _publisher_loop()).result(timeout=10)
+        future = asyncio.run_coroutine_threadsafe(send_all(), _publisher_loop())
+        try:
+            future.result(timeout=10)
+        except TimeoutError:  # committed already: the table's watchdog catches up
+            future.cancel()
+            logger.warning("push to %s timed out", group)
+
+
+# A push that fails (a Redis blip) is tried once more after this pause; the moves are
+# committed by then, so a push never raises into the mover (whose next on_commit step,
+# the bots' task, must still run). Lost twice: the table's watchdog asks for a snapshot.
+PUSH_RETRY_DELAY = 0.2
+
+
+async def _send_with_retry(layer, group: str, message: dict[str, Any]) -> bool:
+    for attempt in (1, 2):
+        try:
+            await layer.group_send(group, message)
+            return True
+        except Exception:
+            if attempt == 2:
+                logger.warning("push to %s lost after a retry", group, exc_info=True)
+                return False
+            logger.warning("push to %s failed; retrying once", group)
+            await asyncio.sleep(PUSH_RETRY_DELAY)
+    return False
 
 
 def _in_server_thread() -> bool:

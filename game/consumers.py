@@ -15,7 +15,8 @@ from django.utils import translation
 import engine
 from config.middleware import chosen_language
 from ops.ratelimit import TokenBucket
-from ops.sweeper import kick_if_stuck
+from ops.sockets import ClosesOnce, budget_key, game_sockets
+from ops.sweeper import BotTurnWatch, kick_if_stuck
 
 from . import actions, messages
 from .models import group_name
@@ -56,8 +57,11 @@ def refusal_text(exc: Exception, lang: str) -> str:
     return str(exc)
 
 
-class GameConsumer(AsyncJsonWebsocketConsumer):
+class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
+    # ClosesOnce: after our close (a flood), queued frames are dropped, nothing is sent.
     group: str | None = None
+    budget: str | None = None  # whose socket/snapshot budget (ops/sockets.py) this spends
+    watch: BotTurnWatch | None = None  # re-enqueues a bot turn nothing comes for
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
@@ -65,6 +69,9 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
         self.refused = 0
         self.lang = refusal_language(self.scope)
         self.public_id = self.scope["url_route"]["kwargs"]["game_id"]
+        self.watch = BotTurnWatch(self.public_id)
+        if not await self.open_within_budget():
+            return
         try:
             snapshot = await run_db(actions.snapshot)(self.public_id, self.user)
         except actions.GameNotFound:
@@ -82,8 +89,30 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
         await run_db(kick_if_stuck)(self.public_id)
 
     async def disconnect(self, code: int) -> None:
+        if self.watch:
+            self.watch.stop()
+        if self.budget:
+            game_sockets.close(self.budget)
+            self.budget = None
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
+
+    async def open_within_budget(self) -> bool:
+        """Open sockets and snapshots per user (ops/sockets.py). Over budget: the socket
+        is told why (rate_limited) and closed before any database work."""
+        key = budget_key(self.scope)
+        if not game_sockets.open(key):
+            reason = "too many open game sockets: close another table first"
+        elif not game_sockets.snapshot(key):
+            game_sockets.close(key)
+            reason = "too many snapshots: slow down"
+        else:
+            self.budget = key
+            return True
+        await self.accept()
+        await self.send_error("rate_limited", reason)
+        await self.close(code=CLOSE_FLOODING)
+        return False
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
         # Parsing is ours (not the base class's) so bad input becomes an error message.
@@ -117,6 +146,9 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
             await self.send_error(exc.code, str(exc))
             return
         if isinstance(message, messages.SnapshotMessage):
+            if not game_sockets.snapshot(self.budget):
+                await self.send_error("rate_limited", "too many snapshots: slow down")
+                return
             try:
                 snap = await run_db(actions.snapshot)(self.public_id, self.user)
             except actions.GameNotFound as exc:
@@ -139,6 +171,11 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
     async def game_events(self, event) -> None:
         for payload in event["payloads"]:
             await self.send_json(payload)
+
+    async def send_json(self, content, close=False) -> None:
+        if self.watch and not self.closing:
+            self.watch.seen(content)  # every state this table is shown
+        await super().send_json(content, close=close)
 
     async def send_error(self, code: str, message: str) -> None:
         await self.send_json({"type": "error", "code": code, "message": message})

@@ -3,6 +3,10 @@
 Anonymous quick play: a visitor without an account who starts a game gets a guest
 user (unusable password) and is logged in, so that every game has an owner and the
 websocket can trust scope["user"] alone, like for registered players.
+
+Starting a game is a POST to /play/ (CSRF-protected, PLAY_RATE_LIMIT new games per
+client address within PLAY_RATE_WINDOW): a GET, a crawler or a cross-site link, only
+shows the choice of bot level and rules.
 """
 
 from __future__ import annotations
@@ -10,14 +14,20 @@ from __future__ import annotations
 import json
 import secrets
 
+from django.conf import settings
 from django.contrib.auth import get_user_model, login
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
 from django.views.decorators.http import require_http_methods, require_POST
 
+import engine
+from ops import ratelimit
+
 from . import actions
+from .levels import LEVELS, level_choices
 from .models import Game
-from .signals import is_seed_sealed
+from .signals import is_seed_sealed, move_row_related
 
 GUEST_PREFIX = "gast-"
 
@@ -25,30 +35,58 @@ GUEST_PREFIX = "gast-"
 def home(request: HttpRequest) -> HttpResponse:
     games = []
     if request.user.is_authenticated:
-        games = list(Game.objects.filter(owner=request.user)[:10])
-    from django.conf import settings
-
-    return render(
-        request, "home.html", {"games": games, "default_level": settings.GAME_DEFAULT_BOT}
-    )
+        # With the relations other apps hang on a game (a tournament game's entry, whose
+        # score is what the list shows: corrected or not), without naming them here.
+        games = list(Game.objects.filter(owner=request.user).select_related(*move_row_related)[:10])
+    return render(request, "home.html", {"games": games, **_choice()})
 
 
 # The levels a player picks for a solo game (engine/bots: heuristic = beginner).
-PLAY_LEVELS = ("heuristic", "club", "expert")
+PLAY_LEVELS = tuple(LEVELS)
+
+
+def _choice(level: str | None = None, rules: str | None = None) -> dict:
+    """What the new-game form offers and has selected (home page and /play/)."""
+    return {
+        "default_level": level or settings.GAME_DEFAULT_BOT,
+        "default_rules": rules or settings.GAME_DEFAULT_RULES,
+        "levels": level_choices(),
+        "rules_ids": list(engine.PRESETS),  # named in the template (rules_name)
+    }
+
+
+def _play_key(request: HttpRequest) -> str:
+    return f"play:ip:{ratelimit.client_address(request)}"
 
 
 @require_http_methods(["GET", "POST"])
 def play(request: HttpRequest) -> HttpResponse:
+    if request.method != "POST":
+        return render(request, "game/play.html", _choice())
     level = request.POST.get("level") or None  # none chosen: the site's default
+    rules = request.POST.get("rules") or None
     if level is not None and level not in PLAY_LEVELS:
-        return HttpResponse(
-            f"unknown bot level {level[:40]!r}: choose {', '.join(PLAY_LEVELS)}",
-            status=400,
-            content_type="text/plain; charset=utf-8",
-        )
+        return _bad_choice(f"unknown bot level {level[:40]!r}: choose {', '.join(PLAY_LEVELS)}")
+    if rules is not None and rules not in engine.PRESETS:
+        return _bad_choice(f"unknown rules {rules[:40]!r}: choose {', '.join(engine.PRESETS)}")
+    key = _play_key(request)
+    wait = ratelimit.over_limit(key, settings.PLAY_RATE_LIMIT)
+    if wait:
+        minutes = max(1, -(-wait // 60))
+        context = {
+            **_choice(level, rules),
+            "error": _("Too many new games from your address. Try again in %(minutes)d min.")
+            % {"minutes": minutes},
+        }
+        return render(request, "game/play.html", context, status=429)
+    ratelimit.count(key, settings.PLAY_RATE_WINDOW)
     user = request.user if request.user.is_authenticated else _login_guest(request)
-    game = actions.create_game(user, bot_level=level)
+    game = actions.create_game(user, bot_level=level, rules=rules)
     return redirect("game", game_id=game.public_id)
+
+
+def _bad_choice(message: str) -> HttpResponse:
+    return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
 
 
 def table(request: HttpRequest, game_id) -> HttpResponse:
@@ -64,6 +102,7 @@ def table(request: HttpRequest, game_id) -> HttpResponse:
         "record_sealed": is_seed_sealed(game),
         # "Another game" keeps the level of a solo game.
         "replay_level": game.bot_level if game.bot_level in PLAY_LEVELS else "",
+        "replay_rules": game.rules,
     }
     return render(request, "game/table.html", context)
 

@@ -15,6 +15,7 @@ import time
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
@@ -68,12 +69,14 @@ def entry_of(user, tournament: Tournament) -> Entry | None:
 def can_see_results(user, tournament: Tournament) -> bool:
     """Standings, travellers and other entries' plays.
 
-    Everybody after close. Before: a player whose own game is finished (if the
-    tournament shows results "after you finish"), or an organizer without an entry
-    still being played (an organizer who looks can no longer enter: see mark_seen).
+    After close: whoever may see the tournament (everybody when its results are public;
+    for a club's members-only tournament its members, organizers and entrants). Before:
+    a player whose own game is finished (if the tournament shows results "after you
+    finish"), or an organizer without an entry still being played (an organizer who
+    looks can no longer enter: see mark_seen).
     """
     if tournament.is_closed:
-        return True
+        return can_view_tournament(user, tournament) or entry_of(user, tournament) is not None
     entry = entry_of(user, tournament)
     if entry is not None:
         return (
@@ -86,9 +89,25 @@ def can_see_results(user, tournament: Tournament) -> bool:
 def can_view_tournament(user, tournament: Tournament) -> bool:
     if tournament.status == Tournament.Status.DRAFT:
         return is_organizer(user, tournament)
-    if tournament.club is None or tournament.is_closed:
+    if tournament.club is None or tournament.results_public:
         return True
     return tournament.club.is_member(user) or is_organizer(user, tournament)
+
+
+def visible_closed_q(user, prefix: str = "") -> Q:
+    """A filter on tournaments (`prefix`: the path to them, e.g. "tournament__") keeping
+    the closed ones `user` may see: public results, and for a members-only club
+    tournament its members, organizers and entrants (staff see every one)."""
+    p = prefix
+    q = Q(**{f"{p}club__isnull": True}) | Q(
+        **{f"{p}results_audience": Tournament.Audience.EVERYONE}
+    )
+    if user is not None and user.is_authenticated:
+        if user.is_staff:
+            return Q()
+        q |= Q(**{f"{p}club__members": user}) | Q(**{f"{p}club__organizers": user})
+        q |= Q(**{f"{p}entries__player": user}) | Q(**{f"{p}created_by": user})
+    return Q(**{f"{p}status": Tournament.Status.CLOSED}) & q
 
 
 def mark_seen(tournament: Tournament, user) -> None:
@@ -153,6 +172,7 @@ def create_tournament(
     ends_at: dt.datetime | None = None,
     live_start: bool = False,
     results_visibility: str = Tournament.Visibility.AFTER_FINISH,
+    results_audience: str | None = None,
     unfinished_rule: str = Tournament.Unfinished.BOT,
     ranking: str = Tournament.Ranking.SCORE,
     invite_code: str = "",
@@ -178,6 +198,16 @@ def create_tournament(
     get_bot(bot_level)
     if ends_at and starts_at and ends_at <= starts_at:
         raise TournamentError(N_("the play window ends before it starts"))
+    if actor is not None and ends_at and ends_at <= timezone.now():
+        # A person's tournament that could never be played (the day list of a past
+        # date, made by the system, is closed at once by the tick instead).
+        raise TournamentError(N_("the play window is over already: choose an end in the future"))
+    if club is None:
+        results_audience = Tournament.Audience.EVERYONE  # public from the start
+    elif results_audience is None:
+        results_audience = Tournament.Audience.MEMBERS  # a club is private
+    elif results_audience not in Tournament.Audience.values:
+        raise TournamentError(N_("unknown choice of who sees the results"))
     seed_given = bool((seed or "").strip())
     seed = (seed or "").strip() or secrets.token_hex(16)
     with transaction.atomic():
@@ -195,6 +225,7 @@ def create_tournament(
             ends_at=ends_at,
             live_start=live_start,
             results_visibility=results_visibility,
+            results_audience=results_audience,
             unfinished_rule=unfinished_rule,
             ranking=ranking,
             invite_code=invite_code.strip(),
@@ -513,6 +544,55 @@ def remove_entry(entry_id: int, actor, reason: str) -> Entry:
             after={"status": entry.status}, reason=reason,
         )  # fmt: skip
         schedule_rankings(entry.tournament_id)
+    return entry
+
+
+def restore_entry(entry_id: int, actor, reason: str) -> Entry:
+    """Undo a removal, logged like a correction. An entry that had finished counts again
+    with its results. One that was still being played: its game (stopped at removal)
+    goes on if the play window is still open; otherwise it is ended by the tournament's
+    rule for unfinished games (finished by the bot, or scored as played so far)."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise TournamentError(N_("a restore needs a reason"))
+    entry = Entry.objects.select_related("tournament").get(pk=entry_id)
+    if not is_organizer(actor, entry.tournament):
+        raise NotAllowed(N_("only organizers can restore entries"))
+    with transaction.atomic():
+        t = Tournament.objects.select_for_update().get(pk=entry.tournament_id)  # capacity
+        entry = Entry.objects.get(pk=entry_id)
+        if entry.status != Entry.Status.REMOVED:
+            raise TournamentError(N_("only a removed entry can be restored"))
+        taken = Entry.objects.filter(tournament=t).exclude(status=Entry.Status.REMOVED).count()
+        if taken >= t.capacity:
+            raise TournamentError(N_("the tournament is full: no place to restore the entry"))
+        finished_before = entry.finished_at is not None
+        mode = ""
+        if not finished_before:
+            # The game first, then the entry: the order of a move that finishes the entry.
+            if not t.play_over():
+                game_actions.resume_game(entry.game_id)
+            elif t.unfinished_rule == Tournament.Unfinished.BOT:
+                game_actions.resume_game(entry.game_id)
+                game_actions.autoplay(entry.game_id)  # the hook leaves a removed entry be
+                mode = "bot"
+            else:
+                mode = "as_played"
+        entry = Entry.objects.select_for_update().select_related("tournament").get(pk=entry_id)
+        if finished_before:
+            entry.status = Entry.Status.FINISHED
+            entry.save(update_fields=["status"])
+        elif mode:
+            _finish_entry(entry, Game.objects.get(pk=entry.game_id), mode)
+        else:
+            entry.status = Entry.Status.PLAYING
+            entry.save(update_fields=["status"])
+        AuditLog.objects.create(
+            tournament=t, entry=entry, actor=actor, action="restore_entry",
+            before={"status": Entry.Status.REMOVED, "player": entry.player.get_username()},
+            after={"status": entry.status}, reason=reason,
+        )  # fmt: skip
+        schedule_rankings(t.pk)
     return entry
 
 

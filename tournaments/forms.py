@@ -1,15 +1,16 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
 import engine
-from engine.bots import available
 from engine.records import is_one_line
 from engine.rules import MAX_FIXED_DEALS
+from game.levels import level_choices
 
 from .models import Club, Tournament
-from .templatetags.tournament_tags import bot_choices, rules_choices
+from .templatetags.tournament_tags import rules_choices
 
 # What <input type="datetime-local"> shows and sends back: a form shown again (after an
 # error) keeps the window instead of blanking it.
@@ -73,6 +74,13 @@ class TournamentForm(forms.Form):
     results_visibility = forms.ChoiceField(
         label=_("Results visible"), choices=Tournament.Visibility.choices
     )
+    results_audience = forms.ChoiceField(
+        label=_("Who sees the tournament and its results after close"),
+        choices=Tournament.Audience.choices,
+        initial=Tournament.Audience.MEMBERS,
+        required=False,  # not sent: the default (a club's members)
+        help_text=_("A tournament without a club is public."),
+    )
     unfinished_rule = forms.ChoiceField(
         label=_("Unfinished games at close"), choices=Tournament.Unfinished.choices
     )
@@ -103,8 +111,17 @@ class TournamentForm(forms.Form):
         kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
         self.fields["rules"].choices = rules_choices(engine.PRESETS)
-        self.fields["bot_level"].choices = bot_choices(available())
+        # The levels a player picks on the home page, by the same names (not the
+        # engine's aliases or its test-only random bot).
+        self.fields["bot_level"].choices = level_choices()
         self.fields["bot_level"].initial = "heuristic"
+        # The window is read in the site's time zone: say which, next to the fields.
+        zone = _("Time zone: %(zone)s (%(abbreviation)s)") % {
+            "zone": timezone.get_current_timezone_name(),
+            "abbreviation": timezone.localtime().strftime("%Z"),
+        }
+        for name in ("starts_at", "ends_at"):
+            self.fields[name].help_text = zone
         club = self.fields["club"]
         if user is not None and user.is_authenticated:
             club.queryset = Club.objects.filter(organizers=user)
@@ -122,6 +139,11 @@ class TournamentForm(forms.Form):
         start, end = data.get("starts_at"), data.get("ends_at")
         if start and end and end <= start:
             raise forms.ValidationError(_("The play window ends before it starts."))
+        if end and end <= timezone.now():
+            # Entirely in the past: a tournament nobody could ever play.
+            self.add_error(
+                "ends_at", _("The play window would be over already: choose an end in the future.")
+            )
         return data
 
 

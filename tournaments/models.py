@@ -70,6 +70,12 @@ class Tournament(models.Model):
         AFTER_FINISH = "after_finish", _("after you finish your game")
         AFTER_CLOSE = "after_close", _("after the tournament closes")
 
+    class Audience(models.TextChoices):
+        # Who sees a club tournament's page and results once it is closed. A tournament
+        # without a club (and the day list) is public anyway: stored as EVERYONE.
+        MEMBERS = "members", _("club members and its players only")
+        EVERYONE = "everyone", _("everyone")
+
     class Unfinished(models.TextChoices):
         BOT = "bot", _("finished by the bot")
         AS_PLAYED = "as_played", _("scored as played so far")
@@ -105,6 +111,11 @@ class Tournament(models.Model):
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.DRAFT)
     results_visibility = models.CharField(
         max_length=16, choices=Visibility.choices, default=Visibility.AFTER_FINISH
+    )
+    # After close. Members (the default, and what existing rows get): a club's members
+    # and organizers and whoever entered; everyone: the page, the results and the API.
+    results_audience = models.CharField(
+        max_length=16, choices=Audience.choices, default=Audience.MEMBERS
     )
     unfinished_rule = models.CharField(
         max_length=16, choices=Unfinished.choices, default=Unfinished.BOT
@@ -144,6 +155,13 @@ class Tournament(models.Model):
     @property
     def is_closed(self) -> bool:
         return self.status == self.Status.CLOSED
+
+    @property
+    def results_public(self) -> bool:
+        """Closed, and its page and results are open to everyone (the API publishes it)."""
+        return self.is_closed and (
+            self.club_id is None or self.results_audience == self.Audience.EVERYONE
+        )
 
     @property
     def is_day(self) -> bool:

@@ -530,6 +530,7 @@ def create(request: HttpRequest) -> HttpResponse:
                 ends_at=data["ends_at"],
                 live_start=data["live_start"],
                 results_visibility=data["results_visibility"],
+                results_audience=data["results_audience"] or None,
                 unfinished_rule=data["unfinished_rule"],
                 ranking=data["ranking"],
                 invite_code=data["invite_code"],
@@ -639,6 +640,12 @@ def manage_entry(request: HttpRequest, pk: int, entry_id: int, what: str) -> Htt
                 messages.error(request, _("A removal needs a reason."))
             else:
                 actions.remove_entry(entry.pk, request.user, form.cleaned_data["reason"])
+        elif what == "restore":
+            form = RemovalForm(request.POST)
+            if not form.is_valid():
+                messages.error(request, _("A restore needs a reason."))
+            else:
+                actions.restore_entry(entry.pk, request.user, form.cleaned_data["reason"])
         else:
             raise Http404("unknown action")
     except actions.TournamentError as exc:

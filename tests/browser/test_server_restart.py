@@ -26,6 +26,7 @@ import pytest
 
 from tests.helpers import TABLE_AT_REST_JS as AT_REST_JS
 from tests.helpers import TABLE_SEQ_JS as SEQ_JS
+from tests.helpers import start_new_game
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
@@ -206,7 +207,7 @@ def _split_moves(seed: str, rules: str, actions: list[str], bot_level: str):
 def test_the_table_survives_a_killed_server_and_finishes_the_game(page, restartable_server):
     server = restartable_server
     started = time.monotonic()
-    page.goto(server.base + "/play/")
+    start_new_game(page, server.base)
     expect(page.locator("#table-root")).to_be_visible()
     page.wait_for_function("() => window.manillenTable !== undefined")
     game_id = re.search(r"/game/([0-9a-f-]{36})/", page.url).group(1)

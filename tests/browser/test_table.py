@@ -6,6 +6,8 @@ import time
 
 import pytest
 
+from tests.helpers import start_new_game
+
 expect = pytest.importorskip("playwright.sync_api").expect
 
 # The server subprocess uses the test database; pytest-django only creates it for
@@ -30,7 +32,7 @@ def _wait_seq_above(page, seq: int) -> None:
 
 
 def _open_table(page, base: str) -> None:
-    page.goto(base + "/play/")
+    start_new_game(page, base)
     expect(page.locator("#table-root")).to_be_visible()
     page.wait_for_function("() => window.manillenTable !== undefined")
 
@@ -262,3 +264,22 @@ def test_without_fast_play_bot_cards_come_one_by_one(page, asgi_server):
     assert len(gaps) >= 4, times
     # Every step stays on screen for a readable moment (600 ms in the table's script).
     assert min(gaps) >= 500, gaps
+
+
+def test_the_start_button_starts_the_chosen_game_and_a_get_starts_none(page, asgi_server):
+    """GET /play/ only shows the choice; the data-new-game button (a POST) starts the
+    game with the chosen level and rules and lands on its table."""
+    page.goto(asgi_server + "/play/")
+    expect(page.locator("#table-root")).to_have_count(0)
+    start_new_game(page, asgi_server, level="club", rules="malilla")
+    page.wait_for_function("() => window.manillenTable !== undefined")
+    assert page.evaluate("manillenTable.ui.state.rules") == "malilla"
+    # From the home page too: the same button, the same hook.
+    page.goto(asgi_server + "/")
+    page.locator("[data-rules]").select_option("flemish-table")
+    old_url = page.url
+    page.locator("[data-new-game]").click()
+    page.wait_for_url(lambda url: url != old_url and "/game/" in url)
+    page.wait_for_function("() => window.manillenTable !== undefined")
+    assert page.evaluate("manillenTable.ui.state.rules") == "flemish-table"
+    assert not page.js_errors, page.js_errors

@@ -200,7 +200,7 @@ def create_tournament(org: Person) -> tuple[str, str]:
     # Opened from the club's page: that club is chosen already.
     expect(o.get_by_label("Club", exact=True).locator("option:checked")).to_have_text(CLUB)
     o.get_by_label("Regels").select_option("flemish")
-    o.get_by_label("Niveau van de bots").select_option("random")  # the quickest bots
+    o.get_by_label("Niveau van de bots").select_option("heuristic")  # the quickest offered
     o.get_by_label("Maximum aantal deelnemers").fill("2")
     o.get_by_label("Begin van de speelperiode").fill(window_value(-dt.timedelta(minutes=5)))
     o.get_by_label("Einde van de speelperiode").fill(window_value(dt.timedelta(hours=3)))

@@ -91,6 +91,7 @@ def test_closing_builds_the_records_zip_on_the_exports_queue(ranked, organizer, 
     ranked.refresh_from_db()
     archive = ExportArchive.objects.get(tournament=ranked, kind="records.zip")
     assert archive.rankings_version == ranked.rankings_version
+    client.force_login(organizer)  # the club's (results for its members by default)
     response = client.get(f"/tournaments/{ranked.pk}/export/records.zip")
     assert response.status_code == 200 and bytes(response.content) == bytes(archive.data)
 

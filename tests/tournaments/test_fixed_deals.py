@@ -80,6 +80,8 @@ def test_a_tournament_of_six_deals_simulated_closed_and_exported(club, organizer
         assert rec.tags["Options"] == "deals=6 tie=own" and rec.tags["Termination"] == "deals"
         assert len(rec.deals) == 6
 
+    # The API shows a club's closed tournament when its results are for everyone.
+    Tournament.objects.filter(pk=t.pk).update(results_audience="everyone")
     api = client.get(f"{API}/tournaments/{t.pk}/").json()
     assert api["tournament"]["deals"] == 6 and api["tournament"]["tie_carry"] is False
     travellers = client.get(f"{API}/tournaments/{t.pk}/travellers/").json()

@@ -187,7 +187,7 @@ def test_exports_api_and_live_rows_carry_the_same_figures(field, client, organiz
     data = json.loads(exports.standings_json(t))
     assert data["tournament"]["ranking"] == "matchpoints"
     assert data["standings"] == rows
-    csv_rows = list(csv.DictReader(io.StringIO(exports.standings_csv(t))))
+    csv_rows = list(csv.DictReader(io.StringIO(exports.standings_csv(t, exports.csv_style("en")))))
     assert [(r["player"], r["deal_matchpoints_pct"], r["score_per_deal"]) for r in csv_rows] == [
         (n, str(PCT[n]), str(PER_DEAL[n])) for n in BY_MATCHPOINTS
     ]

@@ -7,6 +7,8 @@ from django.utils.translation import gettext_lazy, ngettext
 
 import engine
 
+from game.levels import level_name
+
 register = template.Library()
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
@@ -17,23 +19,14 @@ RED_SYMBOLS = ("♥", "♦")
 HAND_SUITS = "SHCD"
 HAND_RANKS = "TAKQJ987"
 
-# Human names of the engine's rules presets and bot levels (the engine only knows
-# ids). The ids stay what is stored; an id missing here is shown as it is.
+# Human names of the engine's rules presets (the engine only knows ids). The ids stay
+# what is stored; an id missing here is shown as it is. Bot levels: game/levels.py.
 RULES_NAMES = {
     "flemish": gettext_lazy("Flemish"),
     "flemish-table": gettext_lazy("Flemish (table)"),
     "french": gettext_lazy("French"),
     "malilla": gettext_lazy("Malilla"),
 }
-BOT_NAMES = {
-    "beginner": gettext_lazy("Beginner"),
-    "heuristic": gettext_lazy("Standard"),
-    "club": gettext_lazy("Club"),
-    "expert": gettext_lazy("Expert"),
-    "random": gettext_lazy("Random (for testing)"),
-}
-# The order a select shows them in: easiest bot first, the test bot last.
-BOT_ORDER = ("beginner", "heuristic", "club", "expert", "random")
 
 
 def hand_suit_order(trump: str | None) -> str:
@@ -62,17 +55,11 @@ def rules_label(rules_id: str) -> str:
 
 
 def bot_label(level: str) -> str:
-    return str(BOT_NAMES.get(level, level))
+    return level_name(level)
 
 
 def rules_choices(ids) -> list[tuple[str, str]]:
     return [(i, rules_label(i)) for i in ids]
-
-
-def bot_choices(ids) -> list[tuple[str, str]]:
-    rank = {name: n for n, name in enumerate(BOT_ORDER)}
-    ordered = sorted(ids, key=lambda i: (rank.get(i, len(rank)), i))
-    return [(i, bot_label(i)) for i in ordered]
 
 
 @register.filter
