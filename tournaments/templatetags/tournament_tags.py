@@ -6,7 +6,6 @@ from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy, ngettext
 
 import engine
-
 from game.levels import level_name
 
 register = template.Library()
