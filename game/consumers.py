@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from functools import partial
@@ -62,8 +63,12 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
     group: str | None = None
     budget: str | None = None  # whose socket/snapshot budget (ops/sockets.py) this spends
     watch: BotTurnWatch | None = None  # re-enqueues a bot turn nothing comes for
+    gone = False
 
     async def connect(self) -> None:
+        # Moves run beside the message loop, one at a time and in order (see move()).
+        self.moves = set()
+        self.move_lock = asyncio.Lock()
         self.user = self.scope.get("user")
         self.bucket = TokenBucket(settings.GAME_WS_RATE, settings.GAME_WS_BURST)
         self.refused = 0
@@ -94,6 +99,7 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
         if self.budget:
             game_sockets.close(self.budget)
             self.budget = None
+        self.gone = True
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)
 
@@ -157,13 +163,28 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
             await self.send_json(snap)
             await run_db(kick_if_stuck)(self.public_id)
             return
-        try:
-            # The resulting events reach this socket through the group, after commit.
-            await run_db(actions.apply_action)(
-                self.public_id, self.user, message.action, message.seq
-            )
-        except actions.ActionError as exc:
-            await self.send_error(exc.code, refusal_text(exc, self.lang))
+        # Not awaited here: the move's events reach this socket through the group, and
+        # the group's messages are handled by this same loop. A move whose commit also
+        # plays the bots' turn (eager bots, in-process) would otherwise hold the echo
+        # of South's card until the bots had thought.
+        task = asyncio.create_task(self.move(message))
+        self.moves.add(task)
+        task.add_done_callback(self.moves.discard)
+
+    async def move(self, message: messages.ActionMessage) -> None:
+        async with self.move_lock:  # FIFO: a socket's moves are tried in the order sent
+            try:
+                await run_db(actions.apply_action)(
+                    self.public_id, self.user, message.action, message.seq
+                )
+            except actions.ActionError as exc:
+                await self.send_error(exc.code, refusal_text(exc, self.lang))
+            except Exception:
+                # As an exception in the handler would: logged, and the socket closed
+                # (the table reconnects and resumes from a snapshot).
+                logger.exception("move %s on game %s failed", message.action, self.public_id)
+                if not self.gone:
+                    await self.close(code=1011)
 
     async def game_event(self, event) -> None:
         await self.send_json(event["payload"])
@@ -178,6 +199,8 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
         await super().send_json(content, close=close)
 
     async def send_error(self, code: str, message: str) -> None:
+        if self.gone:  # a move answered after the socket closed: nobody to tell
+            return
         await self.send_json({"type": "error", "code": code, "message": message})
 
     @classmethod

@@ -19,12 +19,13 @@ from django.contrib.auth import get_user_model, login
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 import engine
 from ops import ratelimit
 
-from . import actions
+from . import actions, review
 from .levels import LEVELS, level_choices
 from .models import Game
 from .signals import is_seed_sealed, move_row_related
@@ -118,6 +119,49 @@ def record(request: HttpRequest, game_id) -> HttpResponse:
     response = HttpResponse(actions.record_text(game), content_type="text/plain; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="manillen-{game.public_id}.txt"'
     return response
+
+
+# Seat names as the table says them (South is "You").
+SEAT_NAMES = (_lazy("You"), _lazy("West"), _lazy("North"), _lazy("East"))
+
+
+def replay(request: HttpRequest, game_id) -> HttpResponse:
+    """The owner's finished game, one trick at a time (?step=N), as South saw it: South's
+    hand and the cards played, nothing hidden (so a tournament game too, once over)."""
+    game = _owned(request, game_id)
+    if game.status != Game.Status.FINISHED:
+        raise Http404("a game can be stepped through once it is over")
+    steps = review.trick_steps(game.seed, game.rules, list(game.actions))
+    if not steps:
+        raise Http404("this game has no tricks to show")
+    try:
+        number = int(request.GET.get("step", "1"))
+    except ValueError:
+        number = 1
+    number = min(max(number, 1), len(steps))
+    step = steps[number - 1]
+    trump = None if step.no_trump else step.trump
+    south_card = next((c for seat, c in step.cards if seat == review.SOUTH), None)
+    context = {
+        "game": game,
+        "step": step,
+        "number": number,
+        "total": len(steps),
+        "trump_face": review.face(f"7{trump}") if trump else None,
+        "dealer_name": SEAT_NAMES[step.dealer],
+        "winner_name": SEAT_NAMES[step.winner] if step.winner is not None else "",
+        "cards": [
+            {**review.face(c), "seat": SEAT_NAMES[seat], "won": seat == step.winner}
+            for seat, c in step.cards
+        ],
+        "hand": [
+            {**review.face(c), "played": c == south_card}
+            for c in review.sort_hand(step.hand, trump)
+        ],
+        "deals": [(s.deal, i + 1) for i, s in enumerate(steps) if s.trick == 1],
+        "record_sealed": is_seed_sealed(game),
+    }
+    return render(request, "game/review.html", context)
 
 
 def state(request: HttpRequest, game_id) -> JsonResponse:

@@ -193,7 +193,15 @@ export function renderChoices(container, state, { interactive, t, keyboard = fal
   if (hadFocus) container.querySelector("button")?.focus();
 }
 
-export function promptText(state, t) {
+// The bot (or, later, the player) in `seat` is thinking: its seat shows it; null: nobody.
+export function markThinking(root, seat) {
+  root.querySelectorAll(".seat[data-seat]").forEach((box) => {
+    box.classList.toggle("thinking", seat !== null && Number(box.dataset.seat) === seat);
+  });
+}
+
+// thinking: the seat to move is deciding now (not a step being replayed on screen).
+export function promptText(state, t, { thinking = false } = {}) {
   if (state.phase === "game_over" || state.game_over) return t("game_over");
   const seat = state.seat ?? 0;
   const legal = state.legal || [];
@@ -213,7 +221,7 @@ export function promptText(state, t) {
     if (state.hand === null && state.dealer === 2) return t("partner_chooses");
     return t("someone_chooses", { name: who });
   }
-  return t("someone_to_move", { name: who });
+  return t(thinking ? "someone_thinking" : "someone_to_move", { name: who });
 }
 
 function signed(n) {
