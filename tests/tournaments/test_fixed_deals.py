@@ -7,8 +7,12 @@ from __future__ import annotations
 import io
 import json
 import re
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
+from django.conf import settings
 from django.core.management import CommandError, call_command
 
 import engine
@@ -148,3 +152,43 @@ def test_the_form_refuses_a_bad_deal_count(client, organizer, club, deals, messa
     assert response.status_code == 200
     assert message in response.content.decode()
     assert not Tournament.objects.filter(name="Fout").exists()
+
+
+@pytest.mark.skipif(not shutil.which("node"), reason="needs node to run the table's JS")
+def test_the_table_script_says_deal_n_of_total_and_how_the_game_ended():
+    """The table's own render functions, run by node on real observations: the toolbar
+    counts "deal 2 of 3" (hidden in a game to 101), the end dialog names no boom."""
+    from engine.bots import get_bot
+
+    bot = get_bot("random")
+    g = engine.Game("table-deals", "flemish deals=3")
+    while g.deal_number < 2:
+        g.apply_action(bot.act(g.observation(g.to_move), b"t"))
+    mid = g.observation(0)
+    while not g.is_terminal():
+        g.apply_action(bot.act(g.observation(g.to_move), b"t"))
+    end = g.observation(0)
+    plain = engine.Game("table-101").observation(0)
+    module = Path(settings.BASE_DIR) / "static" / "js" / "table" / "render.js"
+    script = f"""
+import {{ renderDealCount, renderEnd }} from {json.dumps(module.as_uri())};
+const words = {{deal_of: "deal {{n}} of {{total}}", won: "boom won", lost: "boom lost",
+  draw: "draw", won_deals: "won after the deals", lost_deals: "lost after the deals"}};
+const t = (k, p = {{}}) => (words[k] ?? k).replace(/\\{{(\\w+)\\}}/g, (m, x) => String(p[x]));
+const counter = (s) => {{ const n = {{hidden: false, textContent: ""}};
+  renderDealCount(n, s, t); return n.hidden ? null : n.textContent; }};
+const box = {{hidden: true, attrs: {{}}, parts: {{}},
+  setAttribute(k, v) {{ this.attrs[k] = v; }}, removeAttribute(k) {{ delete this.attrs[k]; }},
+  querySelector(sel) {{ return (this.parts[sel] ??= {{textContent: "", focus() {{}}}}); }}}};
+renderEnd(box, {json.dumps(end)}, t);
+console.log(JSON.stringify([counter({json.dumps(mid)}), counter({json.dumps(plain)}),
+  box.parts["[data-end-title]"].textContent, box.attrs["data-score"]]));
+"""
+    out = subprocess.run(
+        ["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True
+    ).stdout
+    mid_text, plain_text, title, score = json.loads(out)
+    assert mid_text == "deal 2 of 3" and plain_text is None
+    wij, zij = end["outcome"]["scores"]
+    expected = {0: "won after the deals", 1: "lost after the deals", None: "draw"}
+    assert title == expected[end["outcome"]["winner"]] and int(score) == wij - zij

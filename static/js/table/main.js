@@ -141,11 +141,7 @@ function draw() {
   const [wij, zij] = s.scores || [0, 0];
   $("#mini-wij").textContent = String(wij);
   $("#mini-zij").textContent = String(zij);
-  const dealCount = $("[data-deal-count]");
-  if (dealCount) {
-    dealCount.hidden = !s.deals;
-    if (s.deals) dealCount.textContent = t("deal_of", { n: s.deal_number, total: s.deals });
-  }
+  R.renderDealCount($("[data-deal-count]"), s, t);
   R.renderEnd($("#end"), s, t);
   const endBoard = $("[data-end-board]");
   if (endBoard && !$("#end").hidden) endBoard.replaceChildren($("#board table").cloneNode(true));

@@ -274,6 +274,13 @@ export function renderBoard(tbody, tfoot, state, t) {
   tfoot.replaceChildren(boardRow([t("total"), "", String(sw), String(sz)], "total"));
 }
 
+// A game of fixed deals: "deal 3 of 12" in the toolbar (hidden in a game to 101).
+export function renderDealCount(node, state, t) {
+  if (!node) return;
+  node.hidden = !state.deals;
+  if (state.deals) node.textContent = t("deal_of", { n: state.deal_number, total: state.deals });
+}
+
 export function renderEnd(box, state, t) {
   const over = state.phase === "game_over" || state.game_over;
   if (!over) {
