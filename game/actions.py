@@ -99,7 +99,7 @@ def replay(game: Game) -> engine.Game:
     if (
         cached is not None
         and cached.seed == game.seed
-        and cached.rules.name == game.rules
+        and cached.rules.spec == game.rules
         and len(cached.actions) <= len(actions)
         and cached.actions == actions[: len(cached.actions)]
     ):
@@ -200,7 +200,11 @@ def create_game(
     bot_level: str | None = None,
     fast_play: bool = False,
 ) -> Game:
-    """A new solo game for `user` in South's seat. Bots start if they move first."""
+    """A new solo game for `user` in South's seat. Bots start if they move first.
+
+    `rules` is the engine's rules text: a preset and its game options
+    ("flemish deals=12 tie=own"); the row keeps it in canonical form (RuleSet.spec).
+    """
     rules = rules or settings.GAME_DEFAULT_RULES
     bot_level = bot_level or settings.GAME_DEFAULT_BOT
     seed = seed or secrets.token_hex(8)
@@ -208,7 +212,7 @@ def create_game(
     get_bot(bot_level)  # unknown level: fail now, not in a worker later
     with transaction.atomic():
         game = Game.objects.create(
-            owner=user, seed=seed, rules=rules, bot_level=bot_level, fast_play=fast_play
+            owner=user, seed=seed, rules=eng.rules.spec, bot_level=bot_level, fast_play=fast_play
         )
         _store(game, eng)
         game.save()

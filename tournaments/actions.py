@@ -23,6 +23,7 @@ from django.utils.translation import gettext_noop as N_
 
 import engine
 from engine import records
+from engine.rules import MAX_FIXED_DEALS
 from game import actions as game_actions
 from game.models import Game
 from game.models import group_name as game_group_name
@@ -163,6 +164,8 @@ def create_tournament(
     name: str,
     club: Club | None = None,
     rules: str = "flemish",
+    deals: int | None = None,
+    tie_carry: bool = True,
     bot_level: str | None = None,
     capacity: int = 10,
     starts_at: dt.datetime | None = None,
@@ -185,6 +188,8 @@ def create_tournament(
             raise NotAllowed(N_("only the club's organizers can create its tournaments"))
     _one_line_name(name, seed or "")
     engine.get_rules(rules)  # ValueError for an unknown preset, before anything is stored
+    if deals is not None and not 1 <= deals <= MAX_FIXED_DEALS:
+        raise TournamentError(N_("a game of fixed deals has 1 to 100 deals"))
     if ranking not in Tournament.Ranking.values:
         raise TournamentError(N_("unknown ranking"))
     bot_level = bot_level or settings.GAME_DEFAULT_BOT
@@ -210,6 +215,8 @@ def create_tournament(
             club=club,
             name=name,
             rules=rules,
+            fixed_deals=deals,
+            tie_carry=tie_carry,
             bot_level=bot_level,
             seed=seed,
             seed_commitment=engine.commitment(seed),
@@ -247,7 +254,7 @@ def _open(t: Tournament) -> None:
     """Generate and store the deals, publish the commitment."""
     TournamentDeal.objects.bulk_create(
         TournamentDeal(tournament=t, **replays.spec_as_dict(spec))
-        for spec in replays.deal_specs(t.seed, t.rules)
+        for spec in replays.deal_specs(t.seed, t.game_rules)
     )
     t.status = Tournament.Status.OPEN
     t.opened_at = timezone.now()
@@ -295,7 +302,9 @@ def join(tournament_id: int, user, invite_code: str = "") -> Entry:
         taken = Entry.objects.filter(tournament=t).exclude(status=Entry.Status.REMOVED).count()
         if taken >= t.capacity:
             raise CannotJoin(N_("the tournament is full"))
-        game = game_actions.create_game(user, seed=t.seed, rules=t.rules, bot_level=t.bot_level)
+        game = game_actions.create_game(
+            user, seed=t.seed, rules=t.game_rules, bot_level=t.bot_level
+        )
         try:
             with transaction.atomic():
                 entry = Entry.objects.create(tournament=t, player=user, game=game)

@@ -6,6 +6,7 @@ from django.utils.translation import gettext_lazy as _
 
 import engine
 from engine.records import is_one_line
+from engine.rules import MAX_FIXED_DEALS
 from game.levels import level_choices
 
 from .models import Club, Tournament
@@ -30,6 +31,31 @@ class TournamentForm(forms.Form):
     name = forms.CharField(label=_("Name"), max_length=120, validators=[one_line])
     club = forms.ModelChoiceField(label=_("Club"), queryset=Club.objects.none(), required=False)
     rules = forms.ChoiceField(label=_("Rules"), choices=())
+    deals = forms.IntegerField(
+        label=_("Deals per game (empty = to 101)"),
+        required=False,
+        min_value=1,
+        max_value=MAX_FIXED_DEALS,
+        help_text=_(
+            "Empty: every game goes to 101 (the boom). A number N: every entry plays exactly "
+            "the same deals 1 to N; the score is the team's total minus the opponents'."
+        ),
+        error_messages={
+            "min_value": _("A game has at least 1 deal."),
+            "max_value": _("A game has at most %(limit_value)s deals."),
+        },
+    )
+    tie_carry = forms.TypedChoiceField(
+        label=_("After a tie (30–30)"),
+        choices=[
+            ("carry", _("the next deal counts double (as the rules say)")),
+            ("own", _("each deal stands on its own")),
+        ],
+        initial="carry",
+        required=False,  # not sent: as the rules say
+        coerce=lambda v: v == "carry",
+        empty_value=True,
+    )
     bot_level = forms.ChoiceField(label=_("Bot level"), choices=())
     capacity = forms.IntegerField(label=_("Capacity"), min_value=1, max_value=10000, initial=10)
     starts_at = forms.DateTimeField(

@@ -15,6 +15,8 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+import engine
+
 
 def new_invite_code() -> str:
     return secrets.token_urlsafe(6)
@@ -91,7 +93,12 @@ class Tournament(models.Model):
     )  # fmt: skip
     name = models.CharField(max_length=120)
     format = models.CharField(max_length=32, choices=Format.choices, default=Format.SOLO_DUPLICATE)
-    rules = models.CharField(max_length=32, default="flemish")
+    rules = models.CharField(max_length=32, default="flemish")  # the engine preset
+    # The game options (engine "Game options"): a game of exactly `fixed_deals` deals,
+    # the same deals 1..N for every entry (null: to the preset's target, 101); with
+    # `tie_carry` off each deal stands on its own (no doubling after a tie).
+    fixed_deals = models.PositiveSmallIntegerField(null=True, blank=True)
+    tie_carry = models.BooleanField(default=True)
     bot_level = models.CharField(max_length=32, default="heuristic")
     # Secret until close; only its commitment is public while the tournament runs.
     seed = models.CharField(max_length=100)
@@ -178,6 +185,17 @@ class Tournament(models.Model):
     @property
     def group_name(self) -> str:
         return f"tournament-{self.pk}"
+
+    @property
+    def game_rules(self) -> str:
+        """The engine rules text of its games: the preset and the game options
+        (``"flemish deals=12 tie=own"``); a game row stores exactly this."""
+        return game_rules(self.rules, self.fixed_deals, self.tie_carry)
+
+
+def game_rules(rules: str, deals: int | None, tie_carry: bool) -> str:
+    """The rules text of a tournament's games; ValueError for a bad preset or count."""
+    return engine.get_rules(rules, deals=deals, tie_carry=None if tie_carry else False).spec
 
 
 class TournamentDeal(models.Model):

@@ -522,6 +522,8 @@ def create(request: HttpRequest) -> HttpResponse:
                 name=data["name"],
                 club=data["club"],
                 rules=data["rules"],
+                deals=data["deals"],
+                tie_carry=data["tie_carry"],
                 bot_level=data["bot_level"],
                 capacity=data["capacity"],
                 starts_at=data["starts_at"],

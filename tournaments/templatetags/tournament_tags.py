@@ -3,8 +3,9 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
 
+import engine
 from game.levels import level_name
 
 register = template.Library()
@@ -64,6 +65,20 @@ def rules_choices(ids) -> list[tuple[str, str]]:
 def rules_name(value) -> str:
     """ "flemish-table" → Flemish (table)."""
     return rules_label(value)
+
+
+@register.filter
+def game_length(t) -> str:
+    """A tournament's games: "12 deals", "12 deals, each on its own", "to 101 points"."""
+    preset = engine.get_rules(t.rules)
+    if t.fixed_deals:
+        n = t.fixed_deals
+        text = ngettext("%(n)s deal", "%(n)s deals", n) % {"n": n}
+    else:
+        text = _("to %(n)s points") % {"n": preset.target(0)}
+    if not t.tie_carry and preset.tie_doubles_next:
+        text = _("%(game)s, each deal on its own") % {"game": text}
+    return text
 
 
 @register.filter

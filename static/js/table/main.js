@@ -141,6 +141,7 @@ function draw() {
   const [wij, zij] = s.scores || [0, 0];
   $("#mini-wij").textContent = String(wij);
   $("#mini-zij").textContent = String(zij);
+  R.renderDealCount($("[data-deal-count]"), s, t);
   R.renderEnd($("#end"), s, t);
   const endBoard = $("[data-end-board]");
   if (endBoard && !$("#end").hidden) endBoard.replaceChildren($("#board table").cloneNode(true));
@@ -172,7 +173,9 @@ function dealNote(prev, next) {
   const head = t("deal_result", { n: last.deal, wij: cw, zij: cz });
   if (w > 0) return `${head} ${t("wij_write", { n: w })}`;
   if (z > 0) return `${head} ${t("zij_write", { n: z })}`;
-  return `${head} ${t("nobody_writes")}`;
+  // Each deal on its own (the tie=own option): a tie doubles nothing.
+  const own = next.options && next.options.tie_carry === false;
+  return `${head} ${t(own ? "nobody_writes_own" : "nobody_writes")}`;
 }
 
 // One line per step for screen readers (the table itself is drawn, not spoken).

@@ -274,6 +274,13 @@ export function renderBoard(tbody, tfoot, state, t) {
   tfoot.replaceChildren(boardRow([t("total"), "", String(sw), String(sz)], "total"));
 }
 
+// A game of fixed deals: "deal 3 of 12" in the toolbar (hidden in a game to 101).
+export function renderDealCount(node, state, t) {
+  if (!node) return;
+  node.hidden = !state.deals;
+  if (state.deals) node.textContent = t("deal_of", { n: state.deal_number, total: state.deals });
+}
+
 export function renderEnd(box, state, t) {
   const over = state.phase === "game_over" || state.game_over;
   if (!over) {
@@ -294,7 +301,11 @@ export function renderEnd(box, state, t) {
   const winner = state.outcome ? state.outcome.winner : wij > zij ? 0 : wij < zij ? 1 : null;
   const myTeam = (state.seat ?? 0) % 2;
   box.querySelector("[data-end-title]").textContent =
-    winner === null || winner === undefined ? t("draw") : winner === myTeam ? t("won") : t("lost");
+    winner === null || winner === undefined
+      ? t("draw")
+      : winner === myTeam
+        ? t(state.deals ? "won_deals" : "won")
+        : t(state.deals ? "lost_deals" : "lost");
   if (opening) box.querySelector("[data-new-game]")?.focus();
 }
 
