@@ -24,3 +24,8 @@ def tick() -> dict:
 @shared_task(name="tournaments.tasks.build_records_zip", ignore_result=True)
 def build_records_zip(tournament_id: int) -> int | None:
     return exports.build_records_zip(tournament_id)
+
+
+@shared_task(name="tournaments.tasks.notify_tables_closed", ignore_result=True)
+def notify_tables_closed(tournament_id: int) -> int:
+    return actions.notify_tables_closed(tournament_id)
