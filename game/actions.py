@@ -27,8 +27,8 @@ from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
 from django.core.exceptions import ObjectDoesNotExist
-from django.db import IntegrityError, connection, transaction
-from django.db.models import Case, F, Value, When
+from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_noop as N_
 
@@ -326,7 +326,8 @@ def connect(public_id, user, code: str | None = None) -> dict[str, Any]:
     """A socket opens: the viewer's snapshot; a seated person's socket is counted (the
     away-takeover starts when the last one closes)."""
     viewer = get_viewer(public_id, user, code)
-    if viewer.seat is not None and viewer.game.status != Game.Status.FINISHED:
+    people = sum(1 for s in viewer.seats if s.user_id is not None)
+    if viewer.seat is not None and viewer.game.status == Game.Status.ACTIVE and people > 1:
         Seat.objects.filter(pk=viewer.seats[viewer.seat].pk).update(
             connections=F("connections") + 1, disconnected_at=None
         )
@@ -924,27 +925,29 @@ def clock_expired(game_pk: int, expected_seq: int) -> int:
 
 def seat_disconnected(public_id, user) -> None:
     """A socket closed; the last one starts the minute after which the bot takes the
-    seat (only at a table with other people: a solo game just waits)."""
-    with transaction.atomic():
-        seat = (
-            Seat.objects.select_related("game").filter(game__public_id=public_id, user=user).first()
-        )
-        if seat is None:
-            return
-        now = timezone.now()
-        Seat.objects.filter(pk=seat.pk).update(
-            connections=Case(When(connections__gt=0, then=F("connections") - 1), default=Value(0))
-        )
-        seat.refresh_from_db(fields=["connections"])
-        if seat.connections:
-            return
-        people = Seat.objects.filter(game_id=seat.game_id, user__isnull=False).count()
-        if seat.game.status == Game.Status.FINISHED or people < 2:
-            return
-        Seat.objects.filter(pk=seat.pk).update(disconnected_at=now)
-        pk, index, stamp = seat.game_id, seat.index, now.isoformat()
-        delay = settings.GAME_DISCONNECT_TAKEOVER
-        transaction.on_commit(lambda: _schedule("disconnect", (pk, index, stamp), delay))
+    seat (only at a table with other people: a solo game just waits, and writes
+    nothing). Bookkeeping only: a database error here is logged, never raised into the
+    socket's close (the next connect resets the count)."""
+    try:
+        with transaction.atomic():
+            rows = list(
+                Seat.objects.filter(game__public_id=public_id, game__status=Game.Status.ACTIVE)
+                .filter(game__seats__user=user)
+                .values_list("pk", "user_id", "index", "game_id", "connections")
+            )
+            mine = next((r for r in rows if r[1] == user.pk), None)
+            if mine is None or sum(1 for r in rows if r[1] is not None) < 2:
+                return
+            pk, _, index, game_pk, connections = mine
+            if connections > 1:
+                Seat.objects.filter(pk=pk).update(connections=F("connections") - 1)
+                return
+            now = timezone.now()
+            Seat.objects.filter(pk=pk).update(connections=0, disconnected_at=now)
+            stamp, delay = now.isoformat(), settings.GAME_DISCONNECT_TAKEOVER
+            transaction.on_commit(lambda: _schedule("disconnect", (game_pk, index, stamp), delay))
+    except DatabaseError:
+        logger.warning("socket count of %s in game %s not updated", user, public_id, exc_info=True)
 
 
 def disconnect_expired(game_pk: int, index: int, stamp: str) -> int:

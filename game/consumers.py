@@ -79,9 +79,7 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
     gone = False
 
     async def connect(self) -> None:
-        # Moves run beside the message loop, one at a time and in order (see move()).
-        self.moves = set()
-        self.move_lock = asyncio.Lock()
+        self._move_state()
         self.user = self.scope.get("user")
         self.bucket = TokenBucket(settings.GAME_WS_RATE, settings.GAME_WS_BURST)
         self.refused = 0
@@ -205,9 +203,17 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
         # the group's messages are handled by this same loop. A move whose commit also
         # plays the bots' turn (eager bots, in-process) would otherwise hold the echo
         # of South's card until the bots had thought.
+        self._move_state()
         task = asyncio.create_task(self.move(message))
         self.moves.add(task)
         task.add_done_callback(self.moves.discard)
+
+    def _move_state(self) -> None:
+        """Moves run beside the message loop, one at a time and in order (see move()).
+        Made on first need too, for a consumer driven without connect (the fuzz tests)."""
+        if getattr(self, "move_lock", None) is None:
+            self.moves = set()
+            self.move_lock = asyncio.Lock()
 
     async def move(self, message: messages.ActionMessage) -> None:
         async with self.move_lock:  # FIFO: a socket's moves are tried in the order sent

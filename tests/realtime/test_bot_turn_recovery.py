@@ -64,8 +64,13 @@ def _lose_a_bot_turn(game) -> Game:
         game = wait_for_turn(game.public_id)
         eng = engine.Game.replay(game.seed, game.rules, game.actions)
     eng.apply_action(eng.legal_actions()[0])
+    # As a committed South move leaves the row: a bot seat to move (awaiting_bot).
     Game.objects.filter(pk=game.pk).update(
-        actions=eng.actions, seq=len(eng.actions), state=eng.observation(0), updated=timezone.now()
+        actions=eng.actions,
+        seq=len(eng.actions),
+        state=eng.observation(0),
+        updated=timezone.now(),
+        awaiting_bot=True,
     )
     return Game.objects.get(pk=game.pk)
 
