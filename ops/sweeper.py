@@ -92,12 +92,18 @@ class BotTurnWatch:
         self.public_id = public_id
         self.seq: int | None = None
         self.task: asyncio.Task | None = None
+        # The seats a bot plays, from the table facts of snapshots and table notices
+        # (a solo game's until told otherwise).
+        self.bots: set[int] = {1, 2, 3}
 
     def seen(self, message: dict) -> None:
         kind = message.get("type") if isinstance(message, dict) else None
         if kind == "closed":
             self.stop()
             return
+        table = message.get("table") if kind in ("snapshot", "table") else None
+        if isinstance(table, dict) and isinstance(table.get("players"), list):
+            self.bots = {i for i, p in enumerate(table["players"]) if p.get("bot")}
         if kind not in ("snapshot", "event"):
             return
         state, seq = message.get("state") or {}, message.get("seq")
@@ -105,10 +111,7 @@ class BotTurnWatch:
             return  # the same position again (a snapshot asked for): keep the clock
         self.stop()
         self.seq = seq
-        # Someone else is to move (a bot, or at a table maybe a person: kick_if_stuck
-        # acts only on a game waiting on a bot, `awaiting_bot`).
-        to_move = state.get("to_move")
-        if not state.get("game_over") and to_move is not None and to_move != state.get("seat"):
+        if not state.get("game_over") and state.get("to_move") in self.bots:
             self.task = asyncio.ensure_future(self._watch())
 
     def stop(self) -> None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import asyncio
 import random
 import re
+import time
 
 import pytest
 from channels.db import database_sync_to_async
@@ -248,6 +249,19 @@ def assert_receiver_sees_nothing_hidden(game: Game, message: dict, seat: int | N
     assert game.seed not in repr(rest) or seq == len(game.actions), f"{who} sees the seed"
 
 
+def _read_row(pk: int) -> Game:
+    """The game row; the embedded test database (SQLite, shared cache) refuses a read
+    while a socket's move commits in another thread ("table is locked"): read again."""
+    from django.db import OperationalError
+
+    for _ in range(100):
+        try:
+            return Game.objects.get(pk=pk)
+        except OperationalError:
+            time.sleep(0.02)
+    return Game.objects.get(pk=pk)
+
+
 TABLE_PRESETS = ["flemish", "flemish-table", "french", "malilla"]
 
 
@@ -300,31 +314,43 @@ async def test_every_seat_and_spectator_of_a_table_sees_only_its_own_cards(
 
     rng = random.Random(f"table-{rules}")
     left = None
-    for turn in range(600):
-        row = await database_sync_to_async(Game.objects.get)(pk=game.pk)
-        if row.status == Game.Status.FINISHED:
+    # The spectator's stream says whose turn it is (no database reads while a move may
+    # be committing: the embedded SQLite test database would refuse one of the two).
+    watcher_comm = comms[None]
+
+    async def next_public() -> None:
+        message = await watcher_comm.receive_json_from(timeout=TIMEOUT)
+        received[None].append(message)
+        if message["type"] in ("event", "snapshot"):
+            latest[None] = message
+
+    turn, give_up = 0, time.monotonic() + 300
+    while time.monotonic() < give_up:
+        public = latest[None]
+        if public["state"]["game_over"]:
             break
-        if row.awaiting_bot:
-            await asyncio.sleep(0.02)
+        seat, seq = public["state"]["to_move"], public["seq"]
+        if seat == left:  # the bot plays the seat of the one who left
+            await next_public()
             continue
-        await drain_to(row.seq)
-        seat = row.state["to_move"]
+        await drain_to(seq)
         state = latest[seat]["state"]
         assert state["seat"] == seat and state["legal"], (seat, state)
+        turn += 1
         if turn == 60 and left is None:
             left = (seat + 1) % 4
             await database_sync_to_async(actions.leave)(gid, people[left])
             continue
         await comms[seat].send_json_to(
-            {"type": "action", "action": rng.choice(state["legal"]), "seq": row.seq}
+            {"type": "action", "action": rng.choice(state["legal"]), "seq": seq}
         )
-        while latest[seat].get("seq", 0) <= row.seq or latest[seat]["type"] != "event":
-            message = await comms[seat].receive_json_from(timeout=TIMEOUT)
-            assert message["type"] != "error", message
-            received[seat].append(message)
-            if message["type"] in ("event", "snapshot"):
-                latest[seat] = message
-    final = await database_sync_to_async(Game.objects.get)(pk=game.pk)
+        while latest[None].get("seq", 0) <= seq:
+            await next_public()
+    for _ in range(200):  # the last move's commit (and its bots) done
+        final = await database_sync_to_async(_read_row)(game.pk)
+        if final.status == Game.Status.FINISHED:
+            break
+        await asyncio.sleep(0.05)
     assert final.status == Game.Status.FINISHED, "the game did not finish"
     assert left is not None and final.bot_moves  # the bot played for the one who left
     await drain_to(final.seq)
