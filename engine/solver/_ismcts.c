@@ -411,6 +411,490 @@ static int run_search(const Sampler *sp, const G *root, int observer, long itera
     return 0;
 }
 
+/* ------------------------------------------------------------------ inference
+ * The expert's deal weighting (engine/bots/policy.py, engine/bots/pimc.py): draw
+ * `draw` deals uniformly, weight each by the plausibility of the other seats' earlier
+ * plays under a fitted softmax policy (and of the dealer's trump under the heuristic
+ * rule and the fitted trump table), keep `keep` by systematic resampling.  Mirrors
+ * engine/bots/policy.py features() operation for operation. */
+#define NFEAT 37
+static int parse4u(PyObject *o, uint32_t out[4], const char *what);
+static int parse_hidden(PyObject *known_o, PyObject *need_o, PyObject *forbid_o, unsigned int unseen, Sampler *sp);
+static const double HONOUR[8] = {0, 0, 0, 0.3, 0.6, 1.0, 2.0, 3.0};
+
+static void policy_features(uint32_t hand, const int *tseat, const int *tcard, int n, int trump,
+                            uint32_t unseen, int seat, int c, double *f) {
+    int suit = c >> 3, r = c & 7;
+    double pts = CARD_PTS[c] / 5.0;
+    double tr = (trump >= 0 && suit == trump) ? 1.0 : 0.0;
+    uint32_t hs = hand & SUITM(suit);
+    int length = popc(hs);
+    int higher = popc(unseen & ABOVE[c]);
+    double master = higher == 0 ? 1.0 : 0.0;
+    double lowest = (hs & (~hs + 1)) == (1u << c) ? 1.0 : 0.0;
+    double highest = (31 - __builtin_clz(hs)) == c ? 1.0 : 0.0;
+    double trumps_held = trump >= 0 ? popc(hand & SUITM(trump)) / 8.0 : 0.0;
+    memset(f, 0, NFEAT * sizeof(double));
+    f[0] = pts;
+    f[1] = r / 7.0;
+    f[2] = tr;
+    f[3] = master;
+    f[4] = lowest;
+    f[5] = highest;
+    f[6] = length / 8.0;
+    f[7] = higher / 8.0;
+    f[8] = tr * (r == 7);
+    f[9] = tr * trumps_held;
+    if (n == 0) {
+        double *l = f + 10;
+        l[0] = 1.0;
+        l[1] = pts;
+        l[2] = tr;
+        l[3] = master;
+        l[4] = length / 8.0;
+        l[5] = master * pts;
+        l[6] = lowest;
+        l[7] = popc(unseen & SUITM(suit)) / 8.0;
+        l[8] = tr * master;
+        l[9] = length == 1 ? 1.0 : 0.0;
+        return;
+    }
+    int led = tcard[0] >> 3, w_seat = tseat[0], w = tcard[0];
+    for (int i = 1; i < n; i++) {
+        int x = tcard[i];
+        if ((x >> 3) == (w >> 3)) {
+            if (x > w) {
+                w_seat = tseat[i];
+                w = x;
+            }
+        } else if (trump >= 0 && (x >> 3) == trump) {
+            w_seat = tseat[i];
+            w = x;
+        }
+    }
+    double partner = ((w_seat ^ seat) & 1) == 0 ? 1.0 : 0.0;
+    double beats = ((c >> 3) == (w >> 3)) ? (c > w ? 1.0 : 0.0) : tr;
+    double follows = suit == led ? 1.0 : 0.0;
+    double last = n == 3 ? 1.0 : 0.0;
+    double safe = beats * ((n == 3 || (master != 0.0 && follows != 0.0)) ? 1.0 : 0.0);
+    int tp = 0;
+    for (int i = 0; i < n; i++) tp += CARD_PTS[tcard[i]];
+    double table = tp / 10.0;
+    double *g = f + 20;
+    g[0] = 1.0;
+    g[1] = partner * pts;
+    g[2] = partner * beats;
+    g[3] = (1 - partner) * beats;
+    g[4] = beats * pts;
+    g[5] = (1 - partner) * (1 - beats) * pts;
+    g[6] = last * beats;
+    g[7] = last * partner * pts;
+    g[8] = safe;
+    g[9] = tr * (1 - follows);
+    g[10] = tr * partner;
+    g[11] = table * beats;
+    g[12] = (1 - follows) * (1 - tr) * pts;
+    g[13] = (1 - follows) * (length == 1 ? 1.0 : 0.0);
+    g[14] = (n == 1) * beats;
+    g[15] = (n == 2) * beats;
+    g[16] = (n == 1) * pts;
+}
+
+static double dot(const double *a, const double *b, int n) {
+    double t = 0;
+    for (int i = 0; i < n; i++) t += a[i] * b[i];
+    return t;
+}
+
+/* engine/bots/trump_table.py features() */
+static int trump_features(uint32_t hand, int trump, double *f) {
+    if (trump < 0) {
+        int tens = 0, aces = 0, kings = 0, queens = 0, jacks = 0, ta = 0, tak = 0, longest = 0, voids = 0,
+            singles = 0;
+        for (int s = 0; s < 4; s++) {
+            uint32_t m = (hand >> (8 * s)) & 0xFF;
+            int n = popc(m), t = (m >> 7) & 1, a = (m >> 6) & 1, k = (m >> 5) & 1;
+            tens += t;
+            aces += a;
+            kings += k;
+            queens += (m >> 4) & 1;
+            jacks += (m >> 3) & 1;
+            ta += t & a;
+            tak += t & a & k;
+            if (n > longest) longest = n;
+            voids += n == 0;
+            singles += n == 1 && !t;
+        }
+        double v[11] = {1.0, tens, aces, kings, queens, jacks, ta, tak, longest, voids, singles};
+        memcpy(f, v, sizeof v);
+        return 11;
+    }
+    uint32_t m = (hand >> (8 * trump)) & 0xFF;
+    int nt = popc(m), st = 0, sa = 0, sk = 0, sta = 0, voids = 0, singles = 0;
+    for (int s = 0; s < 4; s++) {
+        if (s == trump) continue;
+        uint32_t x = (hand >> (8 * s)) & 0xFF;
+        int n = popc(x), t = (x >> 7) & 1, a = (x >> 6) & 1;
+        st += t;
+        sa += a;
+        sk += (x >> 5) & 1;
+        sta += t & a;
+        voids += n == 0;
+        singles += n == 1;
+    }
+    double v[14] = {1.0, nt, (double)nt * nt, (m >> 7) & 1, (m >> 6) & 1, (m >> 5) & 1, (m >> 4) & 1,
+                    (m >> 3) & 1, st, sa, sk, sta, voids, singles};
+    memcpy(f, v, sizeof v);
+    return 14;
+}
+
+typedef struct {
+    int dealer, option; /* option 0..3 suit, 4 no trump */
+    uint32_t later;
+    int allow_none, nt_mult;
+    double suit_coef[14], none_coef[11];
+} TrumpInfo;
+
+/* Is the dealer's option one a sensible dealer names with `hand`?  (inference.py
+ * model_trump: the heuristic's rule or the fitted table's best.) */
+static int trump_plausible(const TrumpInfo *ti, uint32_t hand) {
+    int tens = 0, aces = 0;
+    for (int s = 0; s < 4; s++) {
+        tens += (hand >> (s * 8 + 7)) & 1;
+        aces += (hand >> (s * 8 + 6)) & 1;
+    }
+    int h;
+    if (ti->allow_none && tens >= 3 && tens + aces >= 5)
+        h = 4;
+    else {
+        double best = -1e300;
+        h = 0;
+        for (int s = 0; s < 4; s++) {
+            uint32_t m = (hand >> (8 * s)) & 0xFF;
+            double st = 1.5 * popc(m);
+            double hon = 0;
+            for (int r = 0; r < 8; r++)
+                if ((m >> r) & 1) hon += HONOUR[r];
+            st += hon;
+            if (st > best) {
+                best = st;
+                h = s;
+            }
+        }
+    }
+    if (h == ti->option) return 1;
+    double f[14];
+    int nopt = ti->allow_none ? 5 : 4, t = 0;
+    double best = -1e300;
+    for (int o = 0; o < nopt; o++) {
+        double pts;
+        if (o == 4) {
+            trump_features(hand, -1, f);
+            pts = 0;
+            for (int i = 0; i < 11; i++) pts += ti->none_coef[i] * f[i];
+        } else {
+            trump_features(hand, o, f);
+            pts = 0;
+            for (int i = 0; i < 14; i++) pts += ti->suit_coef[i] * f[i];
+        }
+        double est = (o == 4 ? ti->nt_mult : 1) * (pts - 30);
+        if (est > best) {
+            best = est;
+            t = o;
+        }
+    }
+    return t == ti->option;
+}
+
+typedef struct {
+    int seat, card, n, cls;
+    uint32_t before, later;
+    int tseat[3], tcard[3];
+} Event;
+
+typedef struct {
+    int trump, dir, beat_partner, under;
+    double mix, alpha[2], eps_trump;
+    const double *coef;
+} InferCfg;
+
+static double event_logw(const InferCfg *ic, const Event *e, const uint32_t hands[4]) {
+    uint32_t hand = hands[e->seat] | e->later;
+    G s;
+    memset(&s, 0, sizeof s);
+    s.hand[e->seat] = hand;
+    s.trump = ic->trump;
+    s.beat_partner = ic->beat_partner;
+    s.under = ic->under;
+    s.n = e->n;
+    if (e->n) {
+        s.led = e->tcard[0] >> 3;
+        s.win_card = e->tcard[0];
+        s.win_seat = e->tseat[0];
+        for (int i = 1; i < e->n; i++) {
+            int c = e->tcard[i], w = s.win_card;
+            if ((c >> 3) == (w >> 3)) {
+                if (c > w) {
+                    s.win_card = c;
+                    s.win_seat = e->tseat[i];
+                }
+            } else if ((c >> 3) == ic->trump) {
+                s.win_card = c;
+                s.win_seat = e->tseat[i];
+            }
+        }
+    }
+    uint32_t lm = legal(&s, e->seat);
+    int nl = popc(lm);
+    if (nl <= 1) return 0.0;
+    uint32_t unseen = 0xFFFFFFFFu & ~e->before & ~hand;
+    double sc[8], f[NFEAT], mx = -1e300, chosen = 0;
+    int i = 0;
+    for (uint32_t m = lm; m; m &= m - 1, i++) {
+        int c = __builtin_ctz(m);
+        policy_features(hand, e->tseat, e->tcard, e->n, ic->trump, unseen, e->seat, c, f);
+        sc[i] = dot(ic->coef, f, NFEAT);
+        if (sc[i] > mx) mx = sc[i];
+    }
+    double tot = 0;
+    i = 0;
+    for (uint32_t m = lm; m; m &= m - 1, i++) {
+        double ex = exp(sc[i] - mx);
+        tot += ex;
+        if (__builtin_ctz(m) == e->card) chosen = ex;
+    }
+    double p = ic->mix / nl + (1 - ic->mix) * (chosen / tot);
+    return ic->alpha[e->cls] * log(p);
+}
+
+static int parse_doubles(PyObject *o, double *out, int n, const char *what) {
+    PyObject *seq = PySequence_Fast(o, what);
+    if (!seq) return -1;
+    if (PySequence_Fast_GET_SIZE(seq) != n) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "%s: %d values", what, n);
+        return -1;
+    }
+    for (int i = 0; i < n; i++) {
+        out[i] = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(seq, i));
+        if (PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return -1;
+        }
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+static PyObject *py_policy_features(PyObject *self, PyObject *args) {
+    unsigned int hand, unseen;
+    int trump, seat, c;
+    PyObject *trick_o;
+    if (!PyArg_ParseTuple(args, "IOiIii", &hand, &trick_o, &trump, &unseen, &seat, &c)) return NULL;
+    int ts[3], tc[3], n = 0;
+    PyObject *seq = PySequence_Fast(trick_o, "trick: flat seat, card pairs");
+    if (!seq) return NULL;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
+    for (Py_ssize_t i = 0; i + 1 < len && n < 3; i += 2, n++) {
+        ts[n] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        tc[n] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i + 1));
+    }
+    Py_DECREF(seq);
+    if (PyErr_Occurred()) return NULL;
+    double f[NFEAT];
+    policy_features(hand, ts, tc, n, trump, unseen, seat, c, f);
+    PyObject *out = PyList_New(NFEAT);
+    for (int i = 0; i < NFEAT; i++) PyList_SET_ITEM(out, i, PyFloat_FromDouble(f[i]));
+    return out;
+}
+
+/* infer(known, need, forbid, unseen, events, coef, trump_info, trump, beat_partner, under,
+ *       keep, draw, seed, mix, alpha_opp, alpha_partner, eps_trump)
+ * events: ((seat, card, before, later, (s, c, s, c...), cls), ...); trump_info: None or
+ * (dealer, option 0..4, later, allow_none, nt_mult, suit_coef[14], none_coef[11]).
+ * -> [(h0, h1, h2, h3, times kept)] */
+static int parse_trump_info(PyObject *ti_o, TrumpInfo *ti) {
+    PyObject *sc, *nc;
+    unsigned int later;
+    if (!PyArg_ParseTuple(ti_o, "iiIiiOO", &ti->dealer, &ti->option, &later, &ti->allow_none, &ti->nt_mult, &sc, &nc))
+        return -1;
+    ti->later = later;
+    if (parse_doubles(sc, ti->suit_coef, 14, "suit coef") < 0 || parse_doubles(nc, ti->none_coef, 11, "none coef") < 0)
+        return -1;
+    return 0;
+}
+
+/* events: ((seat, card, before, later, (s, c, s, c...), cls), ...) -> malloc'ed array */
+static Event *parse_events(PyObject *events_o, Py_ssize_t *count) {
+    PyObject *eseq = PySequence_Fast(events_o, "events");
+    if (!eseq) return NULL;
+    Py_ssize_t ne = PySequence_Fast_GET_SIZE(eseq);
+    Event *ev = (Event *)calloc(ne ? ne : 1, sizeof(Event));
+    if (!ev) {
+        Py_DECREF(eseq);
+        PyErr_NoMemory();
+        return NULL;
+    }
+    for (Py_ssize_t i = 0; i < ne; i++) {
+        PyObject *tr;
+        unsigned int before, later;
+        Event *e = &ev[i];
+        if (!PyArg_ParseTuple(PySequence_Fast_GET_ITEM(eseq, i), "iiIIOi", &e->seat, &e->card, &before, &later, &tr,
+                              &e->cls))
+            goto fail;
+        e->before = before;
+        e->later = later;
+        e->cls = e->cls ? 1 : 0;
+        PyObject *ts = PySequence_Fast(tr, "event trick");
+        if (!ts) goto fail;
+        Py_ssize_t tl = PySequence_Fast_GET_SIZE(ts);
+        for (Py_ssize_t j = 0; j + 1 < tl && e->n < 3; j += 2, e->n++) {
+            e->tseat[e->n] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(ts, j));
+            e->tcard[e->n] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(ts, j + 1));
+        }
+        Py_DECREF(ts);
+        if (PyErr_Occurred()) goto fail;
+    }
+    Py_DECREF(eseq);
+    *count = ne;
+    return ev;
+fail:
+    free(ev);
+    Py_DECREF(eseq);
+    return NULL;
+}
+
+static double deal_logw(const InferCfg *ic, const TrumpInfo *ti, const Event *ev, Py_ssize_t ne,
+                        const uint32_t h[4]) {
+    double w = 0;
+    if (ti && !trump_plausible(ti, h[ti->dealer] | ti->later)) w += log(ic->eps_trump);
+    for (Py_ssize_t i = 0; i < ne; i++) w += event_logw(ic, &ev[i], h);
+    return w;
+}
+
+/* weights(deals, events, coef, trump_info, trump, beat_partner, under, mix, alpha_opp,
+ *         alpha_partner, eps_trump) -> [log-weight per deal] */
+static PyObject *py_weights(PyObject *self, PyObject *args) {
+    PyObject *deals_o, *events_o, *coef_o, *ti_o;
+    int trump, bp, under;
+    double mix, a_opp, a_par, eps_trump;
+    if (!PyArg_ParseTuple(args, "OOOOiiidddd", &deals_o, &events_o, &coef_o, &ti_o, &trump, &bp, &under, &mix,
+                          &a_opp, &a_par, &eps_trump))
+        return NULL;
+    double coef[NFEAT];
+    if (parse_doubles(coef_o, coef, NFEAT, "coef") < 0) return NULL;
+    TrumpInfo ti;
+    int has_ti = ti_o != Py_None;
+    if (has_ti && parse_trump_info(ti_o, &ti) < 0) return NULL;
+    Py_ssize_t ne;
+    Event *ev = parse_events(events_o, &ne);
+    if (!ev) return NULL;
+    InferCfg ic = {trump, 1, bp, under, mix, {a_opp, a_par}, eps_trump, coef};
+    PyObject *dseq = PySequence_Fast(deals_o, "deals");
+    if (!dseq) {
+        free(ev);
+        return NULL;
+    }
+    Py_ssize_t nd = PySequence_Fast_GET_SIZE(dseq);
+    PyObject *out = PyList_New(nd);
+    for (Py_ssize_t k = 0; out && k < nd; k++) {
+        uint32_t h[4];
+        if (parse4u(PySequence_Fast_GET_ITEM(dseq, k), h, "deal") < 0) {
+            Py_CLEAR(out);
+            break;
+        }
+        PyList_SET_ITEM(out, k, PyFloat_FromDouble(deal_logw(&ic, has_ti ? &ti : NULL, ev, ne, h)));
+    }
+    Py_DECREF(dseq);
+    free(ev);
+    return out;
+}
+
+static PyObject *py_infer(PyObject *self, PyObject *args) {
+    PyObject *known_o, *need_o, *forbid_o, *events_o, *coef_o, *ti_o;
+    unsigned int unseen;
+    int trump, bp, under;
+    long keep, draw;
+    unsigned long long seed;
+    double mix, a_opp, a_par, eps_trump;
+    if (!PyArg_ParseTuple(args, "OOOIOOOiiillKdddd", &known_o, &need_o, &forbid_o, &unseen, &events_o, &coef_o,
+                          &ti_o, &trump, &bp, &under, &keep, &draw, &seed, &mix, &a_opp, &a_par, &eps_trump))
+        return NULL;
+    if (keep < 1 || draw < 1 || draw > 1000000) {
+        PyErr_SetString(PyExc_ValueError, "keep >= 1, 1 <= draw <= 1,000,000");
+        return NULL;
+    }
+    double coef[NFEAT];
+    if (parse_doubles(coef_o, coef, NFEAT, "coef") < 0) return NULL;
+    TrumpInfo ti;
+    int has_ti = ti_o != Py_None;
+    if (has_ti && parse_trump_info(ti_o, &ti) < 0) return NULL;
+    Py_ssize_t ne;
+    Event *ev = parse_events(events_o, &ne);
+    if (!ev) return NULL;
+    Sampler sp;
+    if (parse_hidden(known_o, need_o, forbid_o, unseen, &sp) < 0) {
+        free(ev);
+        return NULL;
+    }
+    InferCfg ic = {trump, 1, bp, under, mix, {a_opp, a_par}, eps_trump, coef};
+    uint32_t *hands = (uint32_t *)malloc((size_t)draw * 4 * sizeof(uint32_t));
+    double *lw = (double *)malloc((size_t)draw * sizeof(double));
+    long *kept = (long *)calloc((size_t)draw, sizeof(long));
+    if (!hands || !lw || !kept) {
+        free(hands);
+        free(lw);
+        free(kept);
+        free(ev);
+        free(sp.ways);
+        return PyErr_NoMemory();
+    }
+    Py_BEGIN_ALLOW_THREADS
+    Rng r;
+    rng_seed(&r, seed);
+    double mx = -1e300;
+    for (long k = 0; k < draw; k++) {
+        uint32_t *h = hands + 4 * k;
+        sampler_draw(&sp, &r, h);
+        double w = deal_logw(&ic, has_ti ? &ti : NULL, ev, ne, h);
+        lw[k] = w;
+        if (w > mx) mx = w;
+    }
+    double total = 0;
+    for (long k = 0; k < draw; k++) {
+        lw[k] = exp(lw[k] - mx);
+        total += lw[k];
+    }
+    double step = total / keep, u = rng_unit(&r) * step, acc = 0;
+    for (long k = 0; k < draw; k++) {
+        acc += lw[k];
+        while (u < acc) {
+            kept[k]++;
+            u += step;
+        }
+    }
+    Py_END_ALLOW_THREADS
+    PyObject *out = PyList_New(0);
+    for (long k = 0; out && k < draw; k++) {
+        if (!kept[k]) continue;
+        uint32_t *h = hands + 4 * k;
+        PyObject *item = Py_BuildValue("(kkkkl)", (unsigned long)h[0], (unsigned long)h[1], (unsigned long)h[2],
+                                       (unsigned long)h[3], kept[k]);
+        if (!item || PyList_Append(out, item) < 0) {
+            Py_XDECREF(item);
+            Py_CLEAR(out);
+            break;
+        }
+        Py_DECREF(item);
+    }
+    free(hands);
+    free(lw);
+    free(kept);
+    free(ev);
+    free(sp.ways);
+    return out;
+}
+
 /* ------------------------------------------------------------------ Python */
 static int parse4u(PyObject *o, uint32_t out[4], const char *what) {
     PyObject *seq = PySequence_Fast(o, what);
@@ -600,6 +1084,10 @@ static PyMethodDef methods[] = {
      "tbonus, lbonus, iterations, seed, c) -> (best card, [(card, visits, mean points)], root mean points)"},
     {"count", py_count, METH_VARARGS, "count(known, need, forbid, unseen) -> consistent deals (float)"},
     {"sample", py_sample, METH_VARARGS, "sample(known, need, forbid, unseen, n, seed) -> [[h0, h1, h2, h3]]"},
+    {"policy_features", py_policy_features, METH_VARARGS,
+     "policy_features(hand, trick, trump, unseen, seat, card) -> features (engine/bots/policy.py)"},
+    {"weights", py_weights, METH_VARARGS, "weights(deals, events, ...) -> [log-weight per deal]"},
+    {"infer", py_infer, METH_VARARGS, "infer(...) -> [(h0, h1, h2, h3, times kept)]: the expert's weighted deals"},
     {NULL, NULL, 0, NULL},
 };
 
