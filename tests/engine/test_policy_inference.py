@@ -125,3 +125,33 @@ def test_infer_keeps_consistent_deals_deterministically():
             for s in range(4):
                 assert not hands[s] & hidden.forbid[s]
                 assert hands[s] & hidden.known[s] == hidden.known[s]
+
+
+def test_the_node_budget_bounds_the_solves_by_search_not_by_time(monkeypatch):
+    from dataclasses import replace
+
+    from engine import solver
+    from engine.bots.pimc import VARIANTS, PIMCBot
+
+    obs = next(
+        o
+        for o in _observations("flemish", 1, "budget")
+        if len(o["tricks"]) == 1 and not o["current_trick"]["cards"]
+    )
+    calls = []
+    real = solver.solve_moves
+
+    def counting(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(solver, "solve_moves", counting)
+    cfg = VARIANTS["policy-w"]
+    free = PIMCBot("x", replace(cfg, node_budget=None)).card_values(obs, b"s")
+    n_free = len(calls)
+    calls.clear()
+    tight = PIMCBot("x", replace(cfg, node_budget=1, min_deals=3))
+    first = tight.card_values(obs, b"s")
+    assert len(calls) == 3 < n_free
+    assert tight.card_values(obs, b"s") == first  # a pure function of (observation, seed)
+    assert set(first) == set(free) == set(obs["legal"])
