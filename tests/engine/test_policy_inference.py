@@ -150,8 +150,37 @@ def test_the_node_budget_bounds_the_solves_by_search_not_by_time(monkeypatch):
     free = PIMCBot("x", replace(cfg, node_budget=None)).card_values(obs, b"s")
     n_free = len(calls)
     calls.clear()
+    # past twice the budget one solved deal is enough
     tight = PIMCBot("x", replace(cfg, node_budget=1, min_deals=3))
     first = tight.card_values(obs, b"s")
-    assert len(calls) == 3 < n_free
+    assert len(calls) == 1 < n_free
     assert tight.card_values(obs, b"s") == first  # a pure function of (observation, seed)
     assert set(first) == set(free) == set(obs["legal"])
+
+
+def test_the_limited_solve_is_exact_or_none_and_a_fixed_function_of_the_position():
+    from engine.solver import last_nodes, solve_moves, solve_moves_limited
+
+    rng = random.Random(11)
+    rules = get_rules("flemish")
+    fits = misses = 0
+    for _ in range(12):
+        cards = list(range(32))
+        rng.shuffle(cards)
+        hands = [sum(1 << c for c in cards[i * 8 : (i + 1) * 8]) for i in range(4)]
+        trump = rng.choice([None, 0, 1, 2, 3])
+        full = solve_moves(hands, trump, 1, [], rules, backend="c")
+        nodes = last_nodes("c")
+        big = solve_moves_limited(hands, trump, 1, [], rules, limit=nodes + 1, backend="c")
+        assert big == full
+        small = solve_moves_limited(hands, trump, 1, [], rules, limit=nodes // 2, backend="c")
+        assert small is None
+        assert (
+            solve_moves_limited(hands, trump, 1, [], rules, limit=nodes // 2, backend="c") is None
+        )
+        # an aborted search leaves nothing behind: the next full solve is the same
+        assert solve_moves(hands, trump, 1, [], rules, backend="c") == full
+        assert last_nodes("c") == nodes
+        fits += big is not None
+        misses += small is None
+    assert fits == misses == 12
