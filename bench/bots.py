@@ -218,10 +218,26 @@ def main() -> None:
             configs.append(
                 f"{name}: samples by trick {list(cfg.samples)}, exact <= {cfg.exact_limit} deals"
                 + (
-                    f", inference ({inf.candidates} candidates per kept deal, eps {inf.eps}, "
-                    f"partner {inf.eps_partner}, trump {inf.eps_trump})"
+                    (
+                        f", inference by the fitted policy ({inf.candidates} candidates per "
+                        f"kept deal, mix {inf.mix}, alpha {inf.alpha_opp}/{inf.alpha_partner}, "
+                        f"trump {inf.eps_trump})"
+                        if getattr(inf, "model", "heuristic") == "policy"
+                        else f", inference ({inf.candidates} candidates per kept deal, "
+                        f"eps {inf.eps}, partner {inf.eps_partner}, trump {inf.eps_trump})"
+                    )
                     if inf is not None
                     else ", no inference"
+                )
+                + (
+                    f", node budget {cfg.node_budget:,}"
+                    if getattr(cfg, "node_budget", None)
+                    else ""
+                )
+                + (
+                    f", solve limit {cfg.solve_limit:,}"
+                    if getattr(cfg, "solve_limit", None)
+                    else ""
                 )
             )
     try:
