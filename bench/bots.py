@@ -6,7 +6,14 @@ deal, A's duplicate score is A's card points in the first play minus B's card po
 in the same seats in the second play (= A's total over both plays minus the deal's
 points).  Each deal stands alone (no game to 101, no tie doubling).
 
-Run: python bench/bots.py --bots expert,heuristic --deals 1000 --rules flemish [--jobs 2]
+Bots: any two of random, heuristic (= beginner), club, expert, ismcts:N (SO-ISMCTS with N
+iterations per decision, the sparring partner).  ``--trump fixed``: the dealer's trump is
+named by one simple rule for both sides (the heuristic bot's: longest, strongest suit;
+no trump with three tens and five tens and aces), so only the card play is compared;
+``--trump own`` (default): each bot names its own trump.  ``--trump-only``: both sides play
+the cards with bot B and only the trump choosers differ (A's trump vs B's trump).
+
+Run: python bench/bots.py --bots expert,ismcts:20000 --deals 1000 --rules flemish --trump fixed
 Prints mean card points per deal per side, the difference with a 95 % confidence
 interval, decision latency p50/p95/max per bot (every act() call, forced ones included;
 the opening lead separately), and appends the table to bench/results/bots-<date>.md.
@@ -27,10 +34,33 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 from engine import Game, deal_for, get_rules  # noqa: E402
-from engine.bots import bot_seed, get_bot  # noqa: E402
+from engine.bots import HeuristicBot, bot_seed, get_bot  # noqa: E402
 
 KEYS = ("all", "lead", "cpu", "cpu_lead")
 RESULTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "results")
+
+
+class FixedTrump:
+    """Wraps a bot: the trump is named by the simple rule, everything else by the bot."""
+
+    def __init__(self, bot, chooser=None) -> None:
+        self.bot = bot
+        self.chooser = chooser or HeuristicBot()
+        self.name = bot.name
+
+    def act(self, observation: dict, seed: bytes) -> str:
+        if observation.get("phase") == "trump" and len(observation["legal"]) > 1:
+            return self.chooser.act(observation, seed)
+        return self.bot.act(observation, seed)
+
+
+def make_bots(names: list[str], trump: str) -> tuple[object, object]:
+    a, b = get_bot(names[0]), get_bot(names[1])
+    if trump == "fixed":
+        return FixedTrump(a), FixedTrump(b)
+    if trump == "only":  # the card play is B's on both sides; the trump chooser differs
+        return FixedTrump(b, chooser=a), b
+    return a, b
 
 
 def play_once(seed: str, number: int, rules: str, bots: dict[int, object]) -> tuple[dict, dict]:
@@ -57,8 +87,8 @@ def play_once(seed: str, number: int, rules: str, bots: dict[int, object]) -> tu
 
 
 def run_deals(args: tuple) -> tuple[list, dict]:
-    seed, rules, names, numbers = args
-    a, b = get_bot(names[0]), get_bot(names[1])
+    seed, rules, names, numbers, trump = args
+    a, b = make_bots(names, trump)
     rows = []
     lat = {n: {k: [] for k in KEYS} for n in names}
     for k in numbers:
@@ -101,6 +131,13 @@ def main() -> None:
         "--jobs", type=int, default=1, help="worker processes (latency is noisier above 1)"
     )
     ap.add_argument("--chunk", type=int, default=5)
+    ap.add_argument(
+        "--trump",
+        choices=("own", "fixed", "only"),
+        default="own",
+        help="own: each bot names trump; fixed: one simple rule for both; "
+        "only: B plays the cards on both sides, A's and B's trump choices compared",
+    )
     ap.add_argument("--no-save", action="store_true")
     ap.add_argument(
         "--max-seconds",
@@ -115,7 +152,7 @@ def main() -> None:
     rules = get_rules(args.rules).name
     numbers = list(range(1, args.deals + 1))
     chunks = [numbers[i : i + args.chunk] for i in range(0, len(numbers), args.chunk)]
-    tasks = [(args.seed, rules, names, c) for c in chunks]
+    tasks = [(args.seed, rules, names, c, args.trump) for c in chunks]
     rows: list = []
     lat = {n: {k: [] for k in KEYS} for n in names}
     t0 = time.time()
@@ -167,6 +204,13 @@ def main() -> None:
     from engine import solver
 
     configs = []
+    configs.append(
+        {
+            "own": "each bot names its own trump",
+            "fixed": "trump named by the simple rule (heuristic's) for both sides",
+            "only": f"card play by {names[1]} on both sides; trump by {names[0]} vs {names[1]}",
+        }[args.trump]
+    )
     for name in names:
         cfg = getattr(get_bot(name), "config", None)
         if cfg is not None:
@@ -174,10 +218,26 @@ def main() -> None:
             configs.append(
                 f"{name}: samples by trick {list(cfg.samples)}, exact <= {cfg.exact_limit} deals"
                 + (
-                    f", inference ({inf.candidates} candidates per kept deal, eps {inf.eps}, "
-                    f"partner {inf.eps_partner}, trump {inf.eps_trump})"
+                    (
+                        f", inference by the fitted policy ({inf.candidates} candidates per "
+                        f"kept deal, mix {inf.mix}, alpha {inf.alpha_opp}/{inf.alpha_partner}, "
+                        f"trump {inf.eps_trump})"
+                        if getattr(inf, "model", "heuristic") == "policy"
+                        else f", inference ({inf.candidates} candidates per kept deal, "
+                        f"eps {inf.eps}, partner {inf.eps_partner}, trump {inf.eps_trump})"
+                    )
                     if inf is not None
                     else ", no inference"
+                )
+                + (
+                    f", node budget {cfg.node_budget:,}"
+                    if getattr(cfg, "node_budget", None)
+                    else ""
+                )
+                + (
+                    f", solve limit {cfg.solve_limit:,}"
+                    if getattr(cfg, "solve_limit", None)
+                    else ""
                 )
             )
     try:
@@ -203,7 +263,10 @@ def main() -> None:
         configs.append(f"code at commit {commit}" + (" (engine/ modified)" if dirty else ""))
 
     lines = [
-        f"## {names[0]} vs {names[1]} — {rules}, {n} duplicate deals (seed {args.seed!r})",
+        f"## {names[0]} vs {names[1]} — {rules}, trump {args.trump}, {n} duplicate deals "
+        f"(seed {args.seed!r})",
+        "",
+        "`" + " ".join(["bench/bots.py", *sys.argv[1:]]) + "`",
         "",
         f"{dt.datetime.now(dt.UTC):%Y-%m-%d %H:%M} UTC, {platform.node()}, "
         f"{os.cpu_count()} CPUs, jobs={args.jobs}, solver backend {solver.BACKEND}, "

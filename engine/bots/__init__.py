@@ -36,6 +36,16 @@ def available() -> list[str]:
 
 
 def get_bot(name: str = "heuristic") -> Bot:
+    """A bot by level name; ``ismcts:N`` (the benchmark's sparring partner, N iterations
+    per decision) and ``expert@variant`` (earlier or screened settings of the expert,
+    ``engine.bots.pimc.VARIANTS``) are accepted too but not listed by :func:`available`
+    (not in the UI)."""
+    if name == "ismcts" or name.startswith("ismcts:"):
+        from . import ismcts
+
+        return ismcts.factory(name)
+    if name.startswith("expert@"):
+        return _pimc.variant(name)
     try:
         factory = _FACTORIES[name]
     except KeyError:

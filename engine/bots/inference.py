@@ -41,6 +41,15 @@ class InferenceConfig:
     similar: float = 0.7  # same suit and points as the model's card
     eps_trump: float = 0.1  # the dealer's trump, when the model names another option
     candidates: int = 10  # deals drawn per deal kept (resampled by weight)
+    # "heuristic": the rule-based bot as the model of the other seats (eps / similar
+    # above); "policy": the softmax fitted on expert self-play (engine/bots/policy.py),
+    # evaluated with the sampling in the compiled core: a play has weight
+    # (mix / n + (1 - mix) P(card)) ** alpha (n legal cards; alpha for an opponent or
+    # the partner), the trump as above.
+    model: str = "heuristic"
+    mix: float = 0.1
+    alpha_opp: float = 1.0
+    alpha_partner: float = 0.5
 
 
 class _V:
@@ -125,6 +134,29 @@ class PlayModel:
             if rules.allow_no_trump:
                 legal.append("trump:none")
             self.dealer_trump = (dealer, option, legal, later[dealer])
+
+    def core_args(self) -> tuple[list, tuple | None]:
+        """The events and the dealer's trump in the compiled core's format."""
+        from .trump_table import NONE, SUIT
+
+        events = []
+        for s, c, before, trick, later in self.events:
+            flat = tuple(x for sc in trick for x in sc)
+            events.append((s, c, before, later, flat, 0 if (s ^ self.seat) & 1 else 1))
+        ti = None
+        if self.dealer_trump is not None:
+            dealer, option, _legal, later = self.dealer_trump
+            code = 4 if option == "trump:none" else SUITS.index(option[6:])
+            ti = (
+                dealer,
+                code,
+                later,
+                int(self.rules.allow_no_trump),
+                self.rules.no_trump_multiplier,
+                SUIT,
+                NONE,
+            )
+        return events, ti
 
     @property
     def informative(self) -> bool:

@@ -14,6 +14,10 @@ then suit), so the choice is a fixed function of the averages.
   plausibility (a deal kept k times is solved once, weight k); with few deals left all
   of them are solved and averaged with those weights.  Measured on 400 duplicate deals
   against the heuristic bot: about +1.9 card points per deal over the same bot without.
+  ``model="policy"``: the other seats are modelled by a softmax fitted on the expert's
+  own self-play (:mod:`engine.bots.policy`, not the rule-based bot), and the drawing,
+  weighting and resampling run in the compiled core (``engine/solver/_ismcts.c``,
+  ``infer``), which is what lets the same time buy more deals.
 - Few cards left: when at most ``exact_limit`` deals agree with the observation, all
   of them are solved (the exact expectation under a uniform prior) instead of W.
 - Trump (the dealer sees only his 8 cards): a small fitted table
@@ -24,14 +28,21 @@ then suit), so the choice is a fixed function of the averages.
 - flemish-table: "look" (never blind), and "mee"/"tegen" when the same estimate gives
   the side at least ``announce_margin`` points above 30.
 
+- Bounded work: ``node_budget`` stops solving further deals once that many solver
+  nodes are spent (at least ``min_deals`` solved), which bounds the hardest opening
+  leads by an amount of search rather than of time.
+
 Determinism: every choice is a pure function of (observation, seed): the RNG is
 :func:`engine.bots.base.decision_rng` of both, the sample counts are fixed, there is
-no time budget, and the solver's values do not depend on its backend or call history.
+no time budget, and the solver's values do not depend on its backend or call history
+(its node counts, which ``node_budget`` reads, are fixed for a given backend; the
+policy inference needs the compiled core).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import math
+from dataclasses import dataclass, replace
 
 from ..cards import CARD_BY_TEXT, CARD_TEXT, RANK_POINTS, SUITS
 from ..rules import get_rules
@@ -75,6 +86,42 @@ def _resample(hidden, model, rng, keep: int, draw: int) -> tuple[list, list[floa
     return deals, weights
 
 
+_CORE: list = []
+
+
+def _policy_core():
+    """The compiled core of the policy inference, or None (no C compiler on this host:
+    the expert then weighs deals with the heuristic model in Python, which is just as
+    deterministic but makes other choices)."""
+    if not _CORE:
+        from ..solver._build import load_core
+
+        _CORE.append(load_core("_ismcts"))
+    return _CORE[0]
+
+
+def _policy_deals(obs, rules, hidden, model, inf, rng, keep: int, enumerated):
+    """Deals and weights under the fitted policy model, sampled and weighted in C."""
+    from ..solver import rule_args
+    from .policy import COEF
+
+    core = _policy_core()
+    events, ti = model.core_args()
+    trump = -1 if model.trump is None else model.trump
+    _, bp, under, _, _ = rule_args(rules)
+    par = (inf.mix, inf.alpha_opp, inf.alpha_partner, inf.eps_trump)
+    if enumerated is not None:
+        lw = core.weights(enumerated, events, COEF, ti, trump, bp, under, *par)
+        top = max(lw)
+        return enumerated, [math.exp(x - top) for x in lw]
+    out = core.infer(
+        list(hidden.known), list(hidden.need), list(hidden.forbid), hidden.unseen,
+        events, COEF, ti, trump, bp, under, keep, keep * inf.candidates,
+        rng.getrandbits(64), *par,
+    )  # fmt: skip
+    return [list(x[:4]) for x in out], [float(x[4]) for x in out]
+
+
 def _cheap_key(c: int) -> tuple[int, int, int]:
     return (_PTS[c], c & 7, c >> 3)
 
@@ -88,6 +135,16 @@ class PIMCConfig:
     announce_margin: float = 4.0
     trump_table: bool = True  # fitted table (trump_table.py) instead of sampled solving
     inference: InferenceConfig | None = None  # weight deals by the plausibility of the plays
+    # Stop solving more deals once this many search nodes are spent (at least min_deals
+    # solved; at twice the budget, at least one): bounds the hardest decisions (opening
+    # leads) by a fixed amount of search, a pure function of the deals, never of the
+    # clock.  None: no bound.
+    node_budget: int | None = None
+    min_deals: int = 3
+    # A deal whose solve needs more than this many nodes is left out (the rare very
+    # hard full deals of the opening lead; when no deal fits, the rule-based bot's card);
+    # None: every deal is solved in full.
+    solve_limit: int | None = None
 
 
 class PIMCBot(PhaseBot):
@@ -110,7 +167,11 @@ class PIMCBot(PhaseBot):
         if model is not None and not model.informative:
             model = None
         weights: list[float]
-        if deals is None:
+        if model is not None and inf is not None and inf.model == "policy" and _policy_core():
+            rng = decision_rng(obs, seed)
+            w = self.config.samples[min(len(obs["tricks"]), len(self.config.samples) - 1)]
+            deals, weights = _policy_deals(obs, rules, hidden, model, inf, rng, w, deals)
+        elif deals is None:
             rng = decision_rng(obs, seed)
             w = self.config.samples[min(len(obs["tricks"]), len(self.config.samples) - 1)]
             if model is None or inf is None:
@@ -123,15 +184,40 @@ class PIMCBot(PhaseBot):
         else:
             weights = [1.0] * len(deals)
         legal = [CARD_BY_TEXT[t] for t in obs["legal"]]
-        solve_moves = _solver().solve_moves
+        solver = _solver()
         totals = dict.fromkeys(legal, 0.0)
+        budget = self.config.node_budget
+        limit = self.config.solve_limit
+        nodes, n, solved = 0, 0.0, 0
+        skipped: list = []
         for hands, wt in zip(deals, weights, strict=True):
             if not wt:
                 continue
-            vals = solve_moves(hands, trump, seat, trick, rules, backend=self.backend)
+            if (
+                budget is not None
+                and solved
+                and (nodes > 2 * budget or (nodes > budget and solved >= self.config.min_deals))
+            ):
+                break  # a fixed amount of search, not of time: the same on every machine
+            if limit is None:
+                vals = solver.solve_moves(hands, trump, seat, trick, rules, backend=self.backend)
+            else:
+                vals = solver.solve_moves_limited(
+                    hands, trump, seat, trick, rules, limit=limit, backend=self.backend
+                )
+            nodes += solver.last_nodes(self.backend)
+            if vals is None:
+                skipped.append((hands, wt))
+                continue  # one of the rare very hard deals: left out, by node count
+            solved += 1
+            n += wt
             for c in legal:
                 totals[c] += wt * vals[c]
-        n = sum(weights)
+        if not solved:  # every deal too hard for the limit: the rule-based card, valued 0
+            from .heuristic import HeuristicBot
+
+            card = HeuristicBot()._play(obs, seed)
+            return {t: (1.0 if t == card else 0.0) for t in obs["legal"]}
         return {CARD_TEXT[c]: totals[c] / n for c in legal}
 
     def _play(self, obs: dict, seed: bytes) -> str:
@@ -215,15 +301,27 @@ class PIMCBot(PhaseBot):
 # Early tricks cost most to solve and are the least certain anyway: fewer samples there
 # (W by trick number 1, 2, 3, ...; the last entry repeats).
 CLUB = PIMCConfig(samples=(4, 6, 8, 12), exact_limit=12, trump_samples=3, announce_samples=3)
-# The expert infers from the plays (inference.py); screened on 400 duplicate deals against
-# the heuristic bot (seed "screen-h5"): without inference +3.91, with it +5.37 (4 candidates
-# per kept deal, W 10 at trick 1), +5.53 (6, W 8), +5.80 (10, W 8: the settings below).
-EXPERT = PIMCConfig(
+# The expert of 2026-11-30 infers from the plays with the heuristic bot as the model
+# (inference.py); screened on 400 duplicate deals against the heuristic bot (seed
+# "screen-h5"): without inference +3.91, with it +5.37 (4 candidates per kept deal, W 10
+# at trick 1), +5.53 (6, W 8), +5.80 (10, W 8: these settings).
+EXPERT_2026_11_30 = PIMCConfig(
     samples=(8, 16, 24, 32),
     exact_limit=48,
     trump_samples=6,
     announce_samples=6,
     inference=InferenceConfig(eps=0.05, eps_partner=0.3, similar=0.7, eps_trump=0.1, candidates=10),
+)
+# The expert (issue #13): the other seats modelled by the policy fitted on expert
+# self-play, the deals drawn and weighted in the compiled core (a sixth of the CPU per
+# decision), more deals from trick 3 on, and the opening lead bounded by a fixed amount
+# of search (node budget, very hard deals left out) instead of by time.
+EXPERT = replace(
+    EXPERT_2026_11_30,
+    samples=(8, 12, 24, 48),
+    inference=replace(EXPERT_2026_11_30.inference, model="policy"),
+    node_budget=1_600_000,
+    solve_limit=800_000,
 )
 
 
@@ -236,3 +334,23 @@ def expert() -> PIMCBot:
 
 
 LEVELS = {"club": club, "expert": expert}
+
+# Benchmark-only variants (get_bot("expert@name"), not in the UI): the expert's
+# earlier settings and the ones screened against it.
+VARIANTS: dict[str, PIMCConfig] = {
+    "2026-11-30": EXPERT_2026_11_30,
+    # screened against ismcts:20000 (bench/results/bots-2026-12-01.md)
+    "policy-w": replace(
+        EXPERT,
+        samples=(8, 20, 32, 48),
+        node_budget=2_000_000,
+        solve_limit=None,
+    ),
+}
+
+
+def variant(spec: str) -> PIMCBot:
+    name = spec.partition("@")[2]
+    if name not in VARIANTS:
+        raise ValueError(f"unknown bot {spec!r}: expert@ one of {', '.join(sorted(VARIANTS))}")
+    return PIMCBot(spec, VARIANTS[name])

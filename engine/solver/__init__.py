@@ -78,6 +78,23 @@ def solve_moves(hands, trump, to_move, trick=(), rules=None, *, backend=None) ->
     return dict(impl.move_values(*_args(hands, trump, to_move, trick, rules)))
 
 
+def solve_moves_limited(
+    hands, trump, to_move, trick=(), rules=None, *, limit: int, backend=None
+) -> dict[int, int] | None:
+    """:func:`solve_moves`, or None when the search needs more than ``limit`` nodes.
+
+    The values returned are exact; whether a position fits is a fixed function of the
+    position for a given backend (the pure-Python one counts its own nodes).
+    """
+    impl = _pick(backend)
+    args = _args(hands, trump, to_move, trick, rules)
+    if impl is _pysolver:
+        vals = dict(impl.move_values(*args))
+        return vals if impl.nodes() <= limit else None
+    out = impl.move_values_limited(int(limit), *args)
+    return None if out is None else dict(out)
+
+
 def solve_value(hands, trump, to_move, trick=(), rules=None, *, backend=None) -> int:
     """The best of :func:`solve_moves`, computed with one search."""
     return _pick(backend).value(*_args(hands, trump, to_move, trick, rules))
@@ -134,6 +151,7 @@ def available_backends() -> list[str]:
 
 
 __all__ = [
-    "BACKEND", "solve_moves", "solve_value", "legal", "move_values", "deal_value", "position",
+    "BACKEND", "solve_moves", "solve_moves_limited", "solve_value", "legal", "move_values",
+    "deal_value", "position",
     "available_backends", "rule_args", "last_nodes",
 ]  # fmt: skip

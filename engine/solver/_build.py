@@ -1,7 +1,9 @@
-"""Find the compiled core, or build it once into a cache directory.
+"""Find a compiled core, or build it once into a cache directory.
 
+Two cores live here: ``_ddcore`` (the double-dummy solver) and ``_ismcts`` (the
+information-set MCTS sparring partner, :mod:`engine.bots.ismcts`).
 Order: the extension built by the package (``setup.py`` ``ext_modules``, so
-``engine/solver/_ddcore*.so`` next to this file), then a copy compiled on first use
+``engine/solver/<name>*.so`` next to this file), then a copy compiled on first use
 with the system C compiler into ``$MANILLEN_CACHE`` / ``$XDG_CACHE_HOME/manillen`` /
 ``~/.cache/manillen`` (keyed by the source hash and the Python ABI, written atomically
 so concurrent workers are safe), else ``None`` and the caller uses pure Python.
@@ -26,6 +28,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "_ddcore.c"
 CFLAGS = ["-O3", "-fPIC", "-shared", "-std=c11", "-fno-strict-aliasing"]
+LIBS = {"_ismcts": ["-lm"]}
 
 
 def _load(path: Path, name: str = "engine.solver._ddcore"):
@@ -55,7 +58,7 @@ def compiler() -> list[str] | None:
     return cmd
 
 
-def build(target: Path) -> bool:
+def build(target: Path, source: Path = SOURCE) -> bool:
     cmd = compiler()
     include = sysconfig.get_paths().get("include")
     if cmd is None or not include or not (Path(include) / "Python.h").exists():
@@ -65,7 +68,7 @@ def build(target: Path) -> bool:
     os.close(fd)
     try:
         res = subprocess.run(
-            [*cmd, *CFLAGS, f"-I{include}", str(SOURCE), "-o", tmp],
+            [*cmd, *CFLAGS, f"-I{include}", str(source), "-o", tmp, *LIBS.get(source.stem, [])],
             capture_output=True,
             text=True,
             timeout=120,
@@ -73,8 +76,9 @@ def build(target: Path) -> bool:
         if res.returncode != 0:
             return False
         os.replace(tmp, target)
-        for old in target.parent.glob("_ddcore-*"):  # stale builds of older sources
-            if old != target and old.name.startswith(f"_ddcore-{sys.implementation.cache_tag}-"):
+        stem = source.stem
+        for old in target.parent.glob(f"{stem}-*"):  # stale builds of older sources
+            if old != target and old.name.startswith(f"{stem}-{sys.implementation.cache_tag}-"):
                 try:
                     old.unlink()
                 except OSError:
@@ -87,24 +91,32 @@ def build(target: Path) -> bool:
             os.unlink(tmp)
 
 
-def load_core():
-    """The C module, or None."""
-    if os.environ.get("MANILLEN_SOLVER", "").lower() in ("python", "py", "pure"):
-        return None
-    try:
-        from . import _ddcore  # built by setup.py / pip install
+def load_core(name: str = "_ddcore"):
+    """The C module ``name`` (``_ddcore`` or ``_ismcts``), or None.
 
-        return _ddcore
+    ``MANILLEN_SOLVER=python`` only concerns the solver: the ISMCTS core has no
+    pure-Python twin.
+    """
+    if name == "_ddcore" and os.environ.get("MANILLEN_SOLVER", "").lower() in (
+        "python",
+        "py",
+        "pure",
+    ):
+        return None
+    try:  # built by setup.py / pip install
+        return importlib.import_module(f"engine.solver.{name}")
     except ImportError:
         pass
-    if os.environ.get("MANILLEN_SOLVER_BUILD", "1") == "0" or not SOURCE.exists():
+    source = HERE / f"{name}.c"
+    if os.environ.get("MANILLEN_SOLVER_BUILD", "1") == "0" or not source.exists():
         return None
-    digest = hashlib.sha256(SOURCE.read_bytes() + " ".join(CFLAGS).encode()).hexdigest()[:16]
+    flags = " ".join(CFLAGS + LIBS.get(name, []))
+    digest = hashlib.sha256(source.read_bytes() + flags.encode()).hexdigest()[:16]
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
-    target = cache_dir() / f"_ddcore-{sys.implementation.cache_tag}-{digest}{suffix}"
+    target = cache_dir() / f"{name}-{sys.implementation.cache_tag}-{digest}{suffix}"
     try:
-        if not target.exists() and not build(target):
+        if not target.exists() and not build(target, source):
             return None
-        return _load(target)
+        return _load(target, f"engine.solver.{name}")
     except (ImportError, OSError):
         return None

@@ -50,6 +50,13 @@ typedef struct {
     long long nodes;
 } S;
 
+/* A bound on the nodes of one move_values_limited() call (0: none).  Past it every
+ * search returns at once and the call reports "not solved": the values that are
+ * returned are always exact, and whether a position is solved within the bound is a
+ * fixed function of the position (the node counts do not depend on call history). */
+static _Thread_local long long node_limit = 0;
+#define OVER_LIMIT(s) (node_limit && (s)->nodes > node_limit)
+
 static inline int popc(uint32_t x) {
     x = x - ((x >> 1) & 0x55555555u);
     x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
@@ -266,6 +273,7 @@ static int last_trick(S *s, int p) {
 
 static int search(S *s, int p, int alpha, int beta) {
     s->nodes++;
+    if (OVER_LIMIT(s)) return 0;
     Entry *e = NULL;
     int boundary = (s->n == 0);
     int hint = -1, lo = 0, hi = 0;
@@ -363,6 +371,7 @@ static int mtd(S *s, int p, int c, int guess, int lower, int upper) {
         } else {
             beta = (lower + upper + 1) / 2;
         }
+        if (OVER_LIMIT(s)) break;
         mtd_iters++;
         g = (c >= 0) ? child(s, p, c, beta - 1, beta) : search(s, p, beta - 1, beta);
         if (g < beta)
@@ -452,7 +461,7 @@ static int parse_state(PyObject *args, S *s, int *p, int *root_total) {
 
 static _Thread_local long long last_nodes = 0;
 
-static PyObject *py_move_values(PyObject *self, PyObject *args) {
+static PyObject *move_values_impl(PyObject *args, long long limit) {
     S s;
     int p, total;
     if (parse_state(args, &s, &p, &total) < 0) return NULL;
@@ -466,13 +475,25 @@ static PyObject *py_move_values(PyObject *self, PyObject *args) {
     int vals[32];
     int guess = total / 2;
     /* Pure C from here to the results: other Python threads may run meanwhile. */
+    int over = 0;
     Py_BEGIN_ALLOW_THREADS
+    node_limit = limit;
     for (int i = 0; i < nm; i++) {
         int v = mtd(&s, p, moves[i], guess, 0, total);
+        if (OVER_LIMIT(&s)) {
+            over = 1;
+            break;
+        }
         vals[moves[i]] = v;
         guess = v;
     }
+    node_limit = 0;
     Py_END_ALLOW_THREADS
+    if (over) {
+        last_nodes = s.nodes;
+        Py_DECREF(out);
+        Py_RETURN_NONE;
+    }
     /* equivalent cards share the value of the lowest one */
     for (int c = 0; c < 32; c++) {
         if (!((lm_all >> c) & 1)) continue;
@@ -492,6 +513,28 @@ static PyObject *py_move_values(PyObject *self, PyObject *args) {
         Py_DECREF(item);
     }
     last_nodes = s.nodes;
+    return out;
+}
+
+static PyObject *py_move_values(PyObject *self, PyObject *args) { return move_values_impl(args, 0); }
+
+/* move_values_limited(limit, h0, ..., lbonus): the same, or None past `limit` nodes */
+static PyObject *py_move_values_limited(PyObject *self, PyObject *args) {
+    Py_ssize_t n = PyTuple_GET_SIZE(args);
+    if (n < 1) {
+        PyErr_SetString(PyExc_TypeError, "move_values_limited(limit, ...)");
+        return NULL;
+    }
+    long long limit = PyLong_AsLongLong(PyTuple_GET_ITEM(args, 0));
+    if (limit == -1 && PyErr_Occurred()) return NULL;
+    if (limit < 1) {
+        PyErr_SetString(PyExc_ValueError, "limit: at least 1 node");
+        return NULL;
+    }
+    PyObject *rest = PyTuple_GetSlice(args, 1, n);
+    if (!rest) return NULL;
+    PyObject *out = move_values_impl(rest, limit);
+    Py_DECREF(rest);
     return out;
 }
 
@@ -522,6 +565,8 @@ static PyObject *py_iters(PyObject *self, PyObject *noargs) { long long x = mtd_
 static PyMethodDef methods[] = {
     {"move_values", py_move_values, METH_VARARGS,
      "move_values(h0,h1,h2,h3,trump,to_move,trick,dir,beat_partner,under,tbonus,lbonus) -> [(card, points)]"},
+    {"move_values_limited", py_move_values_limited, METH_VARARGS,
+     "move_values_limited(limit, ...) -> the same as move_values, or None past limit nodes"},
     {"value", py_value, METH_VARARGS, "value(...) -> points the side to move secures"},
     {"legal", py_legal, METH_VARARGS, "legal(...) -> legal mask of the side to move"},
     {"nodes", py_nodes, METH_NOARGS, "nodes searched by the last call"},

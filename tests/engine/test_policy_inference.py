@@ -1,0 +1,186 @@
+"""The fitted policy model of the expert's inference (engine/bots/policy.py) and its
+compiled twin (engine/solver/_ismcts.c: policy_features, weights, infer)."""
+
+from __future__ import annotations
+
+import math
+import random
+
+import pytest
+
+from engine import Game
+from engine.bots import get_bot
+from engine.bots.inference import InferenceConfig, PlayModel, legal_mask, model_trump
+from engine.bots.policy import COEF, N, features, probabilities
+from engine.bots.sampler import analyse
+from engine.rules import get_rules
+from engine.solver import rule_args
+from engine.solver._build import load_core
+
+core = load_core("_ismcts")
+pytestmark = pytest.mark.skipif(core is None, reason="no C compiler for the core")
+PRESETS = ["flemish", "flemish-table", "french", "malilla"]
+
+
+def test_the_compiled_features_are_the_python_features():
+    rng = random.Random(7)
+    for _ in range(5000):
+        cards = list(range(32))
+        rng.shuffle(cards)
+        hand = sum(1 << c for c in cards[: rng.randint(1, 8)])
+        n = rng.randint(0, 3)
+        first = rng.randrange(4)
+        trick = [((first + i) % 4, cards[10 + i]) for i in range(n)]
+        seat = (first + n) % 4
+        trump = rng.choice([None, 0, 1, 2, 3])
+        unseen = sum(1 << c for c in cards[14 : 14 + rng.randint(0, 18)])
+        for c in range(32):
+            if hand >> c & 1:
+                py = features(hand, trick, trump, unseen, seat, c)
+                flat = [x for p in trick for x in p]
+                cc = core.policy_features(
+                    hand, flat, -1 if trump is None else trump, unseen, seat, c
+                )
+                assert len(py) == len(cc) == N
+                assert cc == pytest.approx(py, abs=1e-12)
+
+
+def _python_logw(model: PlayModel, inf: InferenceConfig, hands, coef) -> float:
+    """The reference: the same weight computed in Python."""
+    rules = model.rules
+    lw = 0.0
+    if model.dealer_trump is not None:
+        dealer, option, legal, played = model.dealer_trump
+        if option not in model_trump(hands[dealer] | played, legal, rules.no_trump_multiplier):
+            lw += math.log(inf.eps_trump)
+    for s, c, before, trick, later in model.events:
+        hand = hands[s] | later
+        lm = legal_mask(hand, trick, model.trump, s, rules)
+        cards = [x for x in range(32) if lm >> x & 1]
+        if len(cards) < 2:
+            continue
+        unseen = ((1 << 32) - 1) & ~before & ~hand
+        p = probabilities(coef, hand, trick, model.trump, unseen, s, cards)[cards.index(c)]
+        alpha = inf.alpha_opp if (s ^ model.seat) & 1 else inf.alpha_partner
+        lw += alpha * math.log(inf.mix / len(cards) + (1 - inf.mix) * p)
+    return lw
+
+
+def _observations(rules, games, seed):
+    bots = [get_bot("random"), get_bot("heuristic")]
+    rng = random.Random(seed)
+    for gi in range(games):
+        g = Game(f"{seed}-{gi}", rules)
+        while g.deal_number == 1 and not g.is_terminal():
+            obs = g.observation(g.to_move)
+            if obs["phase"] == "play" and len(obs["legal"]) > 1 and rng.random() < 0.3:
+                yield obs
+            g.apply_action(bots[gi % 2].act(obs, b"x"))
+
+
+def test_the_compiled_weights_are_the_python_weights():
+    inf = InferenceConfig(model="policy", mix=0.1, alpha_opp=1.0, alpha_partner=0.5)
+    coef = COEF if COEF is not None else tuple(random.Random(3).uniform(-2, 2) for _ in range(N))
+    checked = 0
+    for rules in PRESETS:
+        rs = get_rules(rules)
+        _, bp, under, _, _ = rule_args(rs)
+        for obs in _observations(rules, 3, f"policy-w-{rules}"):
+            model = PlayModel(obs, rs, inf)
+            if not model.informative:
+                continue
+            hidden = analyse(obs, rs)
+            deals = [hidden.sample(random.Random(k)) for k in range(5)]
+            events, ti = model.core_args()
+            trump = -1 if model.trump is None else model.trump
+            lw = core.weights(
+                deals, events, coef, ti, trump, bp, under, inf.mix, inf.alpha_opp,
+                inf.alpha_partner, inf.eps_trump,
+            )  # fmt: skip
+            ref = [_python_logw(model, inf, h, coef) for h in deals]
+            assert lw == pytest.approx(ref, rel=1e-9, abs=1e-9)
+            checked += 1
+    assert checked >= 20
+
+
+def test_infer_keeps_consistent_deals_deterministically():
+    inf = InferenceConfig(model="policy")
+    coef = COEF if COEF is not None else (0.5,) * N
+    rs = get_rules("flemish")
+    _, bp, under, _, _ = rule_args(rs)
+    for obs in list(_observations("flemish", 2, "policy-infer"))[:10]:
+        model = PlayModel(obs, rs, inf)
+        hidden = analyse(obs, rs)
+        events, ti = model.core_args()
+        trump = -1 if model.trump is None else model.trump
+        args = (
+            list(hidden.known), list(hidden.need), list(hidden.forbid), hidden.unseen, events,
+            coef, ti, trump, bp, under, 12, 120, 99, 0.1, 1.0, 0.5, 0.1,
+        )  # fmt: skip
+        out = core.infer(*args)
+        assert out == core.infer(*args)
+        assert sum(x[4] for x in out) == 12
+        for x in out:
+            hands = list(x[:4])
+            for s in range(4):
+                assert not hands[s] & hidden.forbid[s]
+                assert hands[s] & hidden.known[s] == hidden.known[s]
+
+
+def test_the_node_budget_bounds_the_solves_by_search_not_by_time(monkeypatch):
+    from dataclasses import replace
+
+    from engine import solver
+    from engine.bots.pimc import VARIANTS, PIMCBot
+
+    obs = next(
+        o
+        for o in _observations("flemish", 1, "budget")
+        if len(o["tricks"]) == 1 and not o["current_trick"]["cards"]
+    )
+    calls = []
+    real = solver.solve_moves
+
+    def counting(*a, **k):
+        calls.append(1)
+        return real(*a, **k)
+
+    monkeypatch.setattr(solver, "solve_moves", counting)
+    cfg = VARIANTS["policy-w"]
+    free = PIMCBot("x", replace(cfg, node_budget=None)).card_values(obs, b"s")
+    n_free = len(calls)
+    calls.clear()
+    # past twice the budget one solved deal is enough
+    tight = PIMCBot("x", replace(cfg, node_budget=1, min_deals=3))
+    first = tight.card_values(obs, b"s")
+    assert len(calls) == 1 < n_free
+    assert tight.card_values(obs, b"s") == first  # a pure function of (observation, seed)
+    assert set(first) == set(free) == set(obs["legal"])
+
+
+def test_the_limited_solve_is_exact_or_none_and_a_fixed_function_of_the_position():
+    from engine.solver import last_nodes, solve_moves, solve_moves_limited
+
+    rng = random.Random(11)
+    rules = get_rules("flemish")
+    fits = misses = 0
+    for _ in range(12):
+        cards = list(range(32))
+        rng.shuffle(cards)
+        hands = [sum(1 << c for c in cards[i * 8 : (i + 1) * 8]) for i in range(4)]
+        trump = rng.choice([None, 0, 1, 2, 3])
+        full = solve_moves(hands, trump, 1, [], rules, backend="c")
+        nodes = last_nodes("c")
+        big = solve_moves_limited(hands, trump, 1, [], rules, limit=nodes + 1, backend="c")
+        assert big == full
+        small = solve_moves_limited(hands, trump, 1, [], rules, limit=nodes // 2, backend="c")
+        assert small is None
+        assert (
+            solve_moves_limited(hands, trump, 1, [], rules, limit=nodes // 2, backend="c") is None
+        )
+        # an aborted search leaves nothing behind: the next full solve is the same
+        assert solve_moves(hands, trump, 1, [], rules, backend="c") == full
+        assert last_nodes("c") == nodes
+        fits += big is not None
+        misses += small is None
+    assert fits == misses == 12
