@@ -12,6 +12,7 @@ In all over 10,000 inputs per run (3,000 + 6,000 in process, 400 over a socket,
 
 from __future__ import annotations
 
+import asyncio
 import json
 import random
 import string
@@ -114,7 +115,15 @@ class Harness:
 
     def feed(self, text: str | None, data: bytes | None = None) -> list[dict]:
         self.replies = []
-        async_to_sync(self.consumer.receive)(text_data=text, bytes_data=data)
+
+        async def receive_and_settle():
+            await self.consumer.receive(text_data=text, bytes_data=data)
+            # A move runs beside the message loop (GameConsumer.receive_json): its reply
+            # comes when the task is done, as it would reach a real socket.
+            while getattr(self.consumer, "moves", None):
+                await asyncio.gather(*list(self.consumer.moves))
+
+        async_to_sync(receive_and_settle)()
         return self.replies
 
 
