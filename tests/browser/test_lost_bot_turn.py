@@ -46,7 +46,7 @@ def _store_south_move_without_bot_turn(server, game_id: str) -> tuple[list[str],
 
         with closing(sqlite3.connect(server.sqlite, timeout=20)) as conn:
             conn.execute(
-                "UPDATE game_game SET actions = ?, seq = ?, state = ?,"
+                "UPDATE game_game SET actions = ?, seq = ?, state = ?, awaiting_bot = 1,"
                 " updated = strftime('%Y-%m-%d %H:%M:%f', 'now') WHERE public_id = ?",
                 (json.dumps(actions), len(actions), json.dumps(state), uuid.UUID(game_id).hex),
             )
@@ -57,7 +57,11 @@ def _store_south_move_without_bot_turn(server, game_id: str) -> tuple[list[str],
         from game.models import Game
 
         Game.objects.filter(public_id=game_id).update(
-            actions=actions, seq=len(actions), state=state, updated=timezone.now()
+            actions=actions,
+            seq=len(actions),
+            state=state,
+            awaiting_bot=True,  # as a committed South move leaves the row
+            updated=timezone.now(),
         )
     return actions, len(actions)
 
