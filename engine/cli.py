@@ -29,7 +29,7 @@ from .records import (
     write_json,
     write_text,
 )
-from .rules import PRESETS
+from .rules import MAX_FIXED_DEALS, PRESETS, get_rules
 
 LANGS = ("nl", "en", "fr")
 
@@ -250,7 +250,7 @@ def play(args, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
     seed = args.seed if args.seed is not None else secrets.token_hex(6)
     g = Game(seed, args.rules)
     bot = get_bot(args.bot)
-    print(t(lang, "welcome", seed=seed, rules=g.rules.name), file=out)
+    print(t(lang, "welcome", seed=seed, rules=g.rules.spec), file=out)
     announced_deal = 0
     try:
         while not g.is_terminal():
@@ -619,6 +619,19 @@ def deal_cmd(args, out: TextIO = sys.stdout) -> int:
 
 
 # --------------------------------------------------------------------------- argparse
+def deal_count(text: str) -> int:
+    """``--deals N``: a whole number of deals, 1 to MAX_FIXED_DEALS."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if not 1 <= n <= MAX_FIXED_DEALS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: a game of fixed deals has 1 to {MAX_FIXED_DEALS} deals"
+        )
+    return n
+
+
 def build_parser() -> argparse.ArgumentParser:
     from .bots import available
 
@@ -635,8 +648,24 @@ def build_parser() -> argparse.ArgumentParser:
         choices=LANGS, default="nl", help="language of names and messages (default nl)"
     )
 
+    def game_options(sp) -> None:
+        sp.add_argument(
+            "--deals",
+            dest="fixed_deals",
+            type=deal_count,
+            metavar="N",
+            help="a game of exactly N deals (default: to the preset's target, 101)",
+        )
+        sp.add_argument(
+            "--tie",
+            choices=("carry", "own"),
+            help="carry: a tie doubles the next deal; own: each deal stands on its own"
+            " (default: the preset's)",
+        )
+
     sp = sub.add_parser("play", help="play a game as South against the bots")
     sp.add_argument("--rules", **rules)
+    game_options(sp)
     sp.add_argument("--seed", help="game seed (default: a random one, printed)")
     sp.add_argument(
         "--bot", default="heuristic", choices=available(), help="bot for the other three seats"
@@ -663,6 +692,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--bots", default="heuristic,random", help="two bot names, A,B (default heuristic,random)"
     )
     sp.add_argument("--rules", **rules)
+    game_options(sp)
     sp.add_argument("--record-dir", metavar="DIR", help="write every game's record into DIR")
     sp.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     sp.set_defaults(func=lambda a: selfplay(a))
@@ -695,6 +725,9 @@ def main(argv: list[str] | None = None) -> int:
         except (AttributeError, ValueError):
             pass
     args = build_parser().parse_args(argv)
+    if getattr(args, "fixed_deals", None) or getattr(args, "tie", None):
+        tie = None if args.tie is None else args.tie == "carry"
+        args.rules = get_rules(args.rules, deals=args.fixed_deals, tie_carry=tie).spec
     try:
         return args.func(args)
     except KeyboardInterrupt:

@@ -1,4 +1,4 @@
-"""The game to 101 (and the matches of the table and French presets).
+"""The game to 101 (and the matches of the table and French presets), or of fixed deals.
 
 >>> g = Game("doc-seed")
 >>> from engine.bots import get_bot
@@ -11,6 +11,11 @@ True
 True
 >>> Game.replay("doc-seed", "flemish", g.actions).board == g.board
 True
+>>> g = Game("doc-seed", "flemish deals=3 tie=own")
+>>> while not g.is_terminal():
+...     g.apply_action(bot.act(g.observation(g.to_move), b"doc"))
+>>> g.deal_number, g.outcome.reason
+(3, 'deals')
 """
 
 from __future__ import annotations
@@ -30,7 +35,7 @@ SEAT_NAMES = ("South", "West", "North", "East")
 class Outcome:
     winner: int | None  # team 0 (WIJ), 1 (ZIJ) or None for a draw
     scores: tuple[int, int]  # totals of the last game
-    reason: str  # "boom", "deal_limit" or "match"
+    reason: str  # "boom", "deal_limit", "match" or "deals" (the last of fixed deals)
     games_won: tuple[int, int] = (0, 0)
 
     def to_dict(self) -> dict:
@@ -192,7 +197,11 @@ class Game:
             self.tie_factor = 1
         target = rs.target(self.game_index)
         a, b = self.scores
-        if a >= target or b >= target:
+        if rs.deals:
+            # Fixed deals: everybody plays deals 1..N; no boom, no match.
+            if self.deals_in_game >= rs.deals:
+                self._game_done(0 if a > b else 1 if b > a else None, "deals")
+        elif a >= target or b >= target:
             self._game_done(0 if a > b else 1 if b > a else None, "boom")
         elif self.deals_in_game >= rs.max_deals:
             self._game_done(0 if a > b else 1 if b > a else None, "deal_limit")
@@ -213,16 +222,15 @@ class Game:
         if winner is not None:
             self.games_won[winner] += 1
         won = self.games_won
-        if rs.games_to_win == 1 or max(won) >= rs.games_to_win or len(self.games) >= rs.max_games:
+        single = not rs.is_match
+        if single or max(won) >= rs.games_to_win or len(self.games) >= rs.max_games:
             overall = (
-                winner
-                if rs.games_to_win == 1
-                else (0 if won[0] > won[1] else 1 if won[1] > won[0] else None)
+                winner if single else (0 if won[0] > won[1] else 1 if won[1] > won[0] else None)
             )
             self.outcome = Outcome(
                 overall,
                 (self.scores[0], self.scores[1]),
-                reason if rs.games_to_win == 1 else "match",
+                reason if single else "match",
                 (won[0], won[1]),
             )
             return
@@ -244,9 +252,11 @@ class Game:
             {
                 "seat": seat,
                 "rules": self.rules.name,
+                "options": self.rules.options,
                 "deal_number": self.deal_number,
                 "game_index": self.game_index,
-                "target": self.rules.target(self.game_index),
+                "target": None if self.rules.deals else self.rules.target(self.game_index),
+                "deals": self.rules.deals,
                 "scores": list(self.scores),
                 "games_won": list(self.games_won),
                 "board": self.board,
@@ -259,6 +269,6 @@ class Game:
 
     def __repr__(self) -> str:
         return (
-            f"<Game seed={self.seed!r} rules={self.rules.name} "
+            f"<Game seed={self.seed!r} rules={self.rules.spec} "
             f"deal={self.deal_number} scores={self.scores}>"
         )

@@ -33,16 +33,16 @@ from .dealing import commitment, seed_bytes
 from .errors import IllegalMove, InvalidRecord
 from .game import Game
 from .messages import explain
-from .rules import PRESETS, get_rules
+from .rules import PRESETS, get_rules, options_words, parse_options
 
 FORMAT = "manillen-record/1"
 SEAT_LETTERS = "SWNE"  # seat 0..3
 SEAT_WORDS = ("South", "West", "North", "East")
 TAG_ORDER = (
-    "Event", "Site", "Date", "Round", "Board", "Seed", "Commitment", "Rules",
+    "Event", "Site", "Date", "Round", "Board", "Seed", "Commitment", "Rules", "Options",
     "South", "West", "North", "East", "Result", "Games", "Termination",
 )  # fmt: skip
-GENERATED_TAGS = ("Seed", "Commitment", "Rules", "Result", "Games", "Termination")
+GENERATED_TAGS = ("Seed", "Commitment", "Rules", "Options", "Result", "Games", "Termination")
 
 _TAG_RE = re.compile(r'^\[([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\]\s*(?:;.*)?$')
 _HEADER_RE = re.compile(r"^\{Deal\s+(\d+)\}(?:\s+Game\s+(\d+))?\s+Dealer\s+(\S+)$")
@@ -50,7 +50,7 @@ _TRICK_RE = re.compile(r"^(\d+)\.\s*(.*)$")
 _SCORE_RE = re.compile(
     r"^Score\s+(\d+)-(\d+)\s+x(\d+)\s+written\s+(\d+)-(\d+)\s+total\s+(\d+)-(\d+)$"
 )
-_END_RE = re.compile(r"^End\s+(\d+)-(\d+)\s+(boom|deal_limit)$")
+_END_RE = re.compile(r"^End\s+(\d+)-(\d+)\s+(boom|deal_limit|deals)$")
 _RESULT_RE = re.compile(r"^(\d+)-(\d+)$")
 _DATE_RE = re.compile(r"^(\d{4}|\?{4})\.(\d\d|\?\?)\.(\d\d|\?\?)$")
 
@@ -110,7 +110,10 @@ class GameRecord:
 
     @property
     def rules(self) -> str:
-        return self.tags.get("Rules", "flemish")
+        """The preset and the game options (the Options tag), as get_rules reads them."""
+        spec = self.tags.get("Rules", "flemish")
+        options = self.tags.get("Options", "").strip()
+        return f"{spec} {options}" if options else spec
 
     @property
     def result(self) -> str:
@@ -207,8 +210,11 @@ def _from_game(game: Game, tags: dict | None) -> GameRecord:
     if getattr(game, "_deals", None) is not None:
         raise ValueError("a record needs a game dealt from its seed (deal_for), not custom deals")
     rules = game.rules
-    if PRESETS.get(rules.name) != rules:
-        raise ValueError(f"a record names a preset; the rules {rules.name!r} are a custom variant")
+    if rules.name not in PRESETS or get_rules(rules.spec) != rules:
+        raise ValueError(
+            f"a record names a preset and its options;"
+            f" the rules {rules.name!r} are a custom variant"
+        )
     seed = _seed_text(game.seed)
     replay = Game(seed, rules)
     deals: list[DealRecord] = []
@@ -272,14 +278,17 @@ def _tags_for(game: Game, seed: str, tags: dict | None) -> dict[str, str]:
         "Seed": seed,
         "Commitment": commitment(seed),
         "Rules": game.rules.name,
+        "Options": " ".join(options_words(game.rules.options)),
         "Result": _game_over_line(game),
     }
-    if game.rules.games_to_win > 1:
+    if game.rules.is_match:
         generated["Games"] = _pair(game.games_won)
     generated["Termination"] = game.outcome.reason if game.outcome else "unterminated"
     for k, v in generated.items():
         if k in given and given[k] != v:
             raise ValueError(f"tag {k} is {given[k]!r} but the game says {v!r}")
+    if not generated["Options"]:
+        del generated["Options"]  # the preset as it is: no tag
     out: dict[str, str] = {}
     defaults = {
         "Event": "?",
@@ -321,7 +330,7 @@ def _format_text(rec: GameRecord) -> str:
     lines = ["; Manillen game record, format manillen-record/1 (docs/records.md)"]
     for k, v in rec.tags.items():
         lines.append(f'[{k} "{_escape(v)}"]')
-    match = get_rules(rec.rules).games_to_win > 1
+    match = get_rules(rec.rules).is_match
     for d in rec.deals:
         lines.append("")
         game = f" Game {d.game}" if match else ""
@@ -482,7 +491,7 @@ def _parse_text(text: str) -> GameRecord:
             m = _END_RE.match(line)
             if not m:
                 raise InvalidRecord(
-                    f"bad End line {line!r}: write End 104-61 boom (or deal_limit)", n
+                    f"bad End line {line!r}: write End 104-61 boom (or deal_limit, deals)", n
                 )
             cur.end = ((int(m.group(1)), int(m.group(2))), m.group(3))
             cur.where["end"] = n
@@ -615,6 +624,12 @@ def _check_tags(rec: GameRecord) -> tuple[str, Any]:
             f"unknown Rules {rules_name!r}: choose one of {', '.join(PRESETS)}",
             tl.get("Rules", "tags.Rules"),
         )
+    rules = get_rules(rules_name)
+    if "Options" in rec.tags:
+        try:
+            rules = rules.with_options(**parse_options(rec.tags["Options"]))
+        except ValueError as e:
+            raise _err(f"bad Options: {e}", tl.get("Options", "tags.Options")) from None
     if "Commitment" in rec.tags and rec.tags["Commitment"].strip().lower() != commitment(seed):
         raise _err("Commitment does not match the Seed", tl.get("Commitment", "tags.Commitment"))
     if "Date" in rec.tags and not _DATE_RE.match(rec.tags["Date"]):
@@ -625,7 +640,7 @@ def _check_tags(rec: GameRecord) -> tuple[str, Any]:
             f"bad Result {result!r}: write wij-zij like 104-61, or *",
             tl.get("Result", "tags.Result"),
         )
-    return seed, get_rules(rules_name)
+    return seed, rules
 
 
 def _verify(rec: GameRecord) -> Game:
@@ -638,9 +653,9 @@ def _verify(rec: GameRecord) -> Game:
             raise _err(f"deal {dr.number} after the end of the game", head)
         if dr.number != g.deal_number:
             raise _err(f"deal {dr.number} where deal {g.deal_number} was expected", head)
-        if rules.games_to_win > 1 and dr.game != g.game_index + 1:
+        if rules.is_match and dr.game != g.game_index + 1:
             raise _err(f"deal {dr.number} belongs to game {g.game_index + 1}, not {dr.game}", head)
-        if rules.games_to_win == 1 and dr.game != 1:
+        if not rules.is_match and dr.game != 1:
             raise _err(f"these rules play one game, not game {dr.game}", head)
         d = g.deal
         games_before = len(g.games)

@@ -24,6 +24,8 @@ UNDERTRUMP_FORBIDDEN = "forbidden"  # another suit; lower trumps only if nothing
 UNDERTRUMP_ALLOWED = "allowed"  # any card
 UNDERTRUMP_FORCED = "forced"  # must still play a trump if holding one
 
+MAX_FIXED_DEALS = 100  # the most deals a game of fixed deals may have
+
 
 @dataclass(frozen=True)
 class RuleSet:
@@ -55,6 +57,9 @@ class RuleSet:
     targets: tuple[int, ...] = (101,)  # target of game 1, 2, ... (the last repeats)
     games_to_win: int = 1
     max_deals: int = 40  # per game; the higher total wins when reached
+    # Options of a game (see OPTION_KEYS): a fixed number of deals replaces the target
+    # and the match: one game of exactly ``deals`` deals, the higher total wins.
+    deals: int | None = None
 
     def __post_init__(self) -> None:
         if self.direction not in (CLOCKWISE, COUNTER_CLOCKWISE):
@@ -69,13 +74,55 @@ class RuleSet:
             raise ValueError("targets must be positive and games_to_win at least 1")
         if self.max_doublings < 0 or self.max_deals < 1:
             raise ValueError("max_doublings must be >= 0 and max_deals >= 1")
+        if self.deals is not None and not (
+            isinstance(self.deals, int) and 1 <= self.deals <= MAX_FIXED_DEALS
+        ):
+            raise ValueError(
+                f"a game of fixed deals has 1 to {MAX_FIXED_DEALS} deals, got {self.deals!r}"
+            )
 
     def target(self, game_index: int) -> int:
         return self.targets[min(game_index, len(self.targets) - 1)]
 
     @property
     def max_games(self) -> int:
-        return 2 * self.games_to_win - 1
+        return 1 if self.deals else 2 * self.games_to_win - 1
+
+    @property
+    def is_match(self) -> bool:
+        """Several games (french, flemish-table) to a number of games won; a game of
+        fixed deals is always one game."""
+        return self.games_to_win > 1 and not self.deals
+
+    @property
+    def preset(self) -> RuleSet:
+        """The preset these rules were made from (themselves for a custom variant)."""
+        return PRESETS.get(self.name, self)
+
+    @property
+    def options(self) -> dict:
+        """The options that differ from the preset: ``deals`` and ``tie_carry``."""
+        base = self.preset
+        out: dict = {}
+        if self.deals != base.deals:
+            out["deals"] = self.deals
+        if self.tie_doubles_next != base.tie_doubles_next:
+            out["tie_carry"] = self.tie_doubles_next
+        return out
+
+    @property
+    def spec(self) -> str:
+        """The preset's name and the options, as :func:`get_rules` reads them back:
+        ``"flemish"``, ``"flemish deals=12"``, ``"flemish deals=12 tie=own"``."""
+        return " ".join([self.name, *options_words(self.options)])
+
+    def with_options(self, *, deals: int | None = None, tie_carry: bool | None = None) -> RuleSet:
+        """These rules with game options: ``deals`` (a game of exactly that many deals;
+        None: to the target, as the preset) and ``tie_carry`` (False: each deal stands
+        on its own, a tie doubles nothing; True: the next deal counts double; None: as
+        the preset's)."""
+        carry = self.preset.tie_doubles_next if tie_carry is None else bool(tie_carry)
+        return self.replace(deals=deals, tie_doubles_next=carry)
 
     def replace(self, **changes) -> RuleSet:
         return dataclasses.replace(self, **changes)
@@ -124,15 +171,73 @@ MALILLA = RuleSet(
 PRESETS: dict[str, RuleSet] = {r.name: r for r in (FLEMISH, FLEMISH_TABLE, FRENCH, MALILLA)}
 DEFAULT = "flemish"
 
+# The option words of a rules text ("flemish deals=12 tie=own"); the longest text
+# ("flemish-table deals=100 tie=own") fits the 32 characters a game row keeps.
+OPTION_KEYS = ("deals", "tie")
+TIE_WORDS = {"carry": True, "own": False}
 
-def get_rules(rules: str | RuleSet | None = None) -> RuleSet:
-    """A preset by name (or a RuleSet passed through); ``None`` gives flemish."""
+
+def options_words(options: dict) -> list[str]:
+    """``{"deals": 12, "tie_carry": False}`` -> ``["deals=12", "tie=own"]``."""
+    words = []
+    if options.get("deals") is not None:
+        words.append(f"deals={options['deals']}")
+    if options.get("tie_carry") is not None:
+        words.append("tie=" + ("carry" if options["tie_carry"] else "own"))
+    return words
+
+
+def parse_options(text: str) -> dict:
+    """``"deals=12 tie=own"`` -> ``{"deals": 12, "tie_carry": False}``; ValueError
+    naming the bad word."""
+    out: dict = {}
+    seen: set[str] = set()
+    for word in text.split():
+        key, sep, value = word.partition("=")
+        if not sep or key not in OPTION_KEYS:
+            raise ValueError(f"unknown rules option {word!r}: write deals=N and/or tie=carry|own")
+        if key in seen:
+            raise ValueError(f"rules option {key} given twice")
+        seen.add(key)
+        if key == "deals":
+            if not value.isdigit() or not 1 <= int(value) <= MAX_FIXED_DEALS:
+                raise ValueError(
+                    f"deals={value}: a game of fixed deals has 1 to {MAX_FIXED_DEALS} deals"
+                )
+            out["deals"] = int(value)
+        else:
+            if value not in TIE_WORDS:
+                raise ValueError(
+                    f"tie={value}: write tie=carry (a tie doubles the next deal)"
+                    " or tie=own (each deal stands on its own)"
+                )
+            out["tie_carry"] = TIE_WORDS[value]
+    return out
+
+
+def get_rules(rules: str | RuleSet | None = None, **options) -> RuleSet:
+    """A preset by name (or a RuleSet passed through); ``None`` gives flemish.
+
+    A name may carry game options, as :attr:`RuleSet.spec` writes them
+    (``"flemish deals=12 tie=own"``), or pass them as keywords (``deals=12,
+    tie_carry=False``; see :meth:`RuleSet.with_options`).
+    """
     if rules is None:
-        return FLEMISH
-    if isinstance(rules, RuleSet):
-        return rules
-    try:
-        return PRESETS[rules]
-    except (KeyError, TypeError):
-        names = ", ".join(PRESETS)
-        raise ValueError(f"unknown rules preset {rules!r}: choose one of {names}") from None
+        rs = FLEMISH
+    elif isinstance(rules, RuleSet):
+        rs = rules
+    else:
+        name, _, rest = rules.strip().partition(" ") if isinstance(rules, str) else (rules, "", "")
+        try:
+            rs = PRESETS[name]
+        except (KeyError, TypeError):
+            names = ", ".join(PRESETS)
+            raise ValueError(f"unknown rules preset {rules!r}: choose one of {names}") from None
+        if rest.strip():
+            rs = rs.with_options(**parse_options(rest))
+    if options:
+        unknown = set(options) - {"deals", "tie_carry"}
+        if unknown:
+            raise TypeError(f"unknown rules options {sorted(unknown)}: deals, tie_carry")
+        rs = rs.with_options(**{**rs.options, **options})
+    return rs
