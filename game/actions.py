@@ -474,6 +474,16 @@ def create_table(
     )
 
 
+def create_seated_game(
+    host, holders, *, seed: str, rules: str, bot_level: str, clock: int = 0
+) -> Game:
+    """A private game whose four seats are given (a tournament's table): per seat a
+    user or a bot level. It starts at once; bots move first if it is their turn."""
+    if clock not in CLOCK_CHOICES:
+        raise SeatRefused(N_("this clock is not offered: choose off, 15, 30 or 60 seconds"))
+    return _new_game(host, holders, seed=seed, rules=rules, bot_level=bot_level, clock=clock)
+
+
 def _new_game(host, holders, *, seed, rules, bot_level, status=Game.Status.ACTIVE, **fields):
     """`holders`: per seat a user, a bot level (str) or None (free)."""
     seed = seed or secrets.token_hex(8)

@@ -24,3 +24,8 @@ def tick() -> dict:
 @shared_task(name="tournaments.tasks.build_records_zip", ignore_result=True)
 def build_records_zip(tournament_id: int) -> int | None:
     return exports.build_records_zip(tournament_id)
+
+
+@shared_task(name="tournaments.tasks.advance_set", ignore_result=True)
+def advance_set(set_id: int) -> str:
+    return actions.advance_set(set_id)

@@ -1,0 +1,212 @@
+"""Tournaments of rounds and tables (issue 12): the stable hooks end to end, the draw
+wired to the tables, duplicate across tables, scoring, cut, and the refusals."""
+
+from __future__ import annotations
+
+import io
+import json
+import re
+from collections import Counter
+
+import numpy as np
+import pytest
+from django.core.management import CommandError, call_command
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import engine
+from tournaments import actions, scoring, tables
+from tournaments.models import Entry, Table, TableSeat, TableSet, Tournament
+
+pytestmark = pytest.mark.usefixtures("live_game_db")
+
+
+def run(*args) -> str:
+    out = io.StringIO()
+    call_command(*args, stdout=out)
+    return out.getvalue()
+
+
+def create(*args) -> Tournament:
+    out = run("create_tournament", *args)
+    return Tournament.objects.get(pk=int(re.search(r"id: (\d+)", out).group(1)))
+
+
+def exported(t: Tournament) -> dict:
+    return json.loads(run("export_tournament", str(t.pk), "--format", "json"))
+
+
+def test_rotating_duplicate_with_bots_end_to_end():
+    """6 players: two tables, a bot at each; three sets of rotating partners; the same
+    deals at both tables of a set; the export carries the whole structure."""
+    t = create(
+        "--format", "rotating", "--players", "6", "--rounds", "1", "--sets", "3",
+        "--deals", "2", "--duplicate", "--tie", "own", "--open", "--seed", "rot-6",
+    )  # fmt: skip
+    assert t.has_tables and t.structure.rules_spec == "flemish deals=2 tie=own"
+    out = run("simulate_tournament", str(t.pk))
+    t.refresh_from_db()
+    assert t.status == Tournament.Status.CLOSED, out
+    sets = list(TableSet.objects.filter(round__tournament=t).order_by("number"))
+    assert [s.number for s in sets] == [1, 2, 3]
+    entries = set(Entry.objects.filter(tournament=t).values_list("pk", flat=True))
+    partners = Counter()
+    for s in sets:
+        seats = list(TableSeat.objects.filter(table__table_set=s).select_related("table__game"))
+        people = [x.entry_id for x in seats if x.entry_id]
+        # Every player seated exactly once per set; the bots fill the rest, marked.
+        assert sorted(people) == sorted(entries)
+        assert sum(1 for x in seats if x.is_bot) == 2
+        games = {x.table.game for x in seats}
+        # Duplicate: one deal source; identical hands per seat and dealer at every table.
+        assert len({g.seed for g in games}) == 1
+        for k in (1, 2):
+            specs = {
+                json.dumps([engine.deal_for(g.seed, k, g.rules).dealer,
+                            engine.deal_for(g.seed, k, g.rules).texts()])
+                for g in games
+            }  # fmt: skip
+            assert len(specs) == 1
+        by_table = {}
+        for x in seats:
+            by_table.setdefault(x.table_id, [None] * 4)[x.index] = x.entry_id
+        for seating in by_table.values():
+            for a, b in ((0, 2), (1, 3)):
+                if seating[a] and seating[b]:
+                    partners[frozenset((seating[a], seating[b]))] += 1
+        # Per table: raw scores are zero-sum between the teams; duplicate matchpoints of
+        # 2 tables on 2 deals: top 2 per deal, the two directions share it.
+        for x in seats:
+            assert x.raw is not None and x.dup_mp is not None
+        tabs = list(Table.objects.filter(table_set=s))
+        assert all(t_.finished and len(t_.board) == 2 for t_ in tabs)
+        mp_ns = [x.dup_mp for x in seats if x.index == 0]
+        assert sum(mp_ns) == pytest.approx(2 * 2 * 1)  # tables*(tables-1) per deal, 2 deals
+    # Rotating: within the round nobody partners the same player twice.
+    assert max(partners.values()) == 1
+    data = exported(t)
+    assert data["tournament"]["format"] == "rotating" and data["tournament"]["duplicate"]
+    r1 = data["rounds"][0]
+    table = r1["sets"][0]["tables"][0]
+    assert {"seat", "direction", "player", "bot", "raw"} <= set(table["seats"][0])
+    deal = table["deals"][0]
+    assert {"dealer", "hands", "trump", "announcements", "card_points", "written"} <= set(deal)
+    assert len(deal["hands"]) == 4 and all(len(h) == 8 for h in deal["hands"])
+    standing = data["standings"]
+    assert [row["rank"] for row in standing] == list(range(1, 7))
+    assert all(not row["player"].startswith("bot:") for row in standing)
+    # The overall raw score is the sum of the entry's set scores.
+    for row in standing:
+        total = sum(x.raw for x in TableSeat.objects.filter(entry_id=row["entry"]))
+        assert row["raw"] == total
+
+
+def test_writer_stays_with_a_cut():
+    """8 players, writer-stays, 2 rounds of 2 sets, top 4 go on: round 2 is one table."""
+    t = create(
+        "--format", "writer-stays", "--players", "8", "--rounds", "2", "--sets", "2",
+        "--deals", "1", "--cut", "4", "--open", "--seed", "ws-8",
+    )  # fmt: skip
+    run("simulate_tournament", str(t.pk))
+    t.refresh_from_db()
+    assert t.is_closed
+    last = TableSet.objects.get(round__tournament=t, round__number=2, number=2)
+    assert last.tables.count() == 1
+    out = Entry.objects.filter(tournament=t, out_after=1)
+    assert out.count() == 4
+    ranks = [row["entry"] for row in tables.standings(t)]
+    still_in = set(
+        Entry.objects.filter(tournament=t, out_after__isnull=True).values_list("pk", flat=True)
+    )
+    assert set(ranks[:4]) == still_in
+    # In round 1, set 2, one player of each table stayed (kept South).
+    s1 = tables.standings(t, 1)
+    assert len(s1) == 8
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--format", "rotating", "--players", "8", "--deals", "0"], "1 to 100 deals"),
+        (
+            ["--format", "rotating", "--players", "8", "--rounds", "2", "--cut", "9"],
+            "larger than the field of 8",
+        ),
+        (["--format", "writer-stays", "--players", "4"], "at least 8 players"),
+        (["--format", "rotating", "--players", "8", "--sets", "2"], "--sets 3"),
+        (["--format", "rotating", "--players", "8", "--cut", "4"], "--rounds 2"),
+        (["--format", "knockout", "--players", "8"], "unknown --format"),
+        (["--format", "pairs", "--players", "2"], "at least 4 players"),
+    ],
+)
+def test_bad_input_is_refused_with_a_reason(args, message):
+    with pytest.raises(CommandError, match=re.escape(message)):
+        run("create_tournament", *args)
+
+
+def test_joining_after_the_draw_is_refused(django_user_model):
+    t = create("--format", "pairs", "--players", "4", "--deals", "1", "--sets", "1", "--open")
+    users = [django_user_model.objects.create_user(f"p{i}", password="pw-123456") for i in range(5)]
+    for u in users[:4]:
+        actions.join(t.pk, u)
+    actions.start_tables(t.pk)
+    with pytest.raises(actions.CannotJoin, match="draw has been made"):
+        actions.join(t.pk, users[4])
+    # Every person sees where they sit.
+    seat = tables.my_seat(t, users[0])
+    assert seat["table"] == 1 and seat["seat_name"] in tables.SEAT_NAMES
+    progress = tables.progress(t)
+    assert progress["set"] == 1 and len(progress["tables"]) == 1
+
+
+def test_a_player_seated_twice_is_refused(monkeypatch, django_user_model):
+    t = create("--format", "rotating", "--players", "4", "--deals", "1", "--open")
+    users = [django_user_model.objects.create_user(f"q{i}", password="pw-123456") for i in range(4)]
+    for u in users:
+        actions.join(t.pk, u)
+    from tournaments import draw
+
+    monkeypatch.setattr(draw, "random_draw", lambda players, seed: [(players[0],) * 4])
+    with pytest.raises(actions.TournamentError, match="seated twice"):
+        actions.start_tables(t.pk)
+    assert not t.rounds.exists()  # nothing half-made
+
+
+@settings(max_examples=60, deadline=None)
+@given(
+    st.integers(2, 7).flatmap(
+        lambda n: st.lists(
+            st.lists(st.tuples(st.integers(0, 30), st.integers(0, 30)), min_size=3, max_size=3),
+            min_size=n, max_size=n,
+        )
+    ),
+)  # fmt: skip
+def test_set_figures_match_the_definition(written):
+    """Matchpoints and field differences per deal, against a plain loop."""
+    w = np.array(written, dtype=float)
+    f = scoring.set_figures(w, duplicate=True)
+    n, deals = w.shape[0], w.shape[1]
+    net = w[:, :, 0] - w[:, :, 1]
+    for t in range(n):
+        mp = sum(
+            2 * (net[t, k] > net[o, k]) + (net[t, k] == net[o, k])
+            for k in range(deals) for o in range(n) if o != t
+        )  # fmt: skip
+        diff = sum(
+            net[t, k] - np.mean([net[o, k] for o in range(n) if o != t]) for k in range(deals)
+        )
+        assert f.mp[t, 0] == pytest.approx(mp)
+        assert f.mp[t, 0] + f.mp[t, 1] == pytest.approx(2 * (n - 1) * deals)
+        assert f.diff[t, 0] == pytest.approx(diff) and f.diff[t, 1] == pytest.approx(-diff)
+        assert f.raw[t, 0] == net[t].sum()
+
+
+def test_ties_by_duplicate_then_head_to_head_then_lot():
+    keys = ["a", "b", "c", "d"]
+    order = scoring.table_order(
+        keys, [10, 10, 10, 5], [3.0, 4.0, 3.0, 9.0], lambda g: {"c": 2, "a": -2}, "seed"
+    )
+    assert [keys[i] for i in order] == ["b", "c", "a", "d"]
+    lot = scoring.table_order(keys, [1, 1, 1, 1], [0, 0, 0, 0], lambda g: {}, "s")
+    assert sorted(lot) == [0, 1, 2, 3]
+    assert lot == scoring.table_order(keys, [1, 1, 1, 1], [0, 0, 0, 0], lambda g: {}, "s")
