@@ -70,6 +70,10 @@ def can_see_results(user, tournament: Tournament) -> bool:
     """
     if tournament.is_closed:
         return True
+    if tournament.has_tables:
+        # Standings count only sets that every table has finished (tables.standings):
+        # whoever may view the tournament may see them, live.
+        return True
     entry = entry_of(user, tournament)
     if entry is not None:
         return (

@@ -30,9 +30,15 @@ def _snapshot(pk: int, user) -> dict | None:
         "type": "standings",
         "version": t.rankings_version,
         "status": t.status,
-        "rows": rankings.standings(t),
         "group": t.group_name,
+        **(_tables_payload(t) if t.has_tables else {"rows": rankings.standings(t)}),
     }
+
+
+def _tables_payload(t: Tournament) -> dict:
+    from . import tables
+
+    return {"rows": tables.standings(t), "progress": tables.progress(t)}
 
 
 class StandingsConsumer(AsyncJsonWebsocketConsumer):

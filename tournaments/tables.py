@@ -19,8 +19,13 @@ SEAT_NAMES = ("South", "West", "North", "East")
 
 
 def _seat_rows(t: Tournament, round_number: int | None = None, set_number: int | None = None):
+    # Only sets every table has finished: in duplicate the other tables of a set are
+    # still playing the same deals, and nobody sees a result on a deal before its end.
     qs = TableSeat.objects.filter(
-        table__table_set__round__tournament=t, entry__isnull=False, raw__isnull=False
+        table__table_set__round__tournament=t,
+        table__table_set__status=TableSet.Status.DONE,
+        entry__isnull=False,
+        raw__isnull=False,
     )
     if round_number is not None:
         qs = qs.filter(table__table_set__round__number=round_number)
@@ -170,7 +175,9 @@ def progress(t: Tournament) -> dict[str, Any] | None:
                     "seat": s.index,
                     "name": s.entry.player.get_username() if s.entry_id else "",
                     "bot": s.entry_id is None,
-                    "absent": bool(gs and gs.user_id and gs.bot_control),
+                    # A person whose seat the bot plays, or with no socket open.
+                    "absent": bool(gs and gs.user_id and (gs.bot_control or not gs.connections)),
+                    "bot_plays": bool(gs and gs.user_id and gs.bot_control),
                 }
             )
         tables.append(

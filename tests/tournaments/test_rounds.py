@@ -210,3 +210,38 @@ def test_ties_by_duplicate_then_head_to_head_then_lot():
     lot = scoring.table_order(keys, [1, 1, 1, 1], [0, 0, 0, 0], lambda g: {}, "s")
     assert sorted(lot) == [0, 1, 2, 3]
     assert lot == scoring.table_order(keys, [1, 1, 1, 1], [0, 0, 0, 0], lambda g: {}, "s")
+
+
+def test_pages_seat_standings_organizer_and_screen(client, club, organizer, make_user):
+    t = actions.create_tables_tournament(
+        organizer, name="Club night", club=club, fmt="rotating", players=5, sets=3, deals=1,
+        duplicate=True, open_now=True,
+    )  # fmt: skip
+    players = [make_user(f"m{i}") for i in range(5)]
+    for u in players:
+        actions.join_club(u, club.invite_code)
+        actions.join(t.pk, u)
+    client.force_login(players[0])
+    page = client.get(f"/tournaments/{t.pk}/")
+    assert page.status_code == 302 and page["Location"].endswith(f"/tournaments/{t.pk}/tables/")
+    body = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
+    assert "data-table=" not in body  # not drawn yet
+    client.force_login(players[1])
+    assert client.post(f"/tournaments/{t.pk}/tables/start/").status_code == 403
+    client.force_login(organizer)
+    assert client.post(f"/tournaments/{t.pk}/tables/start/").status_code == 302
+    organize = client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
+    assert "data-progress" in organize and "m0" in organize and "bot" in organize
+    client.force_login(players[0])
+    seat = tables.my_seat(t, players[0])
+    body = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
+    assert f'data-table="{seat["table"]}" data-seat="{seat["seat"]}"' in body
+    # Dutch first: "Jij zit aan tafel 1, Noord."
+    north = ["Zuid", "West", "Noord", "Oost"][seat["seat"]]
+    assert f"Jij zit aan tafel {seat['table']}, {north}." in body
+    assert f"/game/{seat['game']}/" in body or seat["game"] in body
+    screen = client.get(f"/tournaments/{t.pk}/tables/screen/")
+    assert screen.status_code == 200 and b"data-tables-standings" in screen.content
+    # Mid-set, standings show nothing of a table that is done while another still plays.
+    data = client.get(f"/tournaments/{t.pk}/tables/?format=json").json()
+    assert data["seat"]["table"] == seat["table"] and data["rows"][0]["sets"] == 0

@@ -1,0 +1,93 @@
+"""Pages of a tournament of rounds and tables: the player's table and the standings,
+the organizer's view of every table, the big screen for the room. Thin: reads come from
+tournaments/tables.py, the one write (start) from tournaments/actions.py."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from . import actions, tables
+from .models import Round
+from .views import _require_organizer, _tournament
+
+
+def _seat_label(index: int) -> str:
+    return [_("South"), _("West"), _("North"), _("East")][index]
+
+
+def _context(request: HttpRequest, t, *, round_number=None, set_number=None) -> dict:
+    if not t.has_tables:
+        raise Http404("not a tournament of tables")
+    seat = tables.my_seat(t, request.user)
+    if seat is not None:
+        seat["seat_label"] = _seat_label(seat["seat"])
+    next_round = (
+        Round.objects.filter(tournament=t, status=Round.Status.WAITING).order_by("number").first()
+    )
+    return {
+        "t": t,
+        "s": t.structure,
+        "seat": seat,
+        "entry": actions.entry_of(request.user, t),
+        "rows": tables.standings(t, round_number, set_number),
+        "round_number": round_number,
+        "set_number": set_number,
+        "progress": tables.progress(t),
+        "starts_at": next_round.starts_at if next_round else t.starts_at,
+        "drawn": t.rounds.exists(),
+        "is_organizer": actions.is_organizer(request.user, t),
+        "ws_path": f"/ws/tournaments/{t.pk}/standings/",
+    }
+
+
+def _int(value) -> int | None:
+    try:
+        return int(value) if value not in (None, "") else None
+    except (TypeError, ValueError):
+        return None
+
+
+def overview(request: HttpRequest, pk: int) -> HttpResponse:
+    """The player's page: "you sit at table 7, North", and the standings (overall, or
+    of one round or set with ?round=&set=), updated live."""
+    t = _tournament(request, pk, invited=True)
+    context = _context(
+        request,
+        t,
+        round_number=_int(request.GET.get("round")),
+        set_number=_int(request.GET.get("set")),
+    )
+    if request.GET.get("format") == "json":
+        return JsonResponse({"status": t.status, "seat": context["seat"], "rows": context["rows"]})
+    return render(request, "tournaments/tables.html", context)
+
+
+def screen(request: HttpRequest, pk: int) -> HttpResponse:
+    """The big screen for the room: standings, the set being played, the next start."""
+    t = _tournament(request, pk, invited=True)
+    return render(request, "tournaments/tables_screen.html", _context(request, t))
+
+
+@login_required
+def organize(request: HttpRequest, pk: int) -> HttpResponse:
+    """Every table's progress: which deal, whose turn, who is absent."""
+    t = _tournament(request, pk)
+    _require_organizer(request, t)
+    return render(request, "tournaments/tables_organize.html", _context(request, t))
+
+
+@login_required
+@require_POST
+def start(request: HttpRequest, pk: int) -> HttpResponse:
+    t = _tournament(request, pk)
+    _require_organizer(request, t)
+    try:
+        actions.start_tables(t.pk, request.user)
+    except actions.TournamentError as exc:
+        messages.error(request, _(str(exc)))
+    return redirect("tournaments:tables-organize", pk=t.pk)
