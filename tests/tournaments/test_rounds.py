@@ -245,3 +245,34 @@ def test_pages_seat_standings_organizer_and_screen(client, club, organizer, make
     # Mid-set, standings show nothing of a table that is done while another still plays.
     data = client.get(f"/tournaments/{t.pk}/tables/?format=json").json()
     assert data["seat"]["table"] == seat["table"] and data["rows"][0]["sets"] == 0
+
+
+def test_live_start_and_the_set_deadline(make_user):
+    """Nobody plays before the start; at the start the tick draws and starts round 1; at
+    a set's deadline the bots finish every table still playing, and the next set starts."""
+    import datetime as dt
+
+    from django.utils import timezone
+
+    start = timezone.now() + dt.timedelta(minutes=30)
+    t = actions.create_tables_tournament(
+        None, name="Live", fmt="rotating", players=4, sets=3, deals=1, set_minutes=20,
+        starts_at=start, live_start=True, open_now=True,
+    )  # fmt: skip
+    for i in range(4):
+        actions.join(t.pk, make_user(f"live{i}"))
+    assert actions.tick(start - dt.timedelta(minutes=1))["tables_started"] == 0
+    assert not t.rounds.exists()
+    assert actions.tick(start)["tables_started"] == 1
+    tset = TableSet.objects.get(round__tournament=t, number=1)
+    assert tset.deadline == start + dt.timedelta(minutes=20)
+    game = tset.tables.get().game
+    assert game.status == "active" and game.rules == "flemish deals=1 tie=own"
+    # Before the deadline the people's seats wait for them.
+    actions.tick(start + dt.timedelta(minutes=19))
+    assert not tset.tables.get().finished
+    result = actions.tick(start + dt.timedelta(minutes=21))
+    assert result["set_moves_by_bot"] > 0
+    tset.refresh_from_db()
+    assert tset.status == TableSet.Status.DONE
+    assert TableSet.objects.filter(round__tournament=t, number=2).exists()
