@@ -147,7 +147,15 @@ if REDIS_URL:
                 # receive then fails with TimeoutError and the consumer dies (the browser
                 # sees a close and reconnects, and misses what is pushed meanwhile).
                 # A read may wait longer than the pop; a dead Redis is still noticed.
-                "hosts": [{"address": REDIS_URL, "socket_timeout": 15}],
+                # max_connections: redis-py's pool refuses (not waits) past its default
+                # of 100, which a burst of sockets joining their groups reaches.
+                "hosts": [
+                    {
+                        "address": REDIS_URL,
+                        "socket_timeout": 15,
+                        "max_connections": env_int("CHANNELS_MAX_CONNECTIONS", 1000),
+                    }
+                ],
                 "prefix": os.environ.get("CHANNELS_PREFIX", "asgi"),
             },
         }

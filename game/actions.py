@@ -198,9 +198,11 @@ def observation(game: Game, seat: int | None = HUMAN_SEAT) -> dict[str, Any]:
     return replay(game).observation(seat)
 
 
-def seats_of(game: Game) -> list[Seat]:
-    """The four seats, in order, with their people."""
-    rows = list(Seat.objects.filter(game=game).select_related("user").order_by("index"))
+def seats_of(game: Game, *, names: bool = True) -> list[Seat]:
+    """The four seats, in order, with their people (`names`: their user rows too; a
+    move needs only the ids, and saves the join on its hot path)."""
+    query = Seat.objects.filter(game_id=game.pk).order_by("index")
+    rows = list(query.select_related("user") if names else query)
     if len(rows) == 4:
         return rows
     # A row made without seats (bulk creation, an old path): what the migration did
@@ -790,7 +792,7 @@ def chat(public_id, user, text: str) -> dict[str, Any]:
     groups = [seat_group(game.public_id, s.index) for s in seats if s.user_id]
     if watchable(game):
         groups.append(watch_group(game.public_id))
-    send_to_groups([(g, [message]) for g in groups])
+    send_to_groups([(g, [message]) for g in groups])  # not to spectators of a tournament
     return message
 
 
@@ -817,7 +819,7 @@ def apply_action(public_id, user, action: str, expected_seq: int) -> Game:
         game = _lock(public_id)
         if user is None or not user.is_authenticated:
             raise GameNotFound(N_("no such game"))
-        seats = seats_of(game)
+        seats = seats_of(game, names=False)
         mine = _holds(seats, user)
         if mine is None:
             if watchable(game):
@@ -841,7 +843,7 @@ def apply_action(public_id, user, action: str, expected_seq: int) -> Game:
         if mine.timeouts:
             mine.timeouts = 0
             mine.save(update_fields=["timeouts"])
-        _store(game, eng, seats)
+        _store(game, eng, seats, event.states.get(HUMAN_SEAT))
         game.save()
         _after_commit(game, eng, seats, events=[event])
     return game
@@ -865,7 +867,7 @@ def play_bots(game_pk: int, expected_seq: int) -> int:
             _check_open(game)
         except PlayClosed:
             return 0  # e.g. the tournament's window has ended: its close decides the rest
-        return _bot_moves(game, seats_of(game), all_seats=False)
+        return _bot_moves(game, seats_of(game, names=False), all_seats=False)
 
 
 def clock_expired(game_pk: int, expected_seq: int) -> int:
@@ -998,7 +1000,7 @@ def _bot_moves(
         events.append(_apply(game, eng, seats, seat.index, choice, by_bot=True))
     if not events:
         return 0
-    _store(game, eng, seats)
+    _store(game, eng, seats, events[-1].states.get(HUMAN_SEAT))
     game.save()
     _after_commit(game, eng, seats, events=events)
     return len(events)
@@ -1023,8 +1025,9 @@ def stop_game(game_pk: int, reason: str = "stopped") -> Game | None:
         if not game.record:
             game.record = record_text(game)
         game.save()
-        group, message = game.group_name, {"type": "closed", "seq": game.seq, "reason": reason}
-        transaction.on_commit(lambda: send_events(group, [message]))
+        message = {"type": "closed", "seq": game.seq, "reason": reason}
+        sends = [(g, [message]) for g in _table_groups(game, seats)]
+        transaction.on_commit(lambda: send_to_groups(sends))
     return game
 
 
@@ -1101,9 +1104,10 @@ def _apply(
     return Event(game.seq, seat, action, states)
 
 
-def _store(game: Game, eng: engine.Game, seats: list[Seat]) -> None:
+def _store(game: Game, eng: engine.Game, seats: list[Seat], south=None) -> None:
+    """`south`: South's observation of this position if the caller has it already."""
     # Saved in the same row write as seq and actions, so it always matches them.
-    game.state = eng.observation(HUMAN_SEAT)
+    game.state = south if south is not None else eng.observation(HUMAN_SEAT)
     active = game.status == Game.Status.ACTIVE and not eng.is_terminal()
     game.awaiting_bot = active and seats[eng.to_move].played_by_bot
     game.deadline = (
@@ -1170,8 +1174,17 @@ def _after_commit(game: Game, eng: engine.Game, seats: list[Seat], events: list[
 def _notify_table(game: Game, seats: list[Seat]) -> None:
     """After commit: everyone at the table (and watching) gets the table's new facts."""
     message = {"type": "table", "seq": game.seq, "table": table_info(game, seats)}
-    group = game.group_name
-    transaction.on_commit(lambda: send_events(group, [message]))
+    sends = [(g, [message]) for g in _table_groups(game, seats)]
+    transaction.on_commit(lambda: send_to_groups(sends))
+
+
+def _table_groups(game: Game, seats: list[Seat]) -> list[str]:
+    """Everyone at the table: each person's seat group, and the spectators'. (A socket
+    joins one group only: its seat's or the spectators'.)"""
+    return [
+        watch_group(game.public_id) if r == "w" else seat_group(game.public_id, r)
+        for r in _receivers(game, seats)
+    ]
 
 
 def _schedule(kind: str, args: tuple, countdown: float) -> None:

@@ -18,7 +18,7 @@ from ops.ratelimit import TokenBucket
 from ops.sweeper import kick_if_stuck
 
 from . import actions, messages
-from .models import group_name, seat_group, watch_group
+from .models import seat_group, watch_group
 
 logger = logging.getLogger(__name__)
 
@@ -90,14 +90,15 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
             return
         # Join before sending the snapshot so no event can fall between the two; the
         # client drops events whose seq is not above the snapshot's.
+        # One group per socket: its seat's (that seat's view of every move, and the
+        # table's notices), or the spectators' (the public view).
         self.seat = snapshot["table"]["seat"]
-        self.group = group_name(self.public_id)
-        own = (
+        self.group = (
             watch_group(self.public_id)
             if self.seat is None
             else seat_group(self.public_id, self.seat)
         )
-        self.groups_joined = (self.group, own)
+        self.groups_joined = (self.group,)
         for group in self.groups_joined:
             await self.channel_layer.group_add(group, self.channel_name)
         # A reconnecting client may be waiting on a bot turn lost with a worker.

@@ -99,10 +99,6 @@ class Game(models.Model):
         return f"{self.public_id} ({self.owner}, {self.status}, seq {self.seq})"
 
     @property
-    def group_name(self) -> str:
-        return group_name(self.public_id)
-
-    @property
     def ws_path(self) -> str:
         return f"/ws/game/{self.public_id}/"
 
@@ -165,13 +161,9 @@ class Seat(models.Model):
         return f"bot:{self.bot_level}" if self.bot_level else ""
 
 
-def group_name(public_id) -> str:
-    """Everybody at the table (notices: seats, chat, closed)."""
-    return f"game-{public_id}"
-
-
 def seat_group(public_id, seat: int) -> str:
-    """The person (all their sockets) in one seat: that seat's observations."""
+    """The person (all their sockets) in one seat: that seat's observations, and the
+    table's notices (seats, chat, closed)."""
     return f"game-{public_id}-s{seat}"
 
 
