@@ -793,7 +793,7 @@ def advance_set(set_id: int, now=None) -> str:
         tset.status = TableSet.Status.DONE
         tset.finished_at = now or timezone.now()
         tset.save(update_fields=["status", "finished_at"])
-        write_standings(t)
+        rows = write_standings(t)
         rnd, s = tset.round, t.structure
         if tset.number < s.sets:
             _start_set(t, rnd, tset.number + 1, now)
@@ -814,7 +814,9 @@ def advance_set(set_id: int, now=None) -> str:
                 t.save(update_fields=["status", "closed_at"])
                 what = "closed"
         pk = t.pk
-        transaction.on_commit(lambda: tables_read.push_standings(pk))
+        if what in ("next round", "closed"):
+            rows = None  # a cut changed the order: read it again
+        transaction.on_commit(lambda: tables_read.push_standings(pk, rows))
     return what
 
 
@@ -823,41 +825,57 @@ def score_set(tset) -> None:
     import numpy as np
 
     from . import scoring
-    from .models import TableSeat
+    from .models import Structure, TableSeat
 
-    tables = list(tset.tables.order_by("number"))
-    deals = min(len(tab.board) for tab in tables)
+    tables = list(tset.tables.order_by("number").values_list("pk", "board"))
+    deals = min(len(board) for _, board in tables)
     written = np.array(
-        [[b["written"] for b in tab.board[:deals]] for tab in tables], dtype=float
+        [[b["written"] for b in board[:deals]] for _, board in tables], dtype=float
     ).reshape(len(tables), deals, 2)
-    figures = scoring.set_figures(written, tset.round.tournament.structure.duplicate)
-    seats = list(TableSeat.objects.filter(table__table_set=tset).select_related("table"))
-    row = {tab.pk: i for i, tab in enumerate(tables)}
-    for seat in seats:
-        i, team = row[seat.table_id], seat.index % 2
-        if figures.mp is not None:
-            seat.dup_mp = float(figures.mp[i, team])
-            seat.dup_diff = float(figures.diff[i, team])
-    TableSeat.objects.bulk_update(seats, ["dup_mp", "dup_diff"])
+    duplicate = Structure.objects.filter(tournament__rounds__sets=tset).values_list(
+        "duplicate", flat=True
+    )[0]
+    figures = scoring.set_figures(written, duplicate)
+    if figures.mp is None:
+        return
+    row = {pk: i for i, (pk, _) in enumerate(tables)}
+    seats = TableSeat.objects.filter(table__table_set=tset).values_list("pk", "table_id", "index")
+    _update_many(
+        TableSeat,
+        ["dup_mp", "dup_diff"],
+        [
+            (float(figures.mp[row[tab], i % 2]), float(figures.diff[row[tab], i % 2]), pk)
+            for pk, tab, i in seats
+        ],
+    )
 
 
-def write_standings(t: Tournament) -> None:
-    """The overall standing on the entries (rank, raw total, duplicate figures)."""
+def _update_many(model, fields: list[str], rows: list[tuple]) -> None:
+    """One prepared UPDATE ... WHERE id = %s run for every row (values..., pk): much
+    cheaper than bulk_update's CASE over hundreds of rows."""
+    from django.db import connection
+
+    table = connection.ops.quote_name(model._meta.db_table)
+    sets = ", ".join(f"{connection.ops.quote_name(f)} = %s" for f in fields)
+    with connection.cursor() as cursor:
+        cursor.executemany(f"UPDATE {table} SET {sets} WHERE id = %s", rows)
+
+
+def write_standings(t: Tournament) -> list[dict]:
+    """The overall standing on the entries (rank, raw total, duplicate figures); returns
+    its rows (the push after commit sends them)."""
     from . import tables as tables_read
 
     rows = tables_read.standings(t)
-    by_pk = {e.pk: e for e in Entry.objects.filter(tournament=t)}
-    changed = []
-    for row in rows:
-        e = by_pk[row["entry"]]
-        e.rank, e.score, e.deal_matchpoints, e.field_diff = (
-            row["rank"], row["raw"], row["dup_mp"], row["dup_diff"],
-        )  # fmt: skip
-        changed.append(e)
-    Entry.objects.bulk_update(changed, ["rank", "score", "deal_matchpoints", "field_diff"])
+    _update_many(
+        Entry,
+        ["rank", "score", "deal_matchpoints", "field_diff"],
+        [(r["rank"], r["raw"], r["dup_mp"], r["dup_diff"], r["entry"]) for r in rows],
+    )
     t.rankings_version += 1
     t.rankings_computed_at = timezone.now()
     t.save(update_fields=["rankings_version", "rankings_computed_at"])
+    return rows
 
 
 def apply_cut(t: Tournament, after_round: int) -> int:

@@ -182,19 +182,30 @@ def draw_pairs(players: Sequence[Hashable], history: History, seed: str) -> list
         order.append(BOT)
     pairs = [order[i : i + 2] for i in range(0, len(order), 2)]
 
+    known: dict[tuple, int] = {}  # the search asks for the same pairs many times
+
     def cost(pair) -> int:
         a, b = pair
-        return 0 if a is BOT or b is BOT else history.partners[_pair(a, b)]
+        if a is BOT or b is BOT:
+            return 0
+        key = (a, b)
+        if key not in known:
+            known[key] = history.partners[_pair(a, b)]
+        return known[key]
 
+    total = sum(cost(p) for p in pairs)  # repeated partnerships left
     for _ in range(200 * len(pairs)):
-        if len(pairs) < 2:
-            break
+        if len(pairs) < 2 or total == 0:
+            break  # nothing left to improve (260 players: usually at once)
         i, j = rng.sample(range(len(pairs)), 2)
         x, y = rng.randrange(2), rng.randrange(2)
         before = cost(pairs[i]) + cost(pairs[j])
         pairs[i][x], pairs[j][y] = pairs[j][y], pairs[i][x]
-        if cost(pairs[i]) + cost(pairs[j]) > before:
+        after = cost(pairs[i]) + cost(pairs[j])
+        if after > before:
             pairs[i][x], pairs[j][y] = pairs[j][y], pairs[i][x]
+        else:
+            total += after - before
     return [tuple(p) for p in pairs]
 
 
@@ -207,8 +218,15 @@ def pair_tables(
     pairs = [tuple(p) for p in pairs]
     rng = rng_for(seed, "pair-tables", history.tables)
 
+    known: dict[tuple, int] = {}  # the search asks for the same two pairs many times
+
     def met(p, q) -> int:
-        return sum(history.met(a, b) for a in p for b in q if a is not BOT and b is not BOT)
+        key = (p, q)
+        if key not in known:
+            known[key] = sum(
+                history.met(a, b) for a in p for b in q if a is not BOT and b is not BOT
+            )
+        return known[key]
 
     if not by_standing:
         rng.shuffle(pairs)

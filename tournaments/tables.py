@@ -58,9 +58,16 @@ def standings(
         sets[entry_id] += 1
         at_table[table_id].append((entry_id, index, r))
 
+    tables_of: dict[int, list[int]] = defaultdict(list)
+    for table_id, seated in at_table.items():
+        for entry_id, _, _ in seated:
+            tables_of[entry_id].append(table_id)
+
     def head_to_head(group: list[int]) -> dict[int, int]:
+        """Each tied entry's net score in the sets where it sat against another of them."""
         members, out = set(group), defaultdict(int)
-        for seated in at_table.values():
+        for table_id in {tab for k in group for tab in tables_of[k]}:
+            seated = at_table[table_id]
             for entry_id, index, r in seated:
                 if entry_id in members and any(
                     o in members and (oi - index) % 2 for o, oi, _ in seated
@@ -106,7 +113,7 @@ def standings(
     return out
 
 
-def push_standings(tournament_id: int) -> None:
+def push_standings(tournament_id: int, rows: list[dict] | None = None) -> None:
     """Live: the overall standings and the current round/set to the tournament's group
     (the standings socket, tournaments/consumers.py)."""
     layer = get_channel_layer()
@@ -117,7 +124,7 @@ def push_standings(tournament_id: int) -> None:
         "type": "standings",
         "version": t.rankings_version,
         "status": t.status,
-        "rows": standings(t),
+        "rows": standings(t) if rows is None else rows,
         "progress": progress(t),
     }
     async_to_sync(layer.group_send)(t.group_name, {"type": "standings.update", "payload": message})
@@ -156,38 +163,58 @@ def my_seat(t: Tournament, user) -> dict[str, Any] | None:
 
 def progress(t: Tournament) -> dict[str, Any] | None:
     """The organizer's view of the current set: per table the deal being played, whose
-    turn, who is absent (a person's seat played by the bot), done or not."""
+    turn, who is absent (a person's seat played by the bot, or no socket open), done or
+    not. Three flat queries (it is part of every standings push)."""
+    from django.contrib.auth import get_user_model
+
+    from game.models import Seat
+
     tset = current_set(t)
     if tset is None:
         return None
-    tables = []
-    for tab in tset.tables.select_related("game").prefetch_related(
-        "seats__entry__player", "game__seats"
+    name_field = f"entry__player__{get_user_model().USERNAME_FIELD}"
+    rows = list(
+        Table.objects.filter(table_set=tset)
+        .order_by("number")
+        .values_list("pk", "number", "finished", "game_id", "game__state")
+    )
+    seats: dict[int, list] = defaultdict(list)
+    for table_id, index, entry_id, name in (
+        TableSeat.objects.filter(table__table_set=tset)
+        .order_by("index")
+        .values_list("table_id", "index", "entry_id", name_field)
     ):
-        game = tab.game
-        state = game.state or {}
-        game_seats = {s.index: s for s in game.seats.all()}
-        seats = []
-        for s in sorted(tab.seats.all(), key=lambda s: s.index):
-            gs = game_seats.get(s.index)
-            seats.append(
+        seats[table_id].append((index, entry_id, name))
+    people = {
+        (game_id, index): (bot_control, connections)
+        for game_id, index, bot_control, connections in Seat.objects.filter(
+            game_id__in=[r[3] for r in rows], user__isnull=False
+        ).values_list("game_id", "index", "bot_control", "connections")
+    }
+    tables = []
+    for table_id, number, finished, game_id, state in rows:
+        state = state or {}
+        out = []
+        for index, entry_id, name in seats[table_id]:
+            bot_control, connections = people.get((game_id, index), (False, 1))
+            out.append(
                 {
-                    "seat": s.index,
-                    "name": s.entry.player.get_username() if s.entry_id else "",
-                    "bot": s.entry_id is None,
+                    "seat": index,
+                    "name": name or "",
+                    "bot": entry_id is None,
                     # A person whose seat the bot plays, or with no socket open.
-                    "absent": bool(gs and gs.user_id and (gs.bot_control or not gs.connections)),
-                    "bot_plays": bool(gs and gs.user_id and gs.bot_control),
+                    "absent": entry_id is not None and (bot_control or not connections),
+                    "bot_plays": entry_id is not None and bot_control,
                 }
             )
         tables.append(
             {
-                "table": tab.number,
-                "done": tab.finished,
+                "table": number,
+                "done": finished,
                 "deal": state.get("deal_number"),
                 "deals": state.get("deals"),
-                "to_move": None if tab.finished else state.get("to_move"),
-                "seats": seats,
+                "to_move": None if finished else state.get("to_move"),
+                "seats": out,
             }
         )
     return {
