@@ -476,6 +476,11 @@ def tick(now=None) -> dict[str, int]:
     now = now or timezone.now()
     started = 0
     tables_started = start_due_tables(now)
+    from .models import Round
+
+    waiting = Round.objects.filter(status=Round.Status.WAITING, starts_at__lte=now)
+    for tournament_id in set(waiting.values_list("tournament_id", flat=True)):
+        tables_started += start_next_round(tournament_id, None, now)
     sets_played = expire_sets(now)
     for t in Tournament.objects.filter(status=Tournament.Status.OPEN, starts_at__lte=now).exclude(
         format__in=TABLE_FORMATS
@@ -579,6 +584,7 @@ def create_tables_tournament(
     redraw: str = "standing",
     clock: int = 0,
     set_minutes: int | None = None,
+    round_break: int = 0,
     open_now: bool = False,
     **kwargs,
 ) -> Tournament:
@@ -600,7 +606,7 @@ def create_tables_tournament(
         Structure.objects.create(
             tournament=t, rounds=rounds, sets=sets, deals=deals, duplicate=duplicate,
             tie_carry=tie_carry, cut=cut, cut_fraction=cut_fraction, redraw=redraw,
-            clock=clock, set_minutes=set_minutes,
+            clock=clock, set_minutes=set_minutes, round_break=round_break,
         )  # fmt: skip
         engine.get_rules(t.structure.rules_spec)  # the tables' rules exist
         if open_now:
@@ -646,11 +652,50 @@ def _active_entries(t: Tournament) -> list[Entry]:
 def _start_round(t: Tournament, number: int, now=None):
     from .models import Round
 
-    rnd = Round.objects.create(
-        tournament=t, number=number, status=Round.Status.PLAYING, starts_at=now or timezone.now()
+    rnd, _ = Round.objects.get_or_create(
+        tournament=t, number=number, defaults={"starts_at": now or timezone.now()}
     )
+    rnd.status = Round.Status.PLAYING
+    rnd.save(update_fields=["status"])
     _start_set(t, rnd, 1, now)
     return rnd
+
+
+def start_next_round(tournament_id: int, actor=None, now=None) -> bool:
+    """A round waiting for its start time starts (its tables drawn and seated): by the
+    tick at `starts_at`, or by the organizer now. Idempotent: False if none waits."""
+    from .models import Round
+
+    with transaction.atomic():
+        t = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if actor is not None and not is_organizer(actor, t):
+            raise NotAllowed(N_("only organizers can start the tournament"))
+        rnd = Round.objects.filter(tournament=t, status=Round.Status.WAITING).first()
+        if rnd is None:
+            return False
+        _start_round(t, rnd.number, now)
+        pk = t.pk
+        from . import tables as tables_read
+
+        transaction.on_commit(lambda: tables_read.push_standings(pk))
+    return True
+
+
+def next_draw(t: Tournament) -> list[tuple] | None:
+    """The draw of the round waiting to start, as it will be made (the draw is a pure
+    function of the standing, the history and the seed): per table the four entries
+    (None for a bot). None when no round waits."""
+    from .models import Round
+
+    rnd = Round.objects.filter(tournament=t, status=Round.Status.WAITING).first()
+    if rnd is None:
+        return None
+    entries = {e.pk: e for e in _active_entries(t)}
+    previous = seatings_so_far(t)
+    last_ids = {p for table in previous[-1] for p in table if p is not None} if previous else None
+    field_changed = last_ids is not None and last_ids != set(entries)
+    seating = draw_set(t, rnd.number, 1, list(entries), previous, field_changed)
+    return [tuple(entries.get(p) for p in table) for table in seating]
 
 
 def seatings_so_far(t: Tournament) -> list[list[tuple]]:
@@ -803,8 +848,17 @@ def advance_set(set_id: int, now=None) -> str:
             rnd.save(update_fields=["status"])
             if rnd.number < s.rounds:
                 apply_cut(t, rnd.number)
-                _start_round(t, rnd.number + 1, now)
-                what = "next round"
+                if s.round_break:
+                    # A break: the next round is drawn at its start time; until then
+                    # the organizer and the big screen show it.
+                    Round.objects.create(
+                        tournament=t, number=rnd.number + 1, status=Round.Status.WAITING,
+                        starts_at=(now or timezone.now()) + dt.timedelta(minutes=s.round_break),
+                    )  # fmt: skip
+                    what = "round break"
+                else:
+                    _start_round(t, rnd.number + 1, now)
+                    what = "next round"
             else:
                 Entry.objects.filter(tournament=t, status=Entry.Status.PLAYING).update(
                     status=Entry.Status.FINISHED, finished_at=now or timezone.now()
@@ -814,7 +868,7 @@ def advance_set(set_id: int, now=None) -> str:
                 t.save(update_fields=["status", "closed_at"])
                 what = "closed"
         pk = t.pk
-        if what in ("next round", "closed"):
+        if what in ("next round", "round break", "closed"):
             rows = None  # a cut changed the order: read it again
         transaction.on_commit(lambda: tables_read.push_standings(pk, rows))
     return what

@@ -32,6 +32,7 @@ def _context(request: HttpRequest, t, *, round_number=None, set_number=None) -> 
     return {
         "t": t,
         "s": t.structure,
+        "next_round": next_round,
         "seat": seat,
         "entry": actions.entry_of(request.user, t),
         "rows": tables.standings(t, round_number, set_number),
@@ -78,7 +79,13 @@ def organize(request: HttpRequest, pk: int) -> HttpResponse:
     """Every table's progress: which deal, whose turn, who is absent."""
     t = _tournament(request, pk)
     _require_organizer(request, t)
-    return render(request, "tournaments/tables_organize.html", _context(request, t))
+    context = _context(request, t)
+    if context["next_round"] is not None:
+        context["next_draw"] = [
+            [e.player.get_username() if e else None for e in table]
+            for table in actions.next_draw(t)
+        ]
+    return render(request, "tournaments/tables_organize.html", context)
 
 
 @login_required
@@ -87,7 +94,10 @@ def start(request: HttpRequest, pk: int) -> HttpResponse:
     t = _tournament(request, pk)
     _require_organizer(request, t)
     try:
-        actions.start_tables(t.pk, request.user)
+        if t.rounds.exists():
+            actions.start_next_round(t.pk, request.user)  # a round waiting for its time
+        else:
+            actions.start_tables(t.pk, request.user)
     except actions.TournamentError as exc:
         messages.error(request, _(str(exc)))
     return redirect("tournaments:tables-organize", pk=t.pk)

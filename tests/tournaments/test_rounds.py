@@ -276,3 +276,43 @@ def test_live_start_and_the_set_deadline(make_user):
     tset.refresh_from_db()
     assert tset.status == TableSet.Status.DONE
     assert TableSet.objects.filter(round__tournament=t, number=2).exists()
+
+
+def test_a_round_break_shows_the_next_draw_then_starts_it_at_its_time(
+    client, club, organizer, make_user
+):
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from game import actions as game_actions
+    from tournaments.models import Round
+
+    t = actions.create_tables_tournament(
+        organizer, name="Break", club=club, fmt="writer-stays", players=9, rounds=2, sets=1,
+        deals=1, round_break=10, redraw="random", open_now=True,
+    )  # fmt: skip
+    for i in range(9):
+        u = make_user(f"b{i}")
+        actions.join_club(u, club.invite_code)
+        actions.join(t.pk, u)
+    actions.start_tables(t.pk)
+    for game_id in Table.objects.filter(table_set__round__tournament=t).values_list(
+        "game_id", flat=True
+    ):
+        game_actions.autoplay(game_id)
+    waiting = Round.objects.get(tournament=t, number=2)
+    assert waiting.status == Round.Status.WAITING
+    assert waiting.starts_at > timezone.now() + dt.timedelta(minutes=9)
+    preview = actions.next_draw(t)
+    client.force_login(organizer)
+    page = client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
+    assert "data-next-draw" in page and "Ronde 2 begint om" in page
+    screen = client.get(f"/tournaments/{t.pk}/tables/screen/").content.decode()
+    assert "Volgende ronde om" in screen
+    assert actions.tick(waiting.starts_at - dt.timedelta(seconds=1))["tables_started"] == 0
+    assert actions.tick(waiting.starts_at)["tables_started"] == 1
+    drawn = actions.seatings_so_far(t)[-1]
+    assert [tuple(e.pk if e else None for e in table) for table in preview] == drawn
+    # 9 players: three tables, a bot fills each free seat and never ranks.
+    assert len(drawn) == 3 and sum(p is None for table in drawn for p in table) == 3

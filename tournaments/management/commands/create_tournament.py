@@ -61,6 +61,9 @@ class Command(BaseCommand):
         parser.add_argument("--redraw", default="standing", help="standing or random")
         parser.add_argument("--clock", type=int, default=0, help="seconds per move at the tables")
         parser.add_argument("--set-minutes", type=int, default=None, help="a set's deadline")
+        parser.add_argument(
+            "--round-break", type=int, default=0, help="minutes between rounds (0: at once)"
+        )
 
     def handle(self, *args, **opts):
         fmt = FORMATS.get(opts["format"])
@@ -108,6 +111,7 @@ class Command(BaseCommand):
                     redraw=opts["redraw"],
                     clock=opts["clock"],
                     set_minutes=opts["set_minutes"],
+                    round_break=opts["round_break"],
                     **common,
                 )
         except actions.TournamentError as exc:

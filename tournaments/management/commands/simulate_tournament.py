@@ -136,6 +136,8 @@ class Command(BaseCommand):
             if t.is_closed:
                 break
             tset = tables_read.current_set(t)
+            if tset.status == tset.Status.DONE and actions.start_next_round(t.pk):
+                continue  # a round waiting for its start time: the simulation starts it now
             seats = (
                 TableSeat.objects.filter(table__table_set=tset, table__finished=False)
                 .select_related("table__game", "entry__player")
