@@ -179,7 +179,7 @@ def bench_standings(tables: int, deals: int, repeats: int) -> None:
     )
 
 
-def bench_event(players: int, rounds: int, sets: int, deals: int) -> None:
+def bench_event(players: int, rounds: int, sets: int, deals: int, fmt: str) -> None:
     import io
     import re
 
@@ -216,7 +216,7 @@ def bench_event(players: int, rounds: int, sets: int, deals: int) -> None:
     timed(tables_read, "push_standings", "  push (push_standings)")
     out = io.StringIO()
     call_command(
-        "create_tournament", "--format", "rotating", "--players", str(players),
+        "create_tournament", "--format", fmt, "--players", str(players),
         "--rounds", str(rounds), "--sets", str(sets), "--deals", str(deals), "--duplicate",
         "--open", "--seed", "bench-event", stdout=out,
     )  # fmt: skip
@@ -225,7 +225,7 @@ def bench_event(players: int, rounds: int, sets: int, deals: int) -> None:
     call_command("simulate_tournament", pk, stdout=io.StringIO())
     wall = time.perf_counter() - start
     print(
-        f"(c) a simulated event: {players} players, {rounds} rounds x {sets} sets x "
+        f"(c) a simulated {fmt} event: {players} players, {rounds} rounds x {sets} sets x "
         f"{deals} deals, duplicate: {wall:.1f} s wall"
     )
     print("    (moves include the end of a set when they finish it: eager tasks)")
@@ -239,6 +239,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--sets", type=int, default=3)
     parser.add_argument("--deals", type=int, default=2)
+    parser.add_argument("--format", default="rotating", help="(c) rotating, writer-stays, pairs")
     parser.add_argument("--repeats", type=int, default=5)
     parser.add_argument("--skip-event", action="store_true")
     opts = parser.parse_args()
@@ -246,7 +247,7 @@ def main() -> None:
     setup_django()
     bench_standings(65, 8, opts.repeats)
     if not opts.skip_event:
-        bench_event(opts.players, opts.rounds, opts.sets, opts.deals)
+        bench_event(opts.players, opts.rounds, opts.sets, opts.deals, opts.format)
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from . import actions, tables
-from .models import Round
+from .models import Round, TableSet
 from .views import _require_organizer, _tournament
 
 
@@ -57,12 +57,15 @@ def overview(request: HttpRequest, pk: int) -> HttpResponse:
     """The player's page: "you sit at table 7, North", and the standings (overall, or
     of one round or set with ?round=&set=), updated live."""
     t = _tournament(request, pk, invited=True)
-    context = _context(
-        request,
-        t,
-        round_number=_int(request.GET.get("round")),
-        set_number=_int(request.GET.get("set")),
-    )
+    round_number, set_number = _int(request.GET.get("round")), _int(request.GET.get("set"))
+    context = _context(request, t, round_number=round_number, set_number=set_number)
+    if set_number is not None:
+        # The travellers of a finished set (never of one still being played).
+        done = TableSet.objects.filter(
+            round__tournament=t, round__number=round_number, number=set_number,
+            status=TableSet.Status.DONE,
+        ).exists()  # fmt: skip
+        context["deal_numbers"] = range(1, t.structure.deals + 1) if done else ()
     if request.GET.get("format") == "json":
         return JsonResponse({"status": t.status, "seat": context["seat"], "rows": context["rows"]})
     return render(request, "tournaments/tables.html", context)
@@ -101,3 +104,28 @@ def start(request: HttpRequest, pk: int) -> HttpResponse:
     except actions.TournamentError as exc:
         messages.error(request, _(str(exc)))
     return redirect("tournaments:tables-organize", pk=t.pk)
+
+
+def traveller(request: HttpRequest, pk: int, round_number: int, set_number: int, number: int):
+    """Deal `number` of a finished set at every table (hands, trump, points, the play)."""
+    t = _tournament(request, pk)
+    if not t.has_tables:
+        raise Http404("not a tournament of tables")
+    data = tables.traveller(t, round_number, set_number, number)
+    if data is None:
+        raise Http404("no such deal in a finished set")
+    seats = [_seat_label(i) for i in range(4)]
+    for row in data["rows"]:
+        row["hand_rows"] = [
+            {"seat": seats[i], "name": row["names"][i], "cards": row["hands"][i]} for i in range(4)
+        ]
+        row["dealer_name"] = seats[row["dealer"]]
+    deals = t.structure.deals
+    context = {
+        "t": t,
+        "s": t.structure,
+        "d": data,
+        "prev_number": number - 1 if number > 1 else None,
+        "next_number": number + 1 if number < deals else None,
+    }
+    return render(request, "tournaments/tables_traveller.html", context)

@@ -334,3 +334,67 @@ def export(t: Tournament, reveal: bool | None = None) -> dict[str, Any]:
         "rounds": rounds_out,
         "standings": standings(t),
     }
+
+
+def traveller(t: Tournament, round_number: int, set_number: int, number: int) -> dict | None:
+    """Deal `number` of a finished set at every table: the trump choice, announcements,
+    card points and written score, the duplicate matchpoints of South/North on it, the
+    hands and the play trick by trick. None if the set is not finished (in duplicate the
+    other tables are still playing those cards) or has no such deal."""
+    import numpy as np
+
+    from . import replays
+
+    tset = (
+        TableSet.objects.filter(round__tournament=t, round__number=round_number, number=set_number)
+        .select_related("round")
+        .first()
+    )
+    if tset is None or tset.status != TableSet.Status.DONE:
+        return None
+    rows = []
+    for tab in (
+        Table.objects.filter(table_set=tset)
+        .select_related("game")
+        .prefetch_related("seats__entry__player")
+        .order_by("number")
+    ):
+        game = tab.game
+        _, played = replays.split_deals(game.seed, game.rules, list(game.actions))
+        deal = next((d for d in played if d.number == number), None)
+        if deal is None:
+            continue
+        names = ["" for _ in range(4)]
+        for seat in tab.seats.all():
+            names[seat.index] = seat.entry.player.get_username() if seat.entry_id else "bot"
+        spec = engine.deal_for(game.seed, number, game.rules)
+        r = deal.result
+        rows.append(
+            {
+                "table": tab.number,
+                "game": str(game.public_id),
+                "names": names,
+                "dealer": r["dealer"],
+                "trump": "none" if r["no_trump"] else (r["trump"] or ""),
+                "announcements": _announcements(deal.actions),
+                "multiplier": r["multiplier"],
+                "card_points": list(r["card_points"]),
+                "written": list(r["written"]),
+                "hands": [[engine.Card.parse(c).display() for c in h] for h in spec.texts()],
+                # The replay, trick by trick: who played which card.
+                "tricks": [
+                    [(names[seat], engine.Card.parse(c).display()) for seat, c in trick["cards"]]
+                    for trick in deal.tricks
+                ],
+            }
+        )
+    if not rows:
+        return None
+    if t.structure.duplicate and len(rows) > 1:
+        from . import scoring
+
+        written = np.array([[row["written"]] for row in rows], dtype=float)
+        figures = scoring.set_figures(written, duplicate=True)
+        for row, mp, diff in zip(rows, figures.mp[:, 0], figures.diff[:, 0], strict=True):
+            row["mp"], row["diff"] = float(mp), float(diff)
+    return {"round": round_number, "set": set_number, "number": number, "rows": rows}

@@ -316,3 +316,36 @@ def test_a_round_break_shows_the_next_draw_then_starts_it_at_its_time(
     assert [tuple(e.pk if e else None for e in table) for table in preview] == drawn
     # 9 players: three tables, a bot fills each free seat and never ranks.
     assert len(drawn) == 3 and sum(p is None for table in drawn for p in table) == 3
+
+
+def test_travellers_of_a_finished_set_only(client, make_user):
+    """A deal's traveller shows every table (same hands in duplicate, trump, points, the
+    play) once the set is finished; while any table still plays it, it is not shown."""
+    from game import actions as game_actions
+
+    t = actions.create_tables_tournament(
+        None, name="Trav", fmt="rotating", players=8, sets=3, deals=1, duplicate=True,
+        open_now=True,
+    )  # fmt: skip
+    users = [make_user(f"tr{i}") for i in range(8)]
+    for u in users:
+        actions.join(t.pk, u)
+    actions.start_tables(t.pk)
+    client.force_login(users[0])
+    first, second = Table.objects.filter(table_set__number=1, table_set__round__tournament=t)
+    game_actions.autoplay(first.game_id)
+    url = f"/tournaments/{t.pk}/tables/1/1/deal/1/"
+    assert client.get(url).status_code == 404  # table 2 still plays these cards
+    assert (
+        "/deal/1/" not in client.get(f"/tournaments/{t.pk}/tables/?round=1&set=1").content.decode()
+    )
+    game_actions.autoplay(second.game_id)
+    page = client.get(url)
+    assert page.status_code == 200
+    data = tables.traveller(t, 1, 1, 1)
+    assert [r["table"] for r in data["rows"]] == [1, 2]
+    assert data["rows"][0]["hands"] == data["rows"][1]["hands"]
+    assert {r["mp"] for r in data["rows"]} <= {0.0, 1.0, 2.0}
+    assert sum(r["mp"] for r in data["rows"]) == 2.0
+    assert all(len(r["tricks"]) == 8 for r in data["rows"])
+    assert "/deal/1/" in client.get(f"/tournaments/{t.pk}/tables/?round=1&set=1").content.decode()
