@@ -717,6 +717,30 @@ def _seats_changed(game: Game, seats: list[Seat]) -> None:
     _after_commit(game, eng, seats, events=[])
 
 
+def hand_over_seat(game_pk: int, index: int, old_user, new_user) -> Game:
+    """A person's seat goes to another person (a tournament's organizer replaces a player
+    who left). The bot plays the seat until the newcomer takes it ("neem je plaats
+    terug"), so no move waits on someone who has not arrived yet."""
+    with transaction.atomic():
+        game = _locked_for_move().get(pk=game_pk)
+        seats = seats_of(game)
+        seat = seats[index]
+        if seat.user_id != getattr(old_user, "pk", None):
+            raise SeatRefused(N_("this seat is not held by that person"))
+        if _holds(seats, new_user) is not None:
+            raise SeatRefused(N_("this person already has a seat at the table"))
+        seat.user = new_user
+        seat.left = False
+        seat.timeouts = 0
+        seat.bot_control = game.status == Game.Status.ACTIVE
+        seat.save(update_fields=["user", "left", "timeouts", "bot_control"])
+        if game.status == Game.Status.ACTIVE:
+            _seats_changed(game, seats)
+        else:
+            _notify_table(game, seats)
+    return game
+
+
 def rematch(public_id, user) -> Game:
     """ "Nog een spel": the same four in the same seats, the first dealer one seat
     further; made once, whoever of them asks first (the others are told)."""

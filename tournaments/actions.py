@@ -977,3 +977,41 @@ def start_due_tables(now=None) -> int:
             start_tables(t.pk, None, now)
             started += 1
     return started
+
+
+def replace_player(entry_id: int, actor, new_user, reason: str) -> Entry:
+    """The organizer of a tournament of tables replaces a player who leaves: the entry
+    (its results so far, its standing) is played on by `new_user`, at the tables of the
+    set being played (the bot keeps the seat until they take it) and in every later set.
+    Logged with the reason."""
+    from .models import TableSeat
+
+    reason = (reason or "").strip()
+    if not reason:
+        raise TournamentError(N_("a replacement needs a reason"))
+    entry = Entry.objects.select_related("tournament", "player").get(pk=entry_id)
+    t = entry.tournament
+    if not is_organizer(actor, t):
+        raise NotAllowed(N_("only organizers can replace a player"))
+    if not t.has_tables or t.is_closed:
+        raise TournamentError(N_("only a running tournament of tables takes a replacement"))
+    if new_user is None or not getattr(new_user, "is_authenticated", False):
+        raise TournamentError(N_("the replacement needs an account"))
+    with transaction.atomic():
+        if Entry.objects.filter(tournament=t, player=new_user).exists():
+            raise TournamentError(N_("the replacement already plays in this tournament"))
+        entry = Entry.objects.select_for_update().get(pk=entry_id)
+        old = entry.player
+        seats = TableSeat.objects.filter(
+            entry=entry, table__finished=False, table__table_set__status="playing"
+        ).select_related("table")
+        for seat in seats:
+            game_actions.hand_over_seat(seat.table.game_id, seat.index, old, new_user)
+        entry.player = new_user
+        entry.save(update_fields=["player"])
+        AuditLog.objects.create(
+            tournament=t, entry=entry, actor=actor, action="replace_player",
+            before={"player": old.get_username()}, after={"player": new_user.get_username()},
+            reason=reason,
+        )  # fmt: skip
+    return entry

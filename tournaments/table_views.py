@@ -88,6 +88,8 @@ def organize(request: HttpRequest, pk: int) -> HttpResponse:
             [e.player.get_username() if e else None for e in table]
             for table in actions.next_draw(t)
         ]
+    context["entries"] = t.entries.filter(out_after__isnull=True).select_related("player")
+    context["audit"] = t.audit.select_related("actor", "entry__player")
     return render(request, "tournaments/tables_organize.html", context)
 
 
@@ -129,3 +131,26 @@ def traveller(request: HttpRequest, pk: int, round_number: int, set_number: int,
         "next_number": number + 1 if number < deals else None,
     }
     return render(request, "tournaments/tables_traveller.html", context)
+
+
+@login_required
+@require_POST
+def replace(request: HttpRequest, pk: int) -> HttpResponse:
+    """The organizer replaces a player who leaves (entry, the newcomer's username, why)."""
+    from django.contrib.auth import get_user_model
+
+    t = _tournament(request, pk)
+    _require_organizer(request, t)
+    User = get_user_model()
+    new_user = User.objects.filter(
+        **{User.USERNAME_FIELD: request.POST.get("username", "").strip()}
+    ).first()
+    entry_id = _int(request.POST.get("entry"))
+    if new_user is None or entry_id is None or not t.entries.filter(pk=entry_id).exists():
+        messages.error(request, _("Choose a player and the username of an existing account."))
+        return redirect("tournaments:tables-organize", pk=t.pk)
+    try:
+        actions.replace_player(entry_id, request.user, new_user, request.POST.get("reason", ""))
+    except actions.TournamentError as exc:
+        messages.error(request, _(str(exc)))
+    return redirect("tournaments:tables-organize", pk=t.pk)

@@ -29,6 +29,7 @@ urlpatterns = [
     path("<int:pk>/tables/screen/", table_views.screen, name="tables-screen"),
     path("<int:pk>/tables/organize/", table_views.organize, name="tables-organize"),
     path("<int:pk>/tables/start/", table_views.start, name="tables-start"),
+    path("<int:pk>/tables/replace/", table_views.replace, name="tables-replace"),
     path(
         "<int:pk>/tables/<int:round_number>/<int:set_number>/deal/<int:number>/",
         table_views.traveller,

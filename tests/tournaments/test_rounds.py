@@ -349,3 +349,38 @@ def test_travellers_of_a_finished_set_only(client, make_user):
     assert sum(r["mp"] for r in data["rows"]) == 2.0
     assert all(len(r["tricks"]) == 8 for r in data["rows"])
     assert "/deal/1/" in client.get(f"/tournaments/{t.pk}/tables/?round=1&set=1").content.decode()
+
+
+def test_the_organizer_replaces_a_player_who_leaves(client, club, organizer, make_user):
+    from game import actions as game_actions
+    from game.models import Seat
+
+    t = actions.create_tables_tournament(
+        organizer, name="Swap", club=club, fmt="rotating", players=4, sets=3, deals=1,
+        open_now=True,
+    )  # fmt: skip
+    users = [make_user(f"sw{i}") for i in range(4)]
+    for u in users:
+        actions.join_club(u, club.invite_code)
+        actions.join(t.pk, u)
+    actions.start_tables(t.pk)
+    gone, newcomer = users[1], make_user("newcomer")
+    seat = TableSeat.objects.get(entry__player=gone)
+    game_actions.leave(seat.table.game.public_id, gone)
+    client.force_login(organizer)
+    page = client.post(
+        f"/tournaments/{t.pk}/tables/replace/",
+        {"entry": seat.entry_id, "username": "newcomer", "reason": "went home ill"},
+    )
+    assert page.status_code == 302
+    game_seat = Seat.objects.get(game=seat.table.game, index=seat.index)
+    assert game_seat.user == newcomer and game_seat.bot_control  # until they take it
+    game_actions.take_back(seat.table.game.public_id, newcomer)
+    assert tables.my_seat(t, newcomer)["table"] == 1 and tables.my_seat(t, gone) is None
+    organize = client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
+    assert "verving sw1 door newcomer" in organize and "went home ill" in organize
+    # No reason, or someone already playing: refused with a message.
+    with pytest.raises(actions.TournamentError, match="reason"):
+        actions.replace_player(seat.entry_id, organizer, make_user("x1"), " ")
+    with pytest.raises(actions.TournamentError, match="already plays"):
+        actions.replace_player(seat.entry_id, organizer, users[2], "swap")
