@@ -240,9 +240,10 @@ def pair_tables(
             order += [first, waiting.pop(best)]
         pairs = order
     else:
+        total = sum(met(pairs[k], pairs[k + 1]) for k in range(0, len(pairs), 2))
         for _ in range(100 * len(pairs)):
-            if len(pairs) < 4:
-                break
+            if len(pairs) < 4 or total == 0:
+                break  # no two pairs at a table have met: nothing left to improve
             i, j = rng.sample(range(len(pairs)), 2)
             i_mate, j_mate = i ^ 1, j ^ 1
             if i_mate == j:
@@ -251,6 +252,7 @@ def pair_tables(
             after = met(pairs[j], pairs[i_mate]) + met(pairs[i], pairs[j_mate])
             if after <= before:
                 pairs[i], pairs[j] = pairs[j], pairs[i]
+                total += after - before
     return [
         (pairs[k][0], pairs[k + 1][0], pairs[k][1], pairs[k + 1][1])
         for k in range(0, len(pairs), 2)
