@@ -70,11 +70,12 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
     group: str | None = None
     groups_joined: tuple[str, ...] = ()
     seat: int | None = None
+    code: str | None = None  # a spectator's join code of a link table
+    chat_bucket: TokenBucket | None = None
 
     async def connect(self) -> None:
         self.user = self.scope.get("user")
         self.bucket = TokenBucket(settings.GAME_WS_RATE, settings.GAME_WS_BURST)
-        self.chat_bucket = TokenBucket(1 / settings.GAME_CHAT_EVERY, settings.GAME_CHAT_BURST)
         self.refused = 0
         self.lang = refusal_language(self.scope)
         self.public_id = self.scope["url_route"]["kwargs"]["game_id"]
@@ -153,6 +154,10 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
             await run_db(kick_if_stuck)(self.public_id)
             return
         if isinstance(message, messages.ChatMessage):
+            if self.chat_bucket is None:
+                self.chat_bucket = TokenBucket(
+                    1 / settings.GAME_CHAT_EVERY, settings.GAME_CHAT_BURST
+                )
             if not self.chat_bucket.take():
                 await self.send_error("rate_limited", "too many chat messages: slow down")
                 return
