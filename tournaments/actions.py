@@ -638,6 +638,10 @@ def start_tables(tournament_id: int, actor=None, now=None) -> Tournament:
         t.status = Tournament.Status.RUNNING
         t.save(update_fields=["status"])
         _start_round(t, 1, now)
+        from . import tables as tables_read
+
+        pk = t.pk  # every open page learns the draw (and reloads to show its table)
+        transaction.on_commit(lambda: tables_read.push_standings(pk))
     return t
 
 

@@ -6,7 +6,7 @@ if (table && table.dataset.live && "WebSocket" in window) {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const mine = table.dataset.me || "";
   const duplicate = table.querySelectorAll("thead th").length > 4;
-  let where = null;
+  let where; // the round.set the page was drawn for (undefined until the first message)
   const fmt = (v) => (v === null || v === undefined ? "" : Number(v).toFixed(1));
   const render = (rows) => {
     const body = table.querySelector("tbody");
@@ -34,7 +34,8 @@ if (table && table.dataset.live && "WebSocket" in window) {
       // Only the overall standing is pushed: a page showing a round or set keeps its own.
       if (!location.search.includes("round=")) render(msg.rows || []);
       const now = msg.progress ? `${msg.progress.round}.${msg.progress.set}` : null;
-      if (where !== null && now !== where) location.reload();
+      // A new draw (the live start, the next set or round): your table may have changed.
+      if (where !== undefined && now !== where) location.reload();
       where = now;
     };
     ws.onclose = () => setTimeout(connect, 3000);

@@ -3,8 +3,11 @@ format, create_tables_tournament for rounds and tables)."""
 
 from __future__ import annotations
 
+import datetime as dt
+
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import timezone
 
 from tournaments import actions
 from tournaments.models import Club, Tournament
@@ -62,6 +65,13 @@ class Command(BaseCommand):
         parser.add_argument("--clock", type=int, default=0, help="seconds per move at the tables")
         parser.add_argument("--set-minutes", type=int, default=None, help="a set's deadline")
         parser.add_argument(
+            "--starts-in",
+            type=int,
+            default=None,
+            metavar="SECONDS",
+            help="live start: round 1 is drawn and starts this many seconds from now",
+        )
+        parser.add_argument(
             "--round-break", type=int, default=0, help="minutes between rounds (0: at once)"
         )
 
@@ -91,6 +101,13 @@ class Command(BaseCommand):
         common = dict(
             name=name, club=club, rules=opts["rules"], seed=opts["seed"], open_now=opts["open"]
         )
+        if opts["starts_in"] is not None:
+            if fmt == Tournament.Format.SOLO_DUPLICATE:
+                raise CommandError("--starts-in is the live start of a tournament of tables")
+            if opts["starts_in"] < 0:
+                raise CommandError("--starts-in is a number of seconds from now, 0 or more")
+            common["starts_at"] = timezone.now() + dt.timedelta(seconds=opts["starts_in"])
+            common["live_start"] = True
         try:
             if fmt == Tournament.Format.SOLO_DUPLICATE:
                 if opts["deals"] is not None:

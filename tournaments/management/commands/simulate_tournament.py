@@ -76,7 +76,7 @@ class Command(BaseCommand):
             except actions.TournamentError as exc:
                 raise CommandError(f"{username} cannot join: {exc}") from exc
         if t.has_tables:
-            self._play_tables(t, styles)
+            self._play_tables(t, styles, {e.pk for e in entries})
             return
         for i, entry in enumerate(entries):
             style = styles[i % len(styles)]
@@ -118,17 +118,27 @@ class Command(BaseCommand):
                 raise CommandError(f"{user.get_username()}: {exc}") from exc
             moves += 1
 
-    def _play_tables(self, t: Tournament, styles: list[str]) -> None:
-        """Draw and play every round of a tournament of tables: each person's move goes
-        through apply_action with their account, the bots' through play_bots (also run by
-        the workers: both are idempotent), until the tournament closes."""
+    def _play_tables(self, t: Tournament, styles: list[str], own: set[int]) -> None:
+        """Draw and play every round of a tournament of tables: each simulated entrant's
+        move goes through apply_action with their account, the bots' through play_bots
+        (also run by the workers: both are idempotent), until the tournament closes.
+        Entrants who are real people (not made here) play their own seats; a live start
+        is waited for (the simulation draws at the start time, as the tick would)."""
+        from django.utils import timezone
+
         from tournaments import tables as tables_read
         from tournaments.models import TableSeat
 
+        if t.starts_at and timezone.now() < t.starts_at:
+            wait = (t.starts_at - timezone.now()).total_seconds()
+            self.stdout.write(f"live start: waiting {wait:.0f} s for the draw")
+            time.sleep(wait)
         try:
             actions.start_tables(t.pk)
         except actions.TournamentError as exc:
             raise CommandError(str(exc)) from exc
+        people = Entry.objects.filter(tournament=t).exclude(pk__in=own).exists()
+        patience = 900 if people else 120  # people think; simulated players do not
         bots = {}
         moves, idle_since = 0, time.monotonic()
         while True:
@@ -148,11 +158,11 @@ class Command(BaseCommand):
                 by_game.setdefault(seat.table.game_id, {})[seat.index] = seat
             progressed = False
             for game_id, table_seats in by_game.items():
-                progressed |= self._step(game_id, table_seats, styles, bots)
+                progressed |= self._step(game_id, table_seats, styles, bots, own)
             if progressed:
                 moves += 1
                 idle_since = time.monotonic()
-            elif time.monotonic() - idle_since > 120:
+            elif time.monotonic() - idle_since > patience:
                 raise CommandError(f"tournament {t.pk} does not move on (set {tset})")
             else:
                 time.sleep(0.05)  # the workers finish a set / start the next one
@@ -163,7 +173,7 @@ class Command(BaseCommand):
                 f"{row['rank']:>3}. {row['player']}: {row['raw']} (dup {row['dup_mp']})"
             )
 
-    def _step(self, game_id: int, seats: dict, styles: list[str], bots: dict) -> bool:
+    def _step(self, game_id: int, seats: dict, styles: list[str], bots: dict, own: set) -> bool:
         """Play the game's moves until a person's seat is not to move; True if it moved."""
         game = Game.objects.get(pk=game_id)
         if game.status != Game.Status.ACTIVE:
@@ -175,6 +185,8 @@ class Command(BaseCommand):
         game_seat = game.seats.get(index=eng.to_move)
         if seat is None or seat.entry_id is None or game_seat.played_by_bot:
             return game_actions.play_bots(game.pk, game.seq) > 0
+        if seat.entry_id not in own:
+            return False  # a real person's turn: they play it from their browser
         user = seat.entry.player
         style = styles[seat.entry_id % len(styles)]
         bot = bots.setdefault(style, get_bot(style))
