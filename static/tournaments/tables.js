@@ -42,3 +42,26 @@ if (table && table.dataset.live && "WebSocket" in window) {
   };
   connect();
 }
+
+// Without a socket push (it was lost, or the draw was made by another process in the
+// embedded mode), a light poll every 10 s: a new table for you reloads the page.
+const mySeat = document.querySelector("[data-my-seat]");
+if (mySeat && table && table.dataset.live) {
+  const shown = () => {
+    const link = mySeat.querySelector("a.button.primary");
+    return link ? link.getAttribute("href") : null;
+  };
+  const before = shown();
+  setInterval(async () => {
+    if (document.hidden) return;
+    try {
+      const res = await fetch(`${location.pathname}?format=json`, { credentials: "same-origin" });
+      if (!res.ok) return;
+      const data = await res.json();
+      const now = data.seat ? `/game/${data.seat.game}/` : null;
+      if (now !== before) location.reload();
+    } catch (e) {
+      // offline for a moment: the next poll tries again
+    }
+  }, 10000);
+}
