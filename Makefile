@@ -9,7 +9,7 @@ HOST   ?= 127.0.0.1
 PORT   ?= 8000
 CHROMIUM ?= /usr/bin/chromium
 
-.PHONY: run test install migrate demo-user chromium nginx static lint format bench
+.PHONY: run test install migrate demo-user chromium nginx poppler static lint format bench
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -62,13 +62,28 @@ nginx:
 	  fi; \
 	fi
 
+# Debian's poppler-utils: pdftoppm turns the results PDF into images in the tests
+# (tests/tournaments/test_pdf_print.py checks they are not blank, white, with red suits).
+poppler:
+	@if ! command -v pdftoppm >/dev/null; then \
+	  if [ "$$(id -u)" = "0" ]; then \
+	    echo "Installing Debian's poppler-utils for the PDF tests"; \
+	    export DEBIAN_FRONTEND=noninteractive; \
+	    apt-get install -y -q poppler-utils || (apt-get update -q && apt-get install -y -q poppler-utils); \
+	  else \
+	    echo "error: pdftoppm is missing and we are not root." >&2; \
+	    echo "       Install it with: sudo apt-get install -y poppler-utils" >&2; \
+	    exit 1; \
+	  fi; \
+	fi
+
 # Hashed static files for processes that tests start with DEBUG=0 (production
 # storage: whitenoise's manifest). Copies only what changed.
 static: install
 	DEBUG=0 SECRET_KEY=collectstatic-only ALLOWED_HOSTS=localhost \
 	  $(BIN)/python manage.py collectstatic --noinput --verbosity 0
 
-test: install chromium nginx static
+test: install chromium nginx poppler static
 	$(BIN)/python -m pytest
 
 lint: install

@@ -4,8 +4,9 @@ Two views of the same entries:
 - the player's own (`own=True`): every entry, with its own score; rank and percentage
   only where tournaments.actions.can_see_results lets the player see the standings
   (closed, or finished in an "after you finish" tournament);
-- the public one: finished entries of closed tournaments only, since everything about
-  them is public (the standings page and the API show the same).
+- the public one: finished entries of closed tournaments only, and of those only the
+  ones the viewer may see (tournaments.actions.visible_closed_q): a club's members-only
+  tournament is left out for whoever is not of the club or among its players.
 """
 
 from __future__ import annotations
@@ -37,10 +38,15 @@ class HistoryRow:
         return "club" if self.tournament.club_id else "public"
 
 
-def entries_of(player, *, own: bool) -> QuerySet[Entry]:
+def _visible_to(viewer) -> QuerySet[Tournament]:
+    # A subquery, not a join: joins over club members would repeat entries.
+    return Tournament.objects.filter(actions.visible_closed_q(viewer))
+
+
+def entries_of(player, *, own: bool, viewer=None) -> QuerySet[Entry]:
     qs = Entry.objects.filter(player=player).select_related("tournament", "tournament__club")
     if not own:
-        qs = qs.filter(tournament__status=Tournament.Status.CLOSED, status=Entry.Status.FINISHED)
+        qs = qs.filter(status=Entry.Status.FINISHED, tournament__in=_visible_to(viewer))
     return qs.order_by("-joined_at", "-pk")
 
 
@@ -79,20 +85,23 @@ def rows(entries: list[Entry], viewer, *, own: bool) -> list[HistoryRow]:
                 results_visible=visible,
                 rank=e.rank if visible else None,
                 field=fields.get(t.pk) if visible else None,
-                pct=e.matchpoints_pct if visible else None,
+                pct=e.deal_matchpoints_pct if visible else None,
             )
         )
     return out
 
 
-def summary(player) -> dict:
-    """Figures over closed tournaments only: the same on the own and the public page."""
+def summary(player, *, own: bool = True, viewer=None) -> dict:
+    """Figures over closed tournaments only; on the public page over those the viewer
+    may see (the same as the own page when they may see all)."""
     closed = Entry.objects.filter(
         player=player, status=Entry.Status.FINISHED, tournament__status=Tournament.Status.CLOSED
     )
+    if not own:
+        closed = closed.filter(tournament__in=_visible_to(viewer))
     figures = closed.aggregate(
         played=Count("pk"),
-        average_pct=Avg("matchpoints_pct"),
+        average_pct=Avg("deal_matchpoints_pct"),
         wins=Count("pk", filter=Q(rank=1)),
         best_day_rank=Min("rank", filter=Q(tournament__day__isnull=False)),
         days=Count("pk", filter=Q(tournament__day__isnull=False)),

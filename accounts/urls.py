@@ -5,6 +5,8 @@ from . import views
 # Included before django.contrib.auth.urls: the reset request below replaces Django's.
 urlpatterns = [
     path("accounts/signup/", views.signup, name="signup"),
+    # Replaces Django's logout (same name): a guest is asked first (its games are lost).
+    path("accounts/logout/", views.logout, name="logout"),
     path("accounts/profile/", views.profile, name="profile"),
     path("accounts/profile/email/", views.change_email, name="profile-email"),
     path(

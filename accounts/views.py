@@ -18,11 +18,12 @@ from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
 from django.contrib.auth.decorators import login_required
-from django.contrib.auth.views import PasswordResetView
+from django.contrib.auth.views import LogoutView, PasswordResetView
 from django.core.cache import cache
 from django.core.paginator import Paginator
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
@@ -31,6 +32,7 @@ from django.views.decorators.debug import sensitive_post_parameters
 from django.views.decorators.http import require_http_methods, require_POST, require_safe
 
 from game import actions as game_actions
+from game.models import Game
 from ops import ratelimit
 from ops.ratelimit import client_address
 
@@ -100,13 +102,41 @@ def signup(request: HttpRequest) -> HttpResponse:
     return render(request, "registration/signup.html", context, status=status)
 
 
+# --- logging out ---------------------------------------------------------------------------
+
+_django_logout = LogoutView.as_view()
+
+
+@csrf_protect
+@never_cache
+@require_http_methods(["GET", "POST"])
+def logout(request: HttpRequest) -> HttpResponse:
+    """Django's logout, with a question first for a guest: a guest cannot log back in, so
+    logging out loses its games, the one in progress too. The page offers to keep them
+    by making an account (sign-up turns the guest into an account) or to log out anyway
+    (POST confirm=1). Accounts, and a guest without a game, log out at once; a GET asks
+    nothing of an account."""
+    guest = is_guest(request.user)
+    games = Game.objects.filter(owner=request.user) if guest else Game.objects.none()
+    if request.method == "POST" and (
+        not guest or request.POST.get("confirm") or not games.exists()
+    ):
+        return _django_logout(request)
+    if not guest:
+        return redirect("home")
+    in_progress = games.filter(status=Game.Status.ACTIVE).first()
+    back = reverse("game", args=[in_progress.public_id]) if in_progress else reverse("home")
+    context = {"in_progress": in_progress, "back": back}
+    return render(request, "registration/guest_logout.html", context)
+
+
 # --- profiles -------------------------------------------------------------------------------
 
 HISTORY_PAGE = 25
 
 
 def _history_context(request: HttpRequest, player, *, own: bool) -> dict:
-    entries = history.entries_of(player, own=own)
+    entries = history.entries_of(player, own=own, viewer=request.user)
     pages = {}
     for key, qs in (
         ("tournaments", entries.filter(tournament__day__isnull=True)),
@@ -120,7 +150,7 @@ def _history_context(request: HttpRequest, player, *, own: bool) -> dict:
         "own": own,
         "tournaments_page": pages["tournaments"],
         "days_page": pages["days"],
-        "summary": history.summary(player),
+        "summary": history.summary(player, own=own, viewer=request.user),
         "table_games": game_actions.table_games_of(player, own=own),
     }
 
@@ -149,10 +179,11 @@ def change_email(request: HttpRequest) -> HttpResponse:
     if is_guest(request.user):  # no password to confirm with: sign up first
         return redirect("signup")
     username = request.user.get_username()
-    if ratelimit.login_blocked(request, username):  # the password check is a login
+    wait = ratelimit.login_blocked(request, username)  # the password check is a login
+    if wait:
         form = EmailForm(request.user, initial={"email": request.POST.get("email", "")})
         form.cleaned_data = {}
-        form.add_error(None, _("Too many failed attempts. Try again in a few minutes."))
+        form.add_error(None, ratelimit.wait_message(wait))
         return _own_profile(request, email_form=form, status=429)
     form = EmailForm(request.user, request.POST)
     if not form.is_valid():

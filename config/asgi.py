@@ -1,5 +1,6 @@
 """ASGI entry point: HTTP through Django, websockets through Channels."""
 
+import logging
 import os
 
 from django.core.asgi import get_asgi_application
@@ -13,7 +14,11 @@ from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402
 from channels.security.websocket import AllowedHostsOriginValidator  # noqa: E402
 
 from game.routing import websocket_urlpatterns  # noqa: E402
+from ops.sockets import QuietInvalidUtf8  # noqa: E402
 from tournaments.routing import websocket_urlpatterns as tournament_ws  # noqa: E402
+
+# A client's text frame that is not UTF-8: uvicorn closes it (1007); one line, not a traceback.
+logging.getLogger("uvicorn.error").addFilter(QuietInvalidUtf8())
 
 application = ProtocolTypeRouter(
     {

@@ -181,6 +181,7 @@ CELERY_TASK_ROUTES = {
     # The end of a set: scores, standings and the next set's tables (issue 12).
     "tournaments.tasks.advance_set": {"queue": TOURNAMENTS_RANKINGS_QUEUE},
     "tournaments.tasks.build_*": {"queue": TOURNAMENTS_EXPORTS_QUEUE},
+    "tournaments.tasks.notify_*": {"queue": TOURNAMENTS_EXPORTS_QUEUE},
 }
 # The day tournament (daglijst) opens once a day (idempotent: get_or_create by date);
 # `tick` starts and closes tournaments whose play window begins or ends.
@@ -321,23 +322,36 @@ HEALTHZ_TIMEOUT = float(env_int("HEALTHZ_TIMEOUT_MS", 1000)) / 1000
 HEALTHZ_QUEUES = env_list("HEALTHZ_QUEUES")
 # A load balancer probes /healthz over plain HTTP.
 SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
-# Failed logins per client address and per username within the window -> 429.
+# Failed logins per (client address, username) within the window -> 429; per address
+# alone (whatever the username) the higher LOGIN_RATE_LIMIT_ADDRESS.
 LOGIN_RATE_LIMIT = env_int("LOGIN_RATE_LIMIT", 10)
+LOGIN_RATE_LIMIT_ADDRESS = env_int("LOGIN_RATE_LIMIT_ADDRESS", 5 * LOGIN_RATE_LIMIT)
 LOGIN_RATE_WINDOW = env_int("LOGIN_RATE_WINDOW", 15 * 60)
 # New accounts (/accounts/signup/) per client address within the window -> 429.
 SIGNUP_RATE_LIMIT = env_int("SIGNUP_RATE_LIMIT", 20)
 SIGNUP_RATE_WINDOW = env_int("SIGNUP_RATE_WINDOW", 60 * 60)
+# New games (POST /play/, a guest's first one included) per client address in the window.
+PLAY_RATE_LIMIT = env_int("PLAY_RATE_LIMIT", 60)
+PLAY_RATE_WINDOW = env_int("PLAY_RATE_WINDOW", 10 * 60)
 # Reverse proxies in front of the web processes whose X-Forwarded-For we trust.
 TRUSTED_PROXY_COUNT = env_int("TRUSTED_PROXY_COUNT", 0)
 # Websocket messages per connection: a token bucket (per second, burst); excess gets
 # an error and changes nothing; a connection that keeps flooding is closed.
 GAME_WS_RATE = env_int("GAME_WS_RATE", 10)
 GAME_WS_BURST = env_int("GAME_WS_BURST", 30)
+# Per user (per address without an account), in each web process (ops/sockets.py): open
+# game sockets, and snapshots (on connect or asked for) per second and in a burst.
+GAME_WS_SOCKETS_PER_USER = env_int("GAME_WS_SOCKETS_PER_USER", 8)
+GAME_WS_SNAPSHOT_RATE = env_int("GAME_WS_SNAPSHOT_RATE", 2)
+GAME_WS_SNAPSHOT_BURST = env_int("GAME_WS_SNAPSHOT_BURST", 10)
 # A game whose seat to move is a bot and whose row has not changed for this many
 # seconds gets its bot task again (ops/sweeper.py); the beat runs it every SWEEP_EVERY.
 # Well above a bot turn's queueing time under load: a re-enqueued turn that was only
 # slow is a harmless no-op, but a flood of them is work for nothing.
 SWEEP_STUCK_AFTER = env_int("SWEEP_STUCK_AFTER", 30)
+# A table waiting on a bot with no event for this long has its game row checked, and the
+# turn re-enqueued if nothing has changed (ops/sweeper.BotTurnWatch); no cost otherwise.
+GAME_BOT_TURN_TIMEOUT_MS = env_int("GAME_BOT_TURN_TIMEOUT_MS", 3000)
 CELERY_BEAT_SCHEDULE["sweep-stuck-games"] = {
     "task": "ops.tasks.sweep_stuck_games",
     "schedule": env_int("SWEEP_EVERY", 15),

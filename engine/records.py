@@ -22,8 +22,10 @@ True
 
 from __future__ import annotations
 
+import hashlib
 import json
 import re
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -38,11 +40,32 @@ from .rules import PRESETS, get_rules, options_words, parse_options
 FORMAT = "manillen-record/1"
 SEAT_LETTERS = "SWNE"  # seat 0..3
 SEAT_WORDS = ("South", "West", "North", "East")
+# The writer's tag order: these first, then any other tag given (in the order given),
+# then TAIL_TAGS. Termination is always the last tag written, so a record cut anywhere in
+# its tag block lacks it (REQUIRED_TAGS).
 TAG_ORDER = (
     "Event", "Site", "Date", "Round", "Board", "Seed", "Commitment", "Rules", "Options",
-    "South", "West", "North", "East", "Result", "Games", "Termination",
+    "South", "West", "North", "East",
 )  # fmt: skip
-GENERATED_TAGS = ("Seed", "Commitment", "Rules", "Options", "Result", "Games", "Termination")
+TAIL_TAGS = ("Actions", "Digest", "Result", "Games", "Termination")
+GENERATED_TAGS = (
+    "Seed",
+    "Commitment",
+    "Rules",
+    "Options",
+    "Actions",
+    "Digest",
+    "Result",
+    "Games",
+    "Termination",
+)
+# Every record the platform ever wrote has these; Games too in a match preset. Actions and
+# Digest are written since December 2026: a record without them is an older one, read
+# without the checks they allow (docs/records.md, "Older records").
+REQUIRED_TAGS = (
+    "Event", "Date", "Seed", "Commitment", "Rules", "South", "West", "North", "East", "Result",
+    "Termination",
+)  # fmt: skip
 
 _TAG_RE = re.compile(r'^\[([A-Za-z][A-Za-z0-9_]*)\s+"((?:[^"\\]|\\.)*)"\]\s*(?:;.*)?$')
 _HEADER_RE = re.compile(r"^\{Deal\s+(\d+)\}(?:\s+Game\s+(\d+))?\s+Dealer\s+(\S+)$")
@@ -169,14 +192,54 @@ def _pair(a: tuple[int, int] | list[int]) -> str:
     return f"{a[0]}-{a[1]}"
 
 
+def _breaks_or_controls(ch: str) -> bool:
+    """A character that must not appear as itself in a record line: one where
+    ``str.splitlines`` (the reader's notion of a line) cuts, or any other control."""
+    return len(("a" + ch + "a").splitlines()) > 1 or unicodedata.category(ch) in ("Cc", "Zl", "Zp")
+
+
 def _escape(value: str) -> str:
-    if "\n" in value or "\r" in value:
-        raise ValueError(f"a tag value is one line: {value!r}")
-    return value.replace("\\", "\\\\").replace('"', '\\"')
+    """A tag value as written between quotes: backslash and quote escaped with a
+    backslash, line breaks and other control characters as ``\\uXXXX``."""
+    out = []
+    for ch in value:
+        if ch in '\\"':
+            out.append("\\" + ch)
+        elif _breaks_or_controls(ch):
+            out.append(f"\\u{ord(ch):04x}" if ord(ch) <= 0xFFFF else f"\\U{ord(ch):08x}")
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
+_UNESCAPE_RE = re.compile(r"\\(u[0-9A-Fa-f]{4}|U[0-9A-Fa-f]{8}|.)")
 
 
 def _unescape(value: str) -> str:
-    return re.sub(r"\\(.)", r"\1", value)
+    def one(m: re.Match) -> str:
+        x = m.group(1)
+        return chr(int(x[1:], 16)) if len(x) > 1 else x
+
+    return _UNESCAPE_RE.sub(one, value)
+
+
+def is_one_line(text: str) -> bool:
+    """True when ``text`` holds no line break and no other control character: what a form
+    asks of a name that ends up in records (the writer escapes the rest anyway)."""
+    return not any(_breaks_or_controls(ch) for ch in text)
+
+
+def one_line(text: str) -> str:
+    """``text`` with every line break and control character replaced by a space: safe in
+    a record's comment (a record line holds no character the reader would cut at)."""
+    return "".join(" " if _breaks_or_controls(ch) else ch for ch in text)
+
+
+def digest(rules: str, seed: str, actions) -> str:
+    """The Digest tag: SHA-256 (hex) of the rules, the seed and the actions, so a record
+    whose plays were changed or swapped, or whose Rules were changed, is caught."""
+    body = "\n".join(["manillen-record digest", rules, seed, " ".join(str(a) for a in actions)])
+    return hashlib.sha256(body.encode("utf-8")).hexdigest()
 
 
 def _seat(letter: str, where, what: str = "seat") -> int:
@@ -274,11 +337,15 @@ def _tags_for(game: Game, seed: str, tags: dict | None) -> dict[str, str]:
     for k in given:
         if not re.match(r"^[A-Za-z][A-Za-z0-9_]*$", k):
             raise ValueError(f"a tag name is a letter followed by letters, digits or _: {k!r}")
+    actions = [str(a) for a in game.actions]
     generated = {
         "Seed": seed,
         "Commitment": commitment(seed),
         "Rules": game.rules.name,
         "Options": " ".join(options_words(game.rules.options)),
+        "Actions": str(len(actions)),
+        # The rules text with its options (the preset's name for a preset game).
+        "Digest": digest(game.rules.spec, seed, actions),
         "Result": _game_over_line(game),
     }
     if game.rules.is_match:
@@ -306,8 +373,11 @@ def _tags_for(game: Game, seed: str, tags: dict | None) -> dict[str, str]:
         elif k in defaults:
             out[k] = defaults[k]
     for k, v in given.items():
-        if k not in out:
+        if k not in out and k not in TAIL_TAGS:
             out[k] = v
+    for k in TAIL_TAGS:
+        if k in generated:
+            out[k] = generated[k]
     if not _DATE_RE.match(out["Date"]):
         raise ValueError(f"Date is written YYYY.MM.DD (?? for unknown parts), got {out['Date']!r}")
     return out
@@ -359,13 +429,17 @@ def _format_text(rec: GameRecord) -> str:
             )
         if d.end is not None:
             lines.append(f"End {_pair(d.end[0])} {d.end[1]}")
-    return "\n".join(lines) + "\n"
+    text = "\n".join(lines) + "\n"
+    if len(text.splitlines()) != len(lines):  # the reader cuts lines where the writer does
+        raise ValueError("a record line holds a line break")  # pragma: no cover - defensive
+    return text
 
 
 def write_text(game: Game, tags: dict | None = None) -> str:
     """The game as a text record; ``tags`` adds Event, Date, players, ...
 
-    Seed, Commitment, Rules, Result, Games and Termination come from the game.
+    Seed, Commitment, Rules, Actions, Digest, Result, Games and Termination come from
+    the game.
     """
     return _from_game(game, tags).to_text()
 
@@ -498,7 +572,13 @@ def _parse_text(text: str) -> GameRecord:
     if cur is not None:
         _close(cur, last, len(text.splitlines()) + 1)
     # Where a missing tag is reported: the first deal, or the end of the text.
-    tag_lines["__end__"] = deals[0].where["header"] if deals else len(text.splitlines()) + 1
+    all_lines = text.splitlines()
+    tag_lines["__end__"] = deals[0].where["header"] if deals else len(all_lines) + 1
+    # The last line that holds something: where a record cut short stops.
+    tag_lines["__last__"] = next(
+        (k for k in range(len(all_lines), 0, -1) if _strip_comment(all_lines[k - 1])),
+        len(all_lines) + 1,
+    )
     return GameRecord(tags, deals, tag_lines)
 
 
@@ -613,12 +693,18 @@ def _where(d: DealRecord, key: str, fallback: str | None = None):
 
 def _check_tags(rec: GameRecord) -> tuple[str, Any]:
     tl = rec.tag_lines
+    end = tl.get("__end__", "tags")
     if "Seed" not in rec.tags:
-        raise _err(
-            "missing Seed tag: a record is replayed from its seed", tl.get("__end__", "tags")
-        )
+        raise _err("missing Seed tag: a record is replayed from its seed", end)
     seed = rec.tags["Seed"]
-    rules_name = rec.tags.get("Rules", "flemish")
+    for name in REQUIRED_TAGS:
+        if name not in rec.tags:
+            raise _err(
+                f"missing {name} tag: every record has {', '.join(REQUIRED_TAGS)}"
+                ' ("?" where unknown); was it cut short?',
+                end,
+            )
+    rules_name = rec.tags["Rules"]
     if rules_name not in PRESETS:
         raise _err(
             f"unknown Rules {rules_name!r}: choose one of {', '.join(PRESETS)}",
@@ -630,20 +716,117 @@ def _check_tags(rec: GameRecord) -> tuple[str, Any]:
             rules = rules.with_options(**parse_options(rec.tags["Options"]))
         except ValueError as e:
             raise _err(f"bad Options: {e}", tl.get("Options", "tags.Options")) from None
-    if "Commitment" in rec.tags and rec.tags["Commitment"].strip().lower() != commitment(seed):
+    if rules.is_match and "Games" not in rec.tags:
+        raise _err(f"missing Games tag: a {rules_name} record has one (was it cut short?)", end)
+    if rec.tags["Commitment"].strip().lower() != commitment(seed):
         raise _err("Commitment does not match the Seed", tl.get("Commitment", "tags.Commitment"))
     if "Date" in rec.tags and not _DATE_RE.match(rec.tags["Date"]):
         raise _err(f"bad Date {rec.tags['Date']!r}: write YYYY.MM.DD", tl.get("Date", "tags.Date"))
-    result = rec.tags.get("Result", "*")
+    result = rec.tags["Result"]
     if result != "*" and not _RESULT_RE.match(result):
         raise _err(
             f"bad Result {result!r}: write wij-zij like 104-61, or *",
             tl.get("Result", "tags.Result"),
         )
+    if "Actions" in rec.tags and not re.fullmatch(r"\d{1,6}", rec.tags["Actions"]):
+        raise _err(
+            f"bad Actions {rec.tags['Actions']!r}: the number of actions, like 330",
+            tl.get("Actions", "tags.Actions"),
+        )
+    if "Digest" in rec.tags and not re.fullmatch(r"[0-9a-f]{64}", rec.tags["Digest"]):
+        raise _err(
+            f"bad Digest {rec.tags['Digest']!r}: 64 hexadecimal digits",
+            tl.get("Digest", "tags.Digest"),
+        )
+    if ("Actions" in rec.tags) != ("Digest" in rec.tags):
+        have, lack = ("Actions", "Digest") if "Actions" in rec.tags else ("Digest", "Actions")
+        raise _err(f"a record with an {have} tag has a {lack} tag too", tl.get(have, end))
     return seed, rules
 
 
 def _verify(rec: GameRecord) -> Game:
+    """Check the record against its seed, its Actions count and its Digest.
+
+    A record that fails only because its Rules tag was changed (it reads back whole under
+    another preset) is reported as such, at the Rules line.
+    """
+    written = [[(t.winner, t.points) for t in dr.tricks] for dr in rec.deals]
+    try:
+        return _verify_counted(rec)
+    except InvalidRecord as exc:
+        given = rec.tags.get("Rules")
+        if given in PRESETS and "Seed" in rec.tags:
+            for other in PRESETS:
+                if other == given:
+                    continue
+                _restore_tricks(rec, written)  # verifying fills them in from its replay
+                alt = GameRecord({**rec.tags, "Rules": other}, rec.deals, rec.tag_lines)
+                try:
+                    _verify_counted(alt)
+                except (InvalidRecord, IllegalMove, ValueError):
+                    continue
+                raise _err(
+                    f"Rules is {given!r} but this is a game of {other!r} rules:"
+                    " the Rules tag was changed",
+                    rec.tag_lines.get("Rules", "tags.Rules"),
+                ) from None
+        raise exc from None
+
+
+def _restore_tricks(rec: GameRecord, written: list[list[tuple]]) -> None:
+    for dr, tricks in zip(rec.deals, written, strict=True):
+        for t, (winner, points) in zip(dr.tricks, tricks, strict=True):
+            t.winner, t.points = winner, points
+
+
+def _verify_counted(rec: GameRecord) -> Game:
+    tl = rec.tag_lines
+    acts = rec.actions
+    want = (
+        int(rec.tags["Actions"]) if re.fullmatch(r"\d{1,6}", rec.tags.get("Actions", "")) else None
+    )
+    last = tl.get("__last__", "deals")
+
+    def cut_short() -> InvalidRecord:
+        return _err(
+            f"the record stops here after {len(acts)} of its {want} actions"
+            " (Actions tag): it was cut short, or lines are missing",
+            last,
+        )
+
+    try:
+        g = _verify_replay(rec)
+    except InvalidRecord as exc:
+        tag_line = isinstance(exc.line, int) and exc.line in {
+            v for k, v in tl.items() if not k.startswith("__")
+        }
+        at_end = isinstance(exc.line, int) and isinstance(last, int) and exc.line >= last
+        if (
+            want is not None
+            and len(acts) < want
+            and "Seed" in rec.tags
+            and (tag_line or at_end or exc.line is None)
+        ):
+            raise cut_short() from None
+        raise
+    if want is not None:
+        if len(acts) < want:
+            raise cut_short()
+        if len(acts) > want:
+            raise _err(
+                f"Actions is {want} but the record holds {len(acts)} actions",
+                tl.get("Actions", "tags.Actions"),
+            )
+        if digest(get_rules(rec.rules).spec, rec.tags["Seed"], acts) != rec.tags["Digest"]:
+            raise _err(
+                "the plays do not match the Digest: a card or call was changed or swapped"
+                " after the record was written",
+                tl.get("Digest", "tags.Digest"),
+            )
+    return g
+
+
+def _verify_replay(rec: GameRecord) -> Game:
     seed, rules = _check_tags(rec)
     tl = rec.tag_lines
     g = Game(seed, rules)
@@ -745,7 +928,7 @@ def _verify(rec: GameRecord) -> Game:
             break
         _check_score(dr, d, g, games_before)
     # The result
-    result = rec.tags.get("Result", "*")
+    result = rec.tags["Result"]
     rline = tl.get("Result", "tags.Result")
     if g.outcome is not None:
         want = _pair(g.outcome.scores)
@@ -1056,4 +1239,5 @@ def read_record(data) -> GameRecord:
 __all__ = [
     "FORMAT", "GameRecord", "DealRecord", "TrickRecord", "ScoreRecord", "write_text", "read_text",
     "write_json", "read_json", "read_record", "dumps_json", "sort_hand", "split_text", "read_many",
+    "digest", "one_line", "is_one_line",
 ]  # fmt: skip

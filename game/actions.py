@@ -26,8 +26,9 @@ from typing import Any
 from asgiref.sync import SyncToAsync, async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 from django.conf import settings
-from django.db import IntegrityError, connection, transaction
-from django.db.models import Case, F, Value, When
+from django.core.exceptions import ObjectDoesNotExist
+from django.db import DatabaseError, IntegrityError, connection, transaction
+from django.db.models import F
 from django.utils import timezone
 from django.utils.translation import gettext_noop as N_
 
@@ -149,7 +150,7 @@ def replay(game: Game) -> engine.Game:
     if (
         cached is not None
         and cached.seed == game.seed
-        and cached.rules.name == game.rules
+        and cached.rules.spec == game.rules
         and len(cached.actions) <= len(actions)
         and cached.actions == actions[: len(cached.actions)]
     ):
@@ -325,11 +326,22 @@ def connect(public_id, user, code: str | None = None) -> dict[str, Any]:
     """A socket opens: the viewer's snapshot; a seated person's socket is counted (the
     away-takeover starts when the last one closes)."""
     viewer = get_viewer(public_id, user, code)
-    if viewer.seat is not None and viewer.game.status != Game.Status.FINISHED:
+    people = sum(1 for s in viewer.seats if s.user_id is not None)
+    if viewer.seat is not None and viewer.game.status == Game.Status.ACTIVE and people > 1:
         Seat.objects.filter(pk=viewer.seats[viewer.seat].pk).update(
             connections=F("connections") + 1, disconnected_at=None
         )
     return snapshot_message(viewer.game, viewer.seat, viewer.seats)
+
+
+def record_event(game: Game) -> tuple[str, str | None]:
+    """(Event, Site) of the game's record: a tournament's game (a club night, the day
+    list) is named after its tournament and club; a solo game is "Manillen"."""
+    try:
+        t = game.tournament_entry.tournament  # reverse one-to-one: no import of tournaments
+    except ObjectDoesNotExist:
+        return "Manillen", None
+    return t.name, (t.club.name if t.club_id else None)
 
 
 def record_tags(game: Game, seats: list[Seat] | None = None) -> dict[str, str]:
@@ -339,8 +351,10 @@ def record_tags(game: Game, seats: list[Seat] | None = None) -> dict[str, str]:
     day = timezone.localdate(game.created) if game.created else timezone.localdate()
     seats = seats if seats is not None else seats_of(game)
     names = [s.user.get_username() if s.user_id else f"bot:{s.bot_level}" for s in seats]
+    event, site = record_event(game)
     tags = {
-        "Event": "Manillen",
+        "Event": event,
+        **({"Site": site} if site else {}),
         "Date": day.strftime("%Y.%m.%d"),
         "South": names[0],
         "West": names[1],
@@ -349,6 +363,10 @@ def record_tags(game: Game, seats: list[Seat] | None = None) -> dict[str, str]:
     }
     if game.bot_moves:
         tags["BotMoves"] = " ".join(str(n) for n in game.bot_moves)
+    # A tournament game the bot played to its end at the close ("uitgespeeld door de bot").
+    entry = getattr(game, "tournament_entry", None) if game.pk else None
+    if entry is not None and entry.finish_mode == "bot":
+        tags["FinishedBy"] = f"bot:{game.bot_level}"
     return tags
 
 
@@ -431,7 +449,11 @@ def create_game(
     bot_level: str | None = None,
     fast_play: bool = False,
 ) -> Game:
-    """A new solo game: `user` in South's seat, three bots. Bots start if they move first."""
+    """A new solo game: `user` in South's seat, three bots. Bots start if they move first.
+
+    `rules` is the engine's rules text: a preset and its game options
+    ("flemish deals=12 tie=own"); the row keeps it in canonical form (RuleSet.spec).
+    """
     rules = rules or settings.GAME_DEFAULT_RULES
     bot_level = bot_level or settings.GAME_DEFAULT_BOT
     return _new_game(
@@ -461,7 +483,8 @@ def create_table(
     if clock not in CLOCK_CHOICES:
         raise SeatRefused(N_("this clock is not offered: choose off, 15, 30 or 60 seconds"))
     if chat is None:
-        chat = rules != "french"  # partners may not speak in the french game
+        # Partners may not speak in the french game.
+        chat = engine.get_rules(rules).name != "french"
     return _new_game(
         user,
         [user, None, None, None],
@@ -496,7 +519,12 @@ def _new_game(host, holders, *, seed, rules, bot_level, status=Game.Status.ACTIV
             get_bot(h)
     with transaction.atomic():
         game = Game.objects.create(
-            owner=host, seed=seed, rules=rules, bot_level=bot_level, status=status, **fields
+            owner=host,
+            seed=seed,
+            rules=eng.rules.spec,
+            bot_level=bot_level,
+            status=status,
+            **fields,
         )
         seats = Seat.objects.bulk_create(
             Seat(
@@ -931,27 +959,29 @@ def clock_expired(game_pk: int, expected_seq: int) -> int:
 
 def seat_disconnected(public_id, user) -> None:
     """A socket closed; the last one starts the minute after which the bot takes the
-    seat (only at a table with other people: a solo game just waits)."""
-    with transaction.atomic():
-        seat = (
-            Seat.objects.select_related("game").filter(game__public_id=public_id, user=user).first()
-        )
-        if seat is None:
-            return
-        now = timezone.now()
-        Seat.objects.filter(pk=seat.pk).update(
-            connections=Case(When(connections__gt=0, then=F("connections") - 1), default=Value(0))
-        )
-        seat.refresh_from_db(fields=["connections"])
-        if seat.connections:
-            return
-        people = Seat.objects.filter(game_id=seat.game_id, user__isnull=False).count()
-        if seat.game.status == Game.Status.FINISHED or people < 2:
-            return
-        Seat.objects.filter(pk=seat.pk).update(disconnected_at=now)
-        pk, index, stamp = seat.game_id, seat.index, now.isoformat()
-        delay = settings.GAME_DISCONNECT_TAKEOVER
-        transaction.on_commit(lambda: _schedule("disconnect", (pk, index, stamp), delay))
+    seat (only at a table with other people: a solo game just waits, and writes
+    nothing). Bookkeeping only: a database error here is logged, never raised into the
+    socket's close (the next connect resets the count)."""
+    try:
+        with transaction.atomic():
+            rows = list(
+                Seat.objects.filter(game__public_id=public_id, game__status=Game.Status.ACTIVE)
+                .filter(game__seats__user=user)
+                .values_list("pk", "user_id", "index", "game_id", "connections")
+            )
+            mine = next((r for r in rows if r[1] == user.pk), None)
+            if mine is None or sum(1 for r in rows if r[1] is not None) < 2:
+                return
+            pk, _, index, game_pk, connections = mine
+            if connections > 1:
+                Seat.objects.filter(pk=pk).update(connections=F("connections") - 1)
+                return
+            now = timezone.now()
+            Seat.objects.filter(pk=pk).update(connections=0, disconnected_at=now)
+            stamp, delay = now.isoformat(), settings.GAME_DISCONNECT_TAKEOVER
+            transaction.on_commit(lambda: _schedule("disconnect", (game_pk, index, stamp), delay))
+    except DatabaseError:
+        logger.warning("socket count of %s in game %s not updated", user, public_id, exc_info=True)
 
 
 def disconnect_expired(game_pk: int, index: int, stamp: str) -> int:
@@ -1052,6 +1082,34 @@ def stop_game(game_pk: int, reason: str = "stopped") -> Game | None:
         message = {"type": "closed", "seq": game.seq, "reason": reason}
         sends = [(g, [message]) for g in _table_groups(game, seats)]
         transaction.on_commit(lambda: send_to_groups(sends))
+    return game
+
+
+def resume_game(game_pk: int) -> Game | None:
+    """Undo `stop_game`: a stopped game that was not played to its end takes moves
+    again (a removed tournament entry restored by its organizer). A game played to its
+    end stays over. The bots start if it is their turn (after commit, so a hook that
+    refuses moves sees the caller's committed rows)."""
+    with transaction.atomic():
+        try:
+            game = Game.objects.select_for_update().get(pk=game_pk)
+        except Game.DoesNotExist:
+            return None
+        if game.status == Game.Status.ACTIVE:
+            return game
+        eng = replay(game)
+        if eng.is_terminal():
+            return game
+        seats = seats_of(game, names=False)
+        game.status = Game.Status.ACTIVE
+        game.final_score = None
+        game.record = ""
+        for s in seats:
+            s.final_score = None
+        Seat.objects.bulk_update(seats, ["final_score"])
+        _store(game, eng, seats)
+        game.save()
+        _after_commit(game, eng, seats, events=[])
     return game
 
 
@@ -1243,17 +1301,19 @@ def send_to_groups(sends: list[tuple[str, list[dict[str, Any]]]]) -> None:
         return
 
     async def send_all() -> None:
+        # One layer message per group for the batch (a bot turn is up to a dozen
+        # cards); the consumer still sends the browser one event per move, in order.
         for group, messages in sends:
-            await layer.group_send(group, {"type": "game.events", "payloads": messages})
+            await _send_with_retry(layer, group, {"type": "game.events", "payloads": messages})
 
-    _run_send(send_all)
+    _run_send(send_all, sends)
 
 
 def send_events(group: str, messages: list[dict[str, Any]]) -> None:
     send_to_groups([(group, messages)])
 
 
-def _run_send(send_all) -> None:
+def _run_send(send_all, sends) -> None:
     layer = get_channel_layer()
     if _in_server_thread() or isinstance(layer, InMemoryChannelLayer):
         # Inside the ASGI server (a sync_to_async thread): hop onto the server's loop.
@@ -1261,7 +1321,32 @@ def _run_send(send_all) -> None:
     else:
         # A Celery worker has no loop; async_to_sync would make a new one, and so a new
         # Redis connection, for every batch. A long-lived loop keeps the pool warm.
-        asyncio.run_coroutine_threadsafe(send_all(), _publisher_loop()).result(timeout=10)
+        future = asyncio.run_coroutine_threadsafe(send_all(), _publisher_loop())
+        try:
+            future.result(timeout=10)
+        except TimeoutError:  # committed already: the table's watchdog catches up
+            future.cancel()
+            logger.warning("push to %s timed out", ", ".join(g for g, _ in sends))
+
+
+# A push that fails (a Redis blip) is tried once more after this pause; the moves are
+# committed by then, so a push never raises into the mover (whose next on_commit step,
+# the bots' task, must still run). Lost twice: the table's watchdog asks for a snapshot.
+PUSH_RETRY_DELAY = 0.2
+
+
+async def _send_with_retry(layer, group: str, message: dict[str, Any]) -> bool:
+    for attempt in (1, 2):
+        try:
+            await layer.group_send(group, message)
+            return True
+        except Exception:
+            if attempt == 2:
+                logger.warning("push to %s lost after a retry", group, exc_info=True)
+                return False
+            logger.warning("push to %s failed; retrying once", group)
+            await asyncio.sleep(PUSH_RETRY_DELAY)
+    return False
 
 
 def _in_server_thread() -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 from functools import partial
@@ -15,7 +16,8 @@ from django.utils import translation
 import engine
 from config.middleware import chosen_language
 from ops.ratelimit import TokenBucket
-from ops.sweeper import kick_if_stuck
+from ops.sockets import ClosesOnce, budget_key, game_sockets
+from ops.sweeper import BotTurnWatch, kick_if_stuck
 
 from . import actions, messages
 from .models import seat_group, watch_group
@@ -62,24 +64,31 @@ def join_code(scope) -> str | None:
     return (query.get("code") or [None])[0]
 
 
-class GameConsumer(AsyncJsonWebsocketConsumer):
+class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
     """One socket of a person at a table (their seat's view) or of a spectator (the
     public view). The seat comes from the database (scope["user"] -> Seat), never from
     a message: the socket joins that seat's group, which alone carries its cards."""
 
+    # ClosesOnce: after our close (a flood), queued frames are dropped, nothing is sent.
     group: str | None = None
-    groups_joined: tuple[str, ...] = ()
     seat: int | None = None
     code: str | None = None  # a spectator's join code of a link table
     chat_bucket: TokenBucket | None = None
+    budget: str | None = None  # whose socket/snapshot budget (ops/sockets.py) this spends
+    watch: BotTurnWatch | None = None  # re-enqueues a bot turn nothing comes for
+    gone = False
 
     async def connect(self) -> None:
+        self._move_state()
         self.user = self.scope.get("user")
         self.bucket = TokenBucket(settings.GAME_WS_RATE, settings.GAME_WS_BURST)
         self.refused = 0
         self.lang = refusal_language(self.scope)
         self.public_id = self.scope["url_route"]["kwargs"]["game_id"]
         self.code = join_code(self.scope)
+        self.watch = BotTurnWatch(self.public_id)
+        if not await self.open_within_budget():
+            return
         try:
             # The snapshot, and a seated person's socket counted (away-takeover), in one
             # trip to the database.
@@ -90,28 +99,49 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
             await self.close(code=CLOSE_NOT_FOUND)
             return
         # Join before sending the snapshot so no event can fall between the two; the
-        # client drops events whose seq is not above the snapshot's.
-        # One group per socket: its seat's (that seat's view of every move, and the
-        # table's notices), or the spectators' (the public view).
+        # client drops events whose seq is not above the snapshot's. One group per
+        # socket: its seat's (that seat's view of every move, and the table's notices),
+        # or the spectators' (the public view).
         self.seat = snapshot["table"]["seat"]
         self.group = (
             watch_group(self.public_id)
             if self.seat is None
             else seat_group(self.public_id, self.seat)
         )
-        self.groups_joined = (self.group,)
-        for group in self.groups_joined:
-            await self.channel_layer.group_add(group, self.channel_name)
+        await self.channel_layer.group_add(self.group, self.channel_name)
         # A reconnecting client may be waiting on a bot turn lost with a worker.
         await run_db(kick_if_stuck)(self.public_id)
         await self.accept()
         await self.send_json(snapshot)
 
     async def disconnect(self, code: int) -> None:
-        for group in self.groups_joined:
-            await self.channel_layer.group_discard(group, self.channel_name)
-        if self.group and self.seat is not None:
-            await run_db(actions.seat_disconnected)(self.public_id, self.user)
+        if self.watch:
+            self.watch.stop()
+        if self.budget:
+            game_sockets.close(self.budget)
+            self.budget = None
+        self.gone = True
+        if self.group:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            if self.seat is not None:
+                await run_db(actions.seat_disconnected)(self.public_id, self.user)
+
+    async def open_within_budget(self) -> bool:
+        """Open sockets and snapshots per user (ops/sockets.py). Over budget: the socket
+        is told why (rate_limited) and closed before any database work."""
+        key = budget_key(self.scope)
+        if not game_sockets.open(key):
+            reason = "too many open game sockets: close another table first"
+        elif not game_sockets.snapshot(key):
+            game_sockets.close(key)
+            reason = "too many snapshots: slow down"
+        else:
+            self.budget = key
+            return True
+        await self.accept()
+        await self.send_error("rate_limited", reason)
+        await self.close(code=CLOSE_FLOODING)
+        return False
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
         # Parsing is ours (not the base class's) so bad input becomes an error message.
@@ -145,6 +175,9 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
             await self.send_error(exc.code, str(exc))
             return
         if isinstance(message, messages.SnapshotMessage):
+            if not game_sockets.snapshot(self.budget):
+                await self.send_error("rate_limited", "too many snapshots: slow down")
+                return
             try:
                 snap = await run_db(actions.snapshot)(self.public_id, self.user, self.code)
             except actions.GameNotFound as exc:
@@ -166,13 +199,36 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
             except actions.ActionError as exc:
                 await self.send_error(exc.code, refusal_text(exc, self.lang))
             return
-        try:
-            # The resulting events reach this socket through the group, after commit.
-            await run_db(actions.apply_action)(
-                self.public_id, self.user, message.action, message.seq
-            )
-        except actions.ActionError as exc:
-            await self.send_error(exc.code, refusal_text(exc, self.lang))
+        # Not awaited here: the move's events reach this socket through the group, and
+        # the group's messages are handled by this same loop. A move whose commit also
+        # plays the bots' turn (eager bots, in-process) would otherwise hold the echo
+        # of South's card until the bots had thought.
+        self._move_state()
+        task = asyncio.create_task(self.move(message))
+        self.moves.add(task)
+        task.add_done_callback(self.moves.discard)
+
+    def _move_state(self) -> None:
+        """Moves run beside the message loop, one at a time and in order (see move()).
+        Made on first need too, for a consumer driven without connect (the fuzz tests)."""
+        if getattr(self, "move_lock", None) is None:
+            self.moves = set()
+            self.move_lock = asyncio.Lock()
+
+    async def move(self, message: messages.ActionMessage) -> None:
+        async with self.move_lock:  # FIFO: a socket's moves are tried in the order sent
+            try:
+                await run_db(actions.apply_action)(
+                    self.public_id, self.user, message.action, message.seq
+                )
+            except actions.ActionError as exc:
+                await self.send_error(exc.code, refusal_text(exc, self.lang))
+            except Exception:
+                # As an exception in the handler would: logged, and the socket closed
+                # (the table reconnects and resumes from a snapshot).
+                logger.exception("move %s on game %s failed", message.action, self.public_id)
+                if not self.gone:
+                    await self.close(code=1011)
 
     async def game_event(self, event) -> None:
         await self.send_json(event["payload"])
@@ -181,7 +237,14 @@ class GameConsumer(AsyncJsonWebsocketConsumer):
         for payload in event["payloads"]:
             await self.send_json(payload)
 
+    async def send_json(self, content, close=False) -> None:
+        if self.watch and not self.closing:
+            self.watch.seen(content)  # every state this table is shown
+        await super().send_json(content, close=close)
+
     async def send_error(self, code: str, message: str) -> None:
+        if self.gone:  # a move answered after the socket closed: nobody to tell
+            return
         await self.send_json({"type": "error", "code": code, "message": message})
 
     @classmethod

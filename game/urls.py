@@ -8,6 +8,7 @@ urlpatterns = [
     path("game/<uuid:game_id>/", views.table, name="game"),
     path("game/<uuid:game_id>/record.txt", views.record, name="game-record"),
     path("game/<uuid:game_id>/state.json", views.state, name="game-state"),
+    path("game/<uuid:game_id>/replay/", views.replay, name="game-replay"),
     path("game/<uuid:game_id>/fast/", views.fast_play, name="game-fast"),
     path("tables/", tables.lobby, name="lobby"),
     path("tables/new/", tables.new_table, name="table-new"),

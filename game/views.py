@@ -3,6 +3,10 @@
 Anonymous quick play: a visitor without an account who starts a game gets a guest
 user (unusable password) and is logged in, so that every game has an owner and the
 websocket can trust scope["user"] alone, like for registered players.
+
+Starting a game is a POST to /play/ (CSRF-protected, PLAY_RATE_LIMIT new games per
+client address within PLAY_RATE_WINDOW): a GET, a crawler or a cross-site link, only
+shows the choice of bot level and rules.
 """
 
 from __future__ import annotations
@@ -10,15 +14,22 @@ from __future__ import annotations
 import json
 import secrets
 
+from django.conf import settings
 from django.contrib.auth import get_user_model, login
 from django.db.models import F
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
-from . import actions
+import engine
+from ops import ratelimit
+
+from . import actions, review
+from .levels import LEVELS, level_choices
 from .models import Game
-from .signals import is_seed_sealed
+from .signals import is_seed_sealed, move_row_related
 
 GUEST_PREFIX = "gast-"
 
@@ -26,35 +37,64 @@ GUEST_PREFIX = "gast-"
 def home(request: HttpRequest) -> HttpResponse:
     games = []
     if request.user.is_authenticated:
-        # Every game the person has a seat at (solo games and tables), newest first.
+        # Every game the person has a seat at (solo games and tables), newest first,
+        # with their own seat's score; with the relations other apps hang on a game (a
+        # tournament game's entry, whose score is what the list shows: corrected or not).
         games = list(
             Game.objects.filter(seats__user=request.user)
             .annotate(my_score=F("seats__final_score"))
+            .select_related(*move_row_related)
             .order_by("-created")[:10]
         )
-    from django.conf import settings
-
-    return render(
-        request, "home.html", {"games": games, "default_level": settings.GAME_DEFAULT_BOT}
-    )
+    return render(request, "home.html", {"games": games, **_choice()})
 
 
 # The levels a player picks for a solo game (engine/bots: heuristic = beginner).
-PLAY_LEVELS = ("heuristic", "club", "expert")
+PLAY_LEVELS = tuple(LEVELS)
+
+
+def _choice(level: str | None = None, rules: str | None = None) -> dict:
+    """What the new-game form offers and has selected (home page and /play/)."""
+    return {
+        "default_level": level or settings.GAME_DEFAULT_BOT,
+        "default_rules": rules or settings.GAME_DEFAULT_RULES,
+        "levels": level_choices(),
+        "rules_ids": list(engine.PRESETS),  # named in the template (rules_name)
+    }
+
+
+def _play_key(request: HttpRequest) -> str:
+    return f"play:ip:{ratelimit.client_address(request)}"
 
 
 @require_http_methods(["GET", "POST"])
 def play(request: HttpRequest) -> HttpResponse:
+    if request.method != "POST":
+        return render(request, "game/play.html", _choice())
     level = request.POST.get("level") or None  # none chosen: the site's default
+    rules = request.POST.get("rules") or None
     if level is not None and level not in PLAY_LEVELS:
-        return HttpResponse(
-            f"unknown bot level {level[:40]!r}: choose {', '.join(PLAY_LEVELS)}",
-            status=400,
-            content_type="text/plain; charset=utf-8",
-        )
+        return _bad_choice(f"unknown bot level {level[:40]!r}: choose {', '.join(PLAY_LEVELS)}")
+    if rules is not None and rules not in engine.PRESETS:
+        return _bad_choice(f"unknown rules {rules[:40]!r}: choose {', '.join(engine.PRESETS)}")
+    key = _play_key(request)
+    wait = ratelimit.over_limit(key, settings.PLAY_RATE_LIMIT)
+    if wait:
+        minutes = max(1, -(-wait // 60))
+        context = {
+            **_choice(level, rules),
+            "error": _("Too many new games from your address. Try again in %(minutes)d min.")
+            % {"minutes": minutes},
+        }
+        return render(request, "game/play.html", context, status=429)
+    ratelimit.count(key, settings.PLAY_RATE_WINDOW)
     user = request.user if request.user.is_authenticated else _login_guest(request)
-    game = actions.create_game(user, bot_level=level)
+    game = actions.create_game(user, bot_level=level, rules=rules)
     return redirect("game", game_id=game.public_id)
+
+
+def _bad_choice(message: str) -> HttpResponse:
+    return HttpResponse(message, status=400, content_type="text/plain; charset=utf-8")
 
 
 def table(request: HttpRequest, game_id) -> HttpResponse:
@@ -91,6 +131,7 @@ def render_table(request: HttpRequest, viewer, *, code="", error="", status=200)
         "record_sealed": is_seed_sealed(game),
         # "Another game" keeps the level of a solo game.
         "replay_level": game.bot_level if game.bot_level in PLAY_LEVELS else "",
+        "replay_rules": game.rules,
     }
     return render(request, "game/table.html", context, status=status)
 
@@ -106,6 +147,49 @@ def record(request: HttpRequest, game_id) -> HttpResponse:
     response = HttpResponse(actions.record_text(game), content_type="text/plain; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="manillen-{game.public_id}.txt"'
     return response
+
+
+# Seat names as the table says them (South is "You").
+SEAT_NAMES = (_lazy("You"), _lazy("West"), _lazy("North"), _lazy("East"))
+
+
+def replay(request: HttpRequest, game_id) -> HttpResponse:
+    """The owner's finished game, one trick at a time (?step=N), as South saw it: South's
+    hand and the cards played, nothing hidden (so a tournament game too, once over)."""
+    game = _owned(request, game_id)
+    if game.status != Game.Status.FINISHED:
+        raise Http404("a game can be stepped through once it is over")
+    steps = review.trick_steps(game.seed, game.rules, list(game.actions))
+    if not steps:
+        raise Http404("this game has no tricks to show")
+    try:
+        number = int(request.GET.get("step", "1"))
+    except ValueError:
+        number = 1
+    number = min(max(number, 1), len(steps))
+    step = steps[number - 1]
+    trump = None if step.no_trump else step.trump
+    south_card = next((c for seat, c in step.cards if seat == review.SOUTH), None)
+    context = {
+        "game": game,
+        "step": step,
+        "number": number,
+        "total": len(steps),
+        "trump_face": review.face(f"7{trump}") if trump else None,
+        "dealer_name": SEAT_NAMES[step.dealer],
+        "winner_name": SEAT_NAMES[step.winner] if step.winner is not None else "",
+        "cards": [
+            {**review.face(c), "seat": SEAT_NAMES[seat], "won": seat == step.winner}
+            for seat, c in step.cards
+        ],
+        "hand": [
+            {**review.face(c), "played": c == south_card}
+            for c in review.sort_hand(step.hand, trump)
+        ],
+        "deals": [(s.deal, i + 1) for i, s in enumerate(steps) if s.trick == 1],
+        "record_sealed": is_seed_sealed(game),
+    }
+    return render(request, "game/review.html", context)
 
 
 def state(request: HttpRequest, game_id) -> JsonResponse:

@@ -1,5 +1,6 @@
 """Small rate limiters: a token bucket per websocket connection, and a cache-based
-counter of failed logins per client address and per username.
+counter of failed logins per (client address, username) and, with a higher bound, per
+client address.
 
 The login counter lives in Django's cache: Redis when REDIS_URL is set, so every web
 process shares it; the in-process default cache otherwise (one process: `make run`).
@@ -8,10 +9,12 @@ process shares it; the in-process default cache otherwise (one process: `make ru
 from __future__ import annotations
 
 import hashlib
+import math
 import time
 
 from django.conf import settings
 from django.core.cache import cache
+from django.utils.translation import ngettext
 
 
 class TokenBucket:
@@ -55,29 +58,74 @@ def client_address(request) -> str:
     return request.META.get("REMOTE_ADDR", "") or "unknown"
 
 
-def _keys(request, username: str) -> list[str]:
-    name = hashlib.sha256(username.strip().lower().encode()).hexdigest()[:32]
-    return [f"login-fail:ip:{client_address(request)}", f"login-fail:user:{name}"]
-
-
-def login_blocked(request, username: str) -> bool:
-    limit = settings.LOGIN_RATE_LIMIT
+def over_limit(key: str, limit: int) -> int:
+    """Seconds until the counter `key` (see count) is under `limit` again; 0: it is."""
     if limit <= 0:
-        return False
-    counts = cache.get_many(_keys(request, username))
-    return any(count >= limit for count in counts.values())
+        return 0
+    values = cache.get_many([key, key + ":until"])
+    if values.get(key, 0) < limit:
+        return 0
+    now = time.time()
+    return max(1, math.ceil((values.get(key + ":until") or now + 60) - now))
+
+
+def count(key: str, window: int) -> None:
+    """One more event on the counter `key`, which lives `window` seconds from its first."""
+    if cache.add(key, 1, timeout=window):
+        cache.set(key + ":until", time.time() + window, timeout=window)
+        return
+    try:
+        cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.add(key, 1, timeout=window)
+        cache.set(key + ":until", time.time() + window, timeout=window)
+
+
+def _keys(request, username: str) -> list[tuple[str, int]]:
+    """The failed-login counters of an attempt and their limits: (address, username) at
+    LOGIN_RATE_LIMIT, and the address alone at the higher LOGIN_RATE_LIMIT_ADDRESS. No
+    counter per username alone: an attacker elsewhere cannot lock the owner out, and
+    guessing at one name from one address does not block the others there."""
+    name = hashlib.sha256(username.strip().lower().encode()).hexdigest()[:32]
+    address = client_address(request)
+    return [
+        (f"login-fail:pair:{address}:{name}", settings.LOGIN_RATE_LIMIT),
+        (f"login-fail:ip:{address}", settings.LOGIN_RATE_LIMIT_ADDRESS),
+    ]
+
+
+def login_blocked(request, username: str) -> int:
+    """Seconds until this attempt may be made again (0: it may be made now)."""
+    if settings.LOGIN_RATE_LIMIT <= 0:
+        return 0
+    keys = _keys(request, username)
+    counts = cache.get_many([key for key, _ in keys] + [key + ":until" for key, _ in keys])
+    now = time.time()
+    wait = 0
+    for key, limit in keys:
+        if limit > 0 and counts.get(key, 0) >= limit:
+            until = counts.get(key + ":until") or now + settings.LOGIN_RATE_WINDOW
+            wait = max(wait, math.ceil(until - now), 1)
+    return wait
+
+
+def wait_message(seconds: int) -> str:
+    """ "Too many failed attempts", with how long to wait (whole minutes, rounded up)."""
+    minutes = max(1, math.ceil(seconds / 60))
+    return ngettext(
+        "Too many failed attempts. Try again in %(minutes)d minute.",
+        "Too many failed attempts. Try again in %(minutes)d minutes.",
+        minutes,
+    ) % {"minutes": minutes}
 
 
 def login_failed(request, username: str) -> None:
-    window = settings.LOGIN_RATE_WINDOW
-    for key in _keys(request, username):
-        if not cache.add(key, 1, timeout=window):
-            try:
-                cache.incr(key)
-            except ValueError:  # expired between add and incr
-                cache.add(key, 1, timeout=window)
+    # The window starts with the first failure; its end is what the message says.
+    for key, _ in _keys(request, username):
+        count(key, settings.LOGIN_RATE_WINDOW)
 
 
 def login_succeeded(request, username: str) -> None:
-    # Only the username's counter: a shared address (a club's wifi) keeps its count.
-    cache.delete(_keys(request, username)[1])
+    # Only the (address, username) counter: a shared address (a club's wifi) keeps its count.
+    pair = _keys(request, username)[0][0]
+    cache.delete_many([pair, pair + ":until"])

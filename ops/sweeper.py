@@ -12,12 +12,20 @@ more than SWEEP_STUCK_AFTER gets its clock task again. Duplicates are
 harmless: the second task finds the seq moved on and does nothing, so the bot move is
 played exactly once.
 
-Two triggers: the periodic `ops.tasks.sweep_stuck_games` (Celery beat), and
-`kick_if_stuck` when a client (re)connects or asks for a snapshot.
+Three triggers: the periodic `ops.tasks.sweep_stuck_games` (Celery beat), for games
+nobody watches; `kick_if_stuck` when a client (re)connects or asks for a snapshot; and
+`BotTurnWatch`, for a game somebody is waiting on: each game socket knows the state it
+last sent, and while a bot is to move and no new event has come for
+GAME_BOT_TURN_TIMEOUT_MS (3 s; a bot turn takes well under 2 s on a healthy system) it
+re-enqueues the turn if the row has not changed since, then waits twice as long before
+looking again (up to SWEEP_STUCK_AFTER). On a healthy system the event comes first and
+the timer is dropped: no query, no task. So a turn lost with a worker or a web process
+is played again within ~3-4 s of the table (re)connecting, not after the sweeper's 30 s.
 """
 
 from __future__ import annotations
 
+import asyncio
 import datetime as dt
 import logging
 
@@ -28,6 +36,7 @@ from django.utils import timezone
 from game.models import Game
 
 logger = logging.getLogger(__name__)
+
 
 def _stuck(older_than: float):
     cutoff = timezone.now() - dt.timedelta(seconds=older_than)
@@ -73,3 +82,51 @@ def kick_if_stuck(public_id, older_than: float | None = None) -> bool:
     _enqueue(*row)
     logger.warning("sweeper: re-enqueued bots for stuck game %s at seq %d", public_id, row[1])
     return True
+
+
+class BotTurnWatch:
+    """One game socket's watch on a bot turn (see the module docstring). Feed it every
+    message the socket sends (`seen`); `stop` when the socket goes."""
+
+    def __init__(self, public_id) -> None:
+        self.public_id = public_id
+        self.seq: int | None = None
+        self.task: asyncio.Task | None = None
+
+    def seen(self, message: dict) -> None:
+        kind = message.get("type") if isinstance(message, dict) else None
+        if kind == "closed":
+            self.stop()
+            return
+        if kind not in ("snapshot", "event"):
+            return
+        state, seq = message.get("state") or {}, message.get("seq")
+        if seq == self.seq and self.task is not None:
+            return  # the same position again (a snapshot asked for): keep the clock
+        self.stop()
+        self.seq = seq
+        # Someone else is to move (a bot, or at a table maybe a person: kick_if_stuck
+        # acts only on a game waiting on a bot, `awaiting_bot`).
+        to_move = state.get("to_move")
+        if not state.get("game_over") and to_move is not None and to_move != state.get("seat"):
+            self.task = asyncio.ensure_future(self._watch())
+
+    def stop(self) -> None:
+        if self.task is not None:
+            self.task.cancel()
+            self.task = None
+
+    async def _watch(self) -> None:
+        from asgiref.sync import sync_to_async
+
+        delay = settings.GAME_BOT_TURN_TIMEOUT_MS / 1000
+        while True:
+            await asyncio.sleep(delay)
+            try:
+                # Unchanged for (most of) the time we waited: nothing is playing it.
+                await sync_to_async(kick_if_stuck, thread_sensitive=False)(
+                    self.public_id, older_than=delay * 0.8
+                )
+            except Exception:  # a database blip: look again later
+                logger.warning("bot turn watch of %s failed", self.public_id, exc_info=True)
+            delay = min(delay * 2, max(settings.SWEEP_STUCK_AFTER, delay))

@@ -19,16 +19,18 @@ def healthz(request: HttpRequest) -> JsonResponse:
 
 
 class RateLimitedLoginView(LoginView):
-    """Django's LoginView, refusing (429) an address or a username after
-    LOGIN_RATE_LIMIT failed attempts within LOGIN_RATE_WINDOW seconds."""
+    """Django's LoginView, refusing (429) an (address, username) after LOGIN_RATE_LIMIT
+    failed attempts within LOGIN_RATE_WINDOW seconds, and an address after
+    LOGIN_RATE_LIMIT_ADDRESS (ops/ratelimit.py); the message says how long to wait."""
 
     def post(self, request, *args, **kwargs):
         username = request.POST.get("username", "")[:150]
-        if ratelimit.login_blocked(request, username):
+        wait = ratelimit.login_blocked(request, username)
+        if wait:
             # An unbound form: no password is checked (nor hashed) while blocked.
             form = self.get_form_class()(request)
             form.cleaned_data = {}
-            form.add_error(None, _("Too many failed attempts. Try again in a few minutes."))
+            form.add_error(None, ratelimit.wait_message(wait))
             response = self.render_to_response(self.get_context_data(form=form))
             response.status_code = 429
             return response
@@ -53,10 +55,11 @@ def admin_login(request: HttpRequest):
     if request.method != "POST":
         return admin.site.login(request)
     username = request.POST.get("username", "")[:150]
-    if ratelimit.login_blocked(request, username):
+    wait = ratelimit.login_blocked(request, username)
+    if wait:
         form = AdminAuthenticationForm(request)
         form.cleaned_data = {}
-        form.add_error(None, _("Too many failed attempts. Try again in a few minutes."))
+        form.add_error(None, ratelimit.wait_message(wait))
         context = {
             **admin.site.each_context(request),
             "title": _("Log in"),

@@ -33,6 +33,15 @@ def pytest_configure(config):
         cache["KEY_PREFIX"] = f"{cache.get('KEY_PREFIX', '')}test{os.getpid()}"
 
 
+@pytest.fixture(autouse=True)
+def fresh_socket_budget():
+    """Each test starts with an empty per-user websocket budget (ops/sockets.py): user
+    ids are reused between tests, counts of an earlier test must not refuse this one's."""
+    from ops.sockets import game_sockets
+
+    game_sockets.reset()
+
+
 def pytest_report_header(config):
     if PRODUCTION_STACK:
         return "manillen: production stack (PostgreSQL + channels_redis + Celery worker)"

@@ -72,3 +72,28 @@ TABLE_AT_REST_JS = """() => {
   return !u.busy && u.queue.length === 0 && u.pending === null && u.shownSeq === u.seq
     && (s.game_over || s.to_move === s.seat);
 }"""
+
+
+def start_new_game(page, base: str, level: str | None = None, rules: str | None = None) -> None:
+    """The stable browser hook for a new solo game: GET /play/ shows the choice, the
+    button carrying data-new-game starts it (a POST) and lands on the new table."""
+    page.goto(base + "/play/")
+    if level:
+        page.locator("[data-level]").select_option(level)
+    if rules:
+        page.locator("[data-rules]").select_option(rules)
+    with page.expect_navigation(url=re.compile(r"/game/[0-9a-f-]{36}/$")):
+        page.locator("[data-new-game]").click()
+    page.locator("#table-root").wait_for(state="visible")
+
+
+def wait_for_idle_bots(timeout: float = 20.0) -> None:
+    """Wait until no active game waits on a bot: with a real worker, a test that ends
+    while bots still play would race the database flush of its teardown."""
+    from game.models import Game
+
+    deadline = time.monotonic() + timeout
+    while Game.objects.filter(status=Game.Status.ACTIVE, awaiting_bot=True).exists():
+        if time.monotonic() > deadline:
+            return  # the teardown will say more than a failure here
+        time.sleep(0.05)

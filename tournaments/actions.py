@@ -15,13 +15,17 @@ import time
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
 from django.utils.translation import gettext_noop as N_
 
 import engine
+from engine import records
+from engine.rules import MAX_FIXED_DEALS
 from game import actions as game_actions
-from game.models import Game
+from game.models import Game, seat_group
 
 from . import replays
 from .models import AuditLog, Club, DealPlay, DealResult, Entry, Tournament, TournamentDeal
@@ -64,12 +68,14 @@ def entry_of(user, tournament: Tournament) -> Entry | None:
 def can_see_results(user, tournament: Tournament) -> bool:
     """Standings, travellers and other entries' plays.
 
-    Everybody after close. Before: a player whose own game is finished (if the
-    tournament shows results "after you finish"), or an organizer without an entry
-    still being played (an organizer who looks can no longer enter: see mark_seen).
+    After close: whoever may see the tournament (everybody when its results are public;
+    for a club's members-only tournament its members, organizers and entrants). Before:
+    a player whose own game is finished (if the tournament shows results "after you
+    finish"), or an organizer without an entry still being played (an organizer who
+    looks can no longer enter: see mark_seen).
     """
     if tournament.is_closed:
-        return True
+        return can_view_tournament(user, tournament) or entry_of(user, tournament) is not None
     if tournament.has_tables:
         # Standings count only sets that every table has finished (tables.standings):
         # whoever may view the tournament may see them, live.
@@ -86,9 +92,25 @@ def can_see_results(user, tournament: Tournament) -> bool:
 def can_view_tournament(user, tournament: Tournament) -> bool:
     if tournament.status == Tournament.Status.DRAFT:
         return is_organizer(user, tournament)
-    if tournament.club is None or tournament.is_closed:
+    if tournament.club is None or tournament.results_public:
         return True
     return tournament.club.is_member(user) or is_organizer(user, tournament)
+
+
+def visible_closed_q(user, prefix: str = "") -> Q:
+    """A filter on tournaments (`prefix`: the path to them, e.g. "tournament__") keeping
+    the closed ones `user` may see: public results, and for a members-only club
+    tournament its members, organizers and entrants (staff see every one)."""
+    p = prefix
+    q = Q(**{f"{p}club__isnull": True}) | Q(
+        **{f"{p}results_audience": Tournament.Audience.EVERYONE}
+    )
+    if user is not None and user.is_authenticated:
+        if user.is_staff:
+            return Q()
+        q |= Q(**{f"{p}club__members": user}) | Q(**{f"{p}club__organizers": user})
+        q |= Q(**{f"{p}entries__player": user}) | Q(**{f"{p}created_by": user})
+    return Q(**{f"{p}status": Tournament.Status.CLOSED}) & q
 
 
 def mark_seen(tournament: Tournament, user) -> None:
@@ -100,7 +122,15 @@ def mark_seen(tournament: Tournament, user) -> None:
 # --- clubs ------------------------------------------------------------------------------
 
 
+def _one_line_name(*values: str) -> None:
+    from engine.records import is_one_line
+
+    if not all(is_one_line(v or "") for v in values):
+        raise TournamentError(N_("a name is one line: no line breaks or control characters"))
+
+
 def create_club(user, name: str) -> Club:
+    _one_line_name(name)
     base = slugify(name)[:80] or "club"
     with transaction.atomic():
         slug = base
@@ -137,13 +167,17 @@ def create_tournament(
     name: str,
     club: Club | None = None,
     rules: str = "flemish",
+    deals: int | None = None,
+    tie_carry: bool = True,
     bot_level: str | None = None,
     capacity: int = 10,
     starts_at: dt.datetime | None = None,
     ends_at: dt.datetime | None = None,
     live_start: bool = False,
     results_visibility: str = Tournament.Visibility.AFTER_FINISH,
+    results_audience: str | None = None,
     unfinished_rule: str = Tournament.Unfinished.BOT,
+    ranking: str = Tournament.Ranking.SCORE,
     invite_code: str = "",
     seed: str | None = None,
     day: dt.date | None = None,
@@ -155,13 +189,28 @@ def create_tournament(
             raise NotAllowed(N_("a public tournament needs a staff account; choose your club"))
         if club is not None and not club.is_organizer(actor):
             raise NotAllowed(N_("only the club's organizers can create its tournaments"))
+    _one_line_name(name, seed or "")
     engine.get_rules(rules)  # ValueError for an unknown preset, before anything is stored
+    if deals is not None and not 1 <= deals <= MAX_FIXED_DEALS:
+        raise TournamentError(N_("a game of fixed deals has 1 to 100 deals"))
+    if ranking not in Tournament.Ranking.values:
+        raise TournamentError(N_("unknown ranking"))
     bot_level = bot_level or settings.GAME_DEFAULT_BOT
     from engine.bots import get_bot
 
     get_bot(bot_level)
     if ends_at and starts_at and ends_at <= starts_at:
         raise TournamentError(N_("the play window ends before it starts"))
+    if actor is not None and ends_at and ends_at <= timezone.now():
+        # A person's tournament that could never be played (the day list of a past
+        # date, made by the system, is closed at once by the tick instead).
+        raise TournamentError(N_("the play window is over already: choose an end in the future"))
+    if club is None:
+        results_audience = Tournament.Audience.EVERYONE  # public from the start
+    elif results_audience is None:
+        results_audience = Tournament.Audience.MEMBERS  # a club is private
+    elif results_audience not in Tournament.Audience.values:
+        raise TournamentError(N_("unknown choice of who sees the results"))
     seed_given = bool((seed or "").strip())
     seed = (seed or "").strip() or secrets.token_hex(16)
     with transaction.atomic():
@@ -169,6 +218,8 @@ def create_tournament(
             club=club,
             name=name,
             rules=rules,
+            fixed_deals=deals,
+            tie_carry=tie_carry,
             bot_level=bot_level,
             seed=seed,
             seed_commitment=engine.commitment(seed),
@@ -177,7 +228,9 @@ def create_tournament(
             ends_at=ends_at,
             live_start=live_start,
             results_visibility=results_visibility,
+            results_audience=results_audience,
             unfinished_rule=unfinished_rule,
+            ranking=ranking,
             invite_code=invite_code.strip(),
             day=day,
             created_by=actor,
@@ -206,7 +259,7 @@ def _open(t: Tournament) -> None:
     if not t.has_tables:
         TournamentDeal.objects.bulk_create(
             TournamentDeal(tournament=t, **replays.spec_as_dict(spec))
-            for spec in replays.deal_specs(t.seed, t.rules)
+            for spec in replays.deal_specs(t.seed, t.game_rules)
         )
     t.status = Tournament.Status.OPEN
     t.opened_at = timezone.now()
@@ -259,7 +312,9 @@ def join(tournament_id: int, user, invite_code: str = "") -> Entry:
         game = (
             None  # a tournament of tables: the draw seats the entry, set by set
             if t.has_tables
-            else game_actions.create_game(user, seed=t.seed, rules=t.rules, bot_level=t.bot_level)
+            else game_actions.create_game(
+                user, seed=t.seed, rules=t.game_rules, bot_level=t.bot_level
+            )
         )
         try:
             with transaction.atomic():
@@ -370,6 +425,8 @@ def close_tournament(
                     entry.save(update_fields=["finish_mode"])
                 elif entry.status == Entry.Status.PLAYING:  # over, but unseen by the hook
                     _finish_entry(entry, game, "bot")
+                if entry.finish_mode == "bot":
+                    _retag_record(game)
             else:
                 # Stopped where it stands (finished, no more moves), then scored.
                 game = game_actions.stop_game(game_id, reason="as_played")
@@ -390,6 +447,66 @@ def close_tournament(
             tournament=t, actor=actor, action="close",
             before={"unfinished_rule": rule_before} if rule_before != t.unfinished_rule else None,
             after={"unfinished_rule": t.unfinished_rule}, reason="",
+        )  # fmt: skip
+        schedule_rankings(t.pk)
+        from .tasks import notify_tables_closed
+
+        transaction.on_commit(lambda: notify_tables_closed.delay(tournament_id))
+    return t
+
+
+def _retag_record(game: Game) -> None:
+    """The stored record of a game the bot finished says so (game.actions.record_tags:
+    [FinishedBy]); it was written when the last card fell, before the entry was marked."""
+    game.refresh_from_db()
+    game.record = records.write_text(game_actions.replay(game), game_actions.record_tags(game))
+    game.save(update_fields=["record"])
+
+
+def notify_tables_closed(tournament_id: int) -> int:
+    """Tell the open tables of a closed tournament's finished games that it closed:
+    `{"type": "closed", "reason": "bot" | "tournament", "record": URL}`. The end dialog
+    then offers the record (at URL), and a game the bot finished says so. Games stopped
+    "as played" or removed were told when they stopped. Returns how many games were
+    told; sending again is harmless."""
+    t = Tournament.objects.filter(pk=tournament_id, status=Tournament.Status.CLOSED).first()
+    if t is None:
+        return 0
+    finished = (
+        Entry.objects.filter(tournament=t, status=Entry.Status.FINISHED)
+        .exclude(finish_mode="as_played")
+        .values_list("finish_mode", "game__public_id", "game__seq")
+    )
+    told = 0
+    for mode, public_id, seq in finished.iterator():
+        reason = "bot" if mode == "bot" else "tournament"
+        record = reverse("game-record", args=[public_id])
+        message = {"type": "closed", "seq": seq, "reason": reason, "record": record}
+        # The entrant holds South's seat: their sockets listen on that seat's group.
+        game_actions.send_events(seat_group(public_id, game_actions.HUMAN_SEAT), [message])
+        told += 1
+    return told
+
+
+def set_ranking(tournament_id: int, actor, ranking: str) -> Tournament:
+    """Rank by score or by the Neuberg matchpoint percentage (until the tournament
+    closes: published results do not change order afterwards). Logged; the rankings
+    are recomputed."""
+    if ranking not in Tournament.Ranking.values:
+        raise TournamentError(N_("unknown ranking"))
+    with transaction.atomic():
+        t = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if actor is not None and not is_organizer(actor, t):
+            raise NotAllowed(N_("only organizers can change the ranking"))
+        if t.is_closed:
+            raise TournamentError(N_("the ranking cannot change after the tournament closed"))
+        if t.ranking == ranking:
+            return t
+        before, t.ranking = t.ranking, ranking
+        t.save(update_fields=["ranking"])
+        AuditLog.objects.create(
+            tournament=t, actor=actor, action="ranking",
+            before={"ranking": before}, after={"ranking": ranking}, reason="",
         )  # fmt: skip
         schedule_rankings(t.pk)
     return t
@@ -439,6 +556,55 @@ def remove_entry(entry_id: int, actor, reason: str) -> Entry:
             after={"status": entry.status}, reason=reason,
         )  # fmt: skip
         schedule_rankings(entry.tournament_id)
+    return entry
+
+
+def restore_entry(entry_id: int, actor, reason: str) -> Entry:
+    """Undo a removal, logged like a correction. An entry that had finished counts again
+    with its results. One that was still being played: its game (stopped at removal)
+    goes on if the play window is still open; otherwise it is ended by the tournament's
+    rule for unfinished games (finished by the bot, or scored as played so far)."""
+    reason = (reason or "").strip()
+    if not reason:
+        raise TournamentError(N_("a restore needs a reason"))
+    entry = Entry.objects.select_related("tournament").get(pk=entry_id)
+    if not is_organizer(actor, entry.tournament):
+        raise NotAllowed(N_("only organizers can restore entries"))
+    with transaction.atomic():
+        t = Tournament.objects.select_for_update().get(pk=entry.tournament_id)  # capacity
+        entry = Entry.objects.get(pk=entry_id)
+        if entry.status != Entry.Status.REMOVED:
+            raise TournamentError(N_("only a removed entry can be restored"))
+        taken = Entry.objects.filter(tournament=t).exclude(status=Entry.Status.REMOVED).count()
+        if taken >= t.capacity:
+            raise TournamentError(N_("the tournament is full: no place to restore the entry"))
+        finished_before = entry.finished_at is not None
+        mode = ""
+        if not finished_before:
+            # The game first, then the entry: the order of a move that finishes the entry.
+            if not t.play_over():
+                game_actions.resume_game(entry.game_id)
+            elif t.unfinished_rule == Tournament.Unfinished.BOT:
+                game_actions.resume_game(entry.game_id)
+                game_actions.autoplay(entry.game_id)  # the hook leaves a removed entry be
+                mode = "bot"
+            else:
+                mode = "as_played"
+        entry = Entry.objects.select_for_update().select_related("tournament").get(pk=entry_id)
+        if finished_before:
+            entry.status = Entry.Status.FINISHED
+            entry.save(update_fields=["status"])
+        elif mode:
+            _finish_entry(entry, Game.objects.get(pk=entry.game_id), mode)
+        else:
+            entry.status = Entry.Status.PLAYING
+            entry.save(update_fields=["status"])
+        AuditLog.objects.create(
+            tournament=t, entry=entry, actor=actor, action="restore_entry",
+            before={"status": Entry.Status.REMOVED, "player": entry.player.get_username()},
+            after={"status": entry.status}, reason=reason,
+        )  # fmt: skip
+        schedule_rankings(t.pk)
     return entry
 
 

@@ -4,7 +4,9 @@ Every request is answered as for a visitor who is not logged in: the session and
 cookies are ignored, so the answer depends only on the URL and the data (no organizer
 is ruled out by "looking", nobody sees more through the API than on the public pages).
 Results (standings, travellers, the seed) are published only when a tournament is
-closed: before that a tournament's own page keeps them for its finished players.
+closed: before that a tournament's own page keeps them for its finished players. A
+club's tournament is published at close only if its organizer chose "everyone"
+(`results_audience`); by default it stays with the club's members and its players.
 
 The payloads reuse what the pages and the JSON exports show (tournaments/rankings.py,
 tournaments/exports.py), so one change of a column shows everywhere. Documented in
@@ -124,15 +126,17 @@ def _page(request: HttpRequest, count: int, limit: int, offset: int) -> dict[str
 def public_tournaments() -> QuerySet[Tournament]:
     """What a visitor without an account may open (actions.can_view_tournament for an
     anonymous user): every public tournament and day list once opened, and a club's
-    tournaments once closed."""
+    tournaments once closed if their results are for everyone."""
     return Tournament.objects.exclude(status=Tournament.Status.DRAFT).filter(
-        Q(club__isnull=True) | Q(status=Tournament.Status.CLOSED)
+        Q(club__isnull=True)
+        | Q(status=Tournament.Status.CLOSED, results_audience=Tournament.Audience.EVERYONE)
     )
 
 
 def _visible_tournament(pk: int) -> Tournament:
     t = Tournament.objects.select_related("club").filter(pk=pk).first()
-    # Drafts and running club tournaments are as absent as unknown ids.
+    # Drafts, running club tournaments and closed members-only ones are as absent as
+    # unknown ids.
     if t is None or not actions.can_view_tournament(PUBLIC, t):
         raise ApiError(404, "not_found", f"No public tournament with id {pk}.")
     return t
@@ -162,7 +166,7 @@ def _iso(value) -> str | None:
 
 def _links(request: HttpRequest, t: Tournament) -> dict[str, str | None]:
     url = request.build_absolute_uri
-    closed = t.is_closed
+    closed = t.results_public
     return {
         "self": url(reverse("api:tournament", args=[t.pk])),
         "html": url(reverse("tournaments:detail", args=[t.pk])),
@@ -187,7 +191,8 @@ def tournament_summary(request: HttpRequest, t: Tournament, entries: int) -> dic
             "ends_at": _iso(t.ends_at),
             "opened_at": _iso(t.opened_at),
             "results_visibility": t.results_visibility,
-            "results_public": t.is_closed,
+            "results_public": t.results_public,
+            "results_audience": t.results_audience,
             "links": _links(request, t),
         }
     )

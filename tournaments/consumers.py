@@ -1,8 +1,11 @@
 """Live standings over a websocket, for those allowed to see them.
 
-Identity from scope["user"] only. The permission is checked when connecting; it never
-shrinks while the tournament lives (finishing or closing only widens it), so members
-of the group may receive every later push.
+Identity from scope["user"] only. The rule is the pages' (tournaments/views.py): results
+are for whoever `actions.can_see_results` allows, and an organizer without an entry who
+looks is ruled out of entering (`actions.mark_seen`), at connect as on the standings
+page. The rule is asked again before every push and snapshot: someone who entered and
+has not finished (an entry that slipped in next to the connect) receives nothing about
+others and the socket is closed.
 """
 
 from __future__ import annotations
@@ -10,21 +13,35 @@ from __future__ import annotations
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
+from ops.sockets import ClosesOnce
+
 from . import actions, rankings
 from .models import Tournament
 
 CLOSE_FORBIDDEN = 4403
 
 
-def _snapshot(pk: int, user) -> dict | None:
+def _allowed(pk: int, user, *, looking: bool = False) -> Tournament | None:
+    """The tournament if `user` may see its results now, else None. `looking` (a connect):
+    an organizer without an entry is recorded as having looked, as the pages do."""
     t = Tournament.objects.select_related("club").filter(pk=pk).first()
     if t is None:
         return None
+    entry = actions.entry_of(user, t)
     # As the pages (tournaments/views._tournament): whoever entered may look, also a
     # player outside the club who came in with the invite code.
-    if not (actions.can_view_tournament(user, t) or actions.entry_of(user, t) is not None):
+    if not (actions.can_view_tournament(user, t) or entry is not None):
         return None
     if not actions.can_see_results(user, t):
+        return None
+    if looking and entry is None:
+        actions.mark_seen(t, user)  # watching rules an organizer out of entering
+    return t
+
+
+def _snapshot(pk: int, user, *, looking: bool = False) -> dict | None:
+    t = _allowed(pk, user, looking=looking)
+    if t is None:
         return None
     return {
         "type": "standings",
@@ -41,16 +58,16 @@ def _tables_payload(t: Tournament) -> dict:
     return {"rows": tables.standings(t), "progress": tables.progress(t)}
 
 
-class StandingsConsumer(AsyncJsonWebsocketConsumer):
+class StandingsConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
+    # ClosesOnce: once closed by us, frames still queued are dropped, nothing is sent.
     group: str | None = None
 
     async def connect(self) -> None:
         pk = self.scope["url_route"]["kwargs"]["pk"]
-        snapshot = await database_sync_to_async(_snapshot)(pk, self.scope.get("user"))
+        snapshot = await database_sync_to_async(_snapshot)(pk, self.scope.get("user"), looking=True)
         await self.accept()
         if snapshot is None:
-            await self.send_json({"type": "error", "code": "forbidden", "message": "not allowed"})
-            await self.close(code=CLOSE_FORBIDDEN)
+            await self._forbidden()
             return
         self.pk = pk
         self.group = snapshot.pop("group")
@@ -65,9 +82,11 @@ class StandingsConsumer(AsyncJsonWebsocketConsumer):
         # The only request: a fresh snapshot (after a gap in versions).
         if self.group and isinstance(content, dict) and content.get("type") == "snapshot":
             snapshot = await database_sync_to_async(_snapshot)(self.pk, self.scope.get("user"))
-            if snapshot is not None:
-                snapshot.pop("group")
-                await self.send_json(snapshot)
+            if snapshot is None:
+                await self._forbidden()
+                return
+            snapshot.pop("group")
+            await self.send_json(snapshot)
             return
         await self.send_json({"type": "error", "code": "bad_message", "message": "unknown message"})
 
@@ -81,4 +100,18 @@ class StandingsConsumer(AsyncJsonWebsocketConsumer):
             await self.send_json({"type": "error", "code": "bad_message", "message": "not JSON"})
 
     async def standings_update(self, event) -> None:
+        # Asked again at every push: the permission is not taken for granted.
+        allowed = await database_sync_to_async(_allowed)(self.pk, self.scope.get("user"))
+        if self.group is None or self.closing:  # closed meanwhile
+            return
+        if allowed is None:
+            await self._forbidden()
+            return
         await self.send_json(event["payload"])
+
+    async def _forbidden(self) -> None:
+        if self.group:
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            self.group = None
+        await self.send_json({"type": "error", "code": "forbidden", "message": "not allowed"})
+        await self.close(code=CLOSE_FORBIDDEN)

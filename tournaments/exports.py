@@ -1,7 +1,15 @@
 """Exports: standings and travellers as CSV and JSON, every game record as one record
 file (engine text format, several records in a row) and as a zip.
 
-Organizer corrections (the audit log) travel with the standings in both formats.
+Organizer corrections (the audit log) travel with the standings in JSON and are a CSV
+file of their own (one table per CSV file).
+
+CSV files are written for the spreadsheet of the reader's language (`csv_style`): in
+Dutch and French, Excel's defaults there: `;` between cells, decimal commas and a UTF-8
+byte-order mark; otherwise `,` and decimal points. Seats and trump suits are named in
+that language (Zuid, ♥ Harten). Every text cell that a spreadsheet would take for a
+formula (OWASP: a first character `=`, `+`, `-`, `@`, tab or carriage return) is
+written with a leading `'`, so a correction reason or a player name is shown, never run.
 """
 
 from __future__ import annotations
@@ -10,16 +18,22 @@ import csv
 import io
 import json
 import zipfile
+from dataclasses import dataclass
 from typing import Any
+
+from django.conf import settings
+from django.utils import timezone, translation
+from django.utils.translation import gettext as _
+from django.utils.translation import pgettext
 
 from game import actions as game_actions
 
 from . import rankings
-from .models import ExportArchive, Tournament
+from .models import Entry, ExportArchive, Tournament
 
 STANDINGS_COLUMNS = [
     "rank", "player", "score", "game_score", "corrected", "matchpoints", "matchpoints_pct",
-    "deal_matchpoints", "deals_played", "finish_mode",
+    "deal_matchpoints", "deal_matchpoints_pct", "deals_played", "score_per_deal", "finish_mode",
 ]  # fmt: skip
 TRAVELLER_COLUMNS = [
     "deal", "player", "dealer", "trump", "wij_points", "zij_points", "multiplier",
@@ -34,11 +48,15 @@ def _info(t: Tournament) -> dict[str, Any]:
         "club": t.club.name if t.club else None,
         "format": t.format,
         "rules": t.rules,
+        "deals": t.fixed_deals,
+        "tie_carry": t.tie_carry,
+        "game_rules": t.game_rules,
         "bot_level": t.bot_level,
         "status": t.status,
         "seed_commitment": t.seed_commitment,
         "seed": t.seed if t.is_closed else None,
         "unfinished_rule": t.unfinished_rule,
+        "ranking": t.ranking,
         "closed_at": t.closed_at.isoformat() if t.closed_at else None,
     }
 
@@ -50,11 +68,12 @@ def corrections(t: Tournament) -> list[dict[str, Any]]:
             "who": log.actor.get_username() if log.actor else None,
             "action": log.action,
             "entry": log.entry_id,
+            "player": log.entry.player.get_username() if log.entry else None,
             "before": log.before,
             "after": log.after,
             "reason": log.reason,
         }
-        for log in t.audit.select_related("actor").exclude(action="close")
+        for log in t.audit.select_related("actor", "entry__player").exclude(action="close")
     ]
 
 
@@ -67,22 +86,132 @@ def standings_json(t: Tournament) -> str:
     return json.dumps(data, indent=2, ensure_ascii=False)
 
 
-def standings_csv(t: Tournament) -> str:
+# --- CSV ---------------------------------------------------------------------------------
+
+FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")  # OWASP's CSV injection rule
+SEMICOLON_LANGUAGES = ("nl", "fr")  # Excel there splits on ";" and reads "2,5"
+SEPARATORS = {"semicolon": ";", "comma": ","}
+
+
+@dataclass(frozen=True)
+class CsvStyle:
+    delimiter: str
+    decimal: str
+    bom: bool
+    language: str = "en"  # of the words in the cells (seats, suits, yes/no)
+
+
+def csv_style(language: str | None = None, sep: str | None = None) -> CsvStyle:
+    """The CSV dialect for a reader of `language` (default: the active one): `;`, decimal
+    commas and a byte-order mark in Dutch and French, `,` otherwise; `sep` ("semicolon"
+    or "comma", the choice on the export page) overrides the separator."""
+    lang = (language or translation.get_language() or "en").split("-")[0].lower()
+    if sep in SEPARATORS:
+        semicolon = SEPARATORS[sep] == ";"
+    else:
+        semicolon = lang in SEMICOLON_LANGUAGES
+    if lang not in {code for code, _name in settings.LANGUAGES}:
+        lang = settings.LANGUAGE_CODE.split("-")[0]
+    return CsvStyle(";", ",", True, lang) if semicolon else CsvStyle(",", ".", False, lang)
+
+
+def safe_cell(value: Any, style: CsvStyle) -> str:
+    """One CSV cell: numbers as numbers (decimal comma where the style has one), yes/no
+    in words, text that could start a formula neutralised with a leading quote."""
+    if value is None:
+        return ""
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        return repr(value).replace(".", style.decimal)
+    text = str(value)
+    if text.startswith(FORMULA_STARTS):
+        return "'" + text
+    return text
+
+
+def _csv(rows: list[list[Any]], style: CsvStyle) -> str:
+    with translation.override(style.language):
+        return _csv_text(rows, style)
+
+
+def _csv_text(rows: list[list[Any]], style: CsvStyle) -> str:
     out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(STANDINGS_COLUMNS)
-    for row in rankings.standings(t):
-        writer.writerow([row[c] for c in STANDINGS_COLUMNS])
-    fixes = corrections(t)
-    if fixes:
-        writer.writerow([])
-        writer.writerow(["correction", "who", "when", "entry", "before", "after", "reason"])
-        for c in fixes:
-            writer.writerow(
-                [c["action"], c["who"], c["when"], c["entry"], json.dumps(c["before"]),
-                 json.dumps(c["after"]), c["reason"]]
-            )  # fmt: skip
+    if style.bom:
+        out.write("\ufeff")
+    writer = csv.writer(out, delimiter=style.delimiter, lineterminator="\r\n")
+    for row in rows:
+        writer.writerow([safe_cell(v, style) for v in row])
     return out.getvalue()
+
+
+def seat_name(seat: int | None) -> str:
+    names = (_("South"), _("West"), _("North"), _("East"))
+    return names[seat] if seat is not None and 0 <= seat < 4 else ""
+
+
+SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def trump_name(trump: str) -> str:
+    """ "H" → "♥ Harten" in Dutch, "none" → "Zonder troef", "" (no trump chosen) → ""."""
+    names = {
+        "S": _("Spades"),
+        "H": _("Hearts"),
+        "D": _("Diamonds"),
+        "C": pgettext("card suit", "Clubs"),
+    }
+    if trump in names:
+        return f"{SUITS[trump]} {names[trump]}"
+    if trump == "none":
+        return _("No trump")
+    return trump or ""
+
+
+def _finish_mode(mode: str) -> str:
+    labels = {
+        "played": _("played"),
+        "bot": _("finished by the bot"),
+        "as_played": _("scored as played so far"),
+    }
+    return labels.get(mode, mode)
+
+
+def standings_csv(t: Tournament, style: CsvStyle | None = None) -> str:
+    style = style or csv_style()
+    with translation.override(style.language):
+        return _standings_csv(t, style)
+
+
+def _standings_csv(t: Tournament, style: CsvStyle) -> str:
+    rows: list[list[Any]] = [list(STANDINGS_COLUMNS)]
+    for row in rankings.standings(t):
+        values = dict(row, finish_mode=_finish_mode(row.get("finish_mode") or ""))
+        rows.append([values[c] for c in STANDINGS_COLUMNS])
+    return _csv(rows, style)
+
+
+CORRECTION_COLUMNS = ["when", "who", "action", "entry", "player", "before", "after", "reason"]
+
+
+def corrections_csv(t: Tournament, style: CsvStyle | None = None) -> str:
+    """The organizer's corrections (audit log), a table of its own; times are local."""
+    style = style or csv_style()
+    rows: list[list[Any]] = [list(CORRECTION_COLUMNS)]
+    for log in t.audit.select_related("actor", "entry__player").exclude(action="close"):
+        rows.append([
+            timezone.localtime(log.created).strftime("%Y-%m-%d %H:%M:%S"),
+            log.actor.get_username() if log.actor else None,
+            log.action,
+            log.entry_id,
+            log.entry.player.get_username() if log.entry else None,
+            json.dumps(log.before, ensure_ascii=False),
+            json.dumps(log.after, ensure_ascii=False),
+            log.reason,
+        ])  # fmt: skip
+    return _csv(rows, style)
 
 
 def travellers(t: Tournament) -> list[dict[str, Any]]:
@@ -95,46 +224,74 @@ def travellers_json(t: Tournament) -> str:
     return json.dumps({"tournament": _info(t), "travellers": travellers(t)}, indent=2)
 
 
-def travellers_csv(t: Tournament) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out)
-    writer.writerow(TRAVELLER_COLUMNS)
+def travellers_csv(t: Tournament, style: CsvStyle | None = None) -> str:
+    style = style or csv_style()
+    with translation.override(style.language):
+        return _travellers_csv(t, style)
+
+
+def _travellers_csv(t: Tournament, style: CsvStyle) -> str:
+    rows: list[list[Any]] = [list(TRAVELLER_COLUMNS)]
     for trav in travellers(t):
         for r in trav["results"]:
-            writer.writerow(
-                [r["deal"], r["player"], r["dealer"], r["trump"], r["card_points"][0],
-                 r["card_points"][1], r["multiplier"], r["written"][0], r["written"][1],
-                 r["matchpoints"], r["neuberg"]]
+            rows.append(
+                [r["deal"], r["player"], seat_name(r["dealer"]), trump_name(r["trump"]),
+                 r["card_points"][0], r["card_points"][1], r["multiplier"], r["written"][0],
+                 r["written"][1], r["matchpoints"], r["neuberg"]]
             )  # fmt: skip
-    return out.getvalue()
+    return _csv(rows, style)
+
+
+def entry_record_tags(entry: Entry) -> dict[str, str]:
+    """The tags of an entry's record: who played and when (game.actions.record_tags), the
+    tournament as Event and its club as Site. Add a tag here and every record export
+    (records.txt, the zip's files) carries it; the engine adds seed, rules and result."""
+    t = entry.tournament
+    return {
+        **game_actions.record_tags(entry.game),
+        "Event": t.name,
+        "Site": t.club.name if t.club_id else "Manillen",
+    }
+
+
+def entry_record(entry: Entry) -> str:
+    """The entry's game as a text record (engine format), tagged with entry_record_tags."""
+    from engine import records
+
+    return records.write_text(game_actions.replay(entry.game), entry_record_tags(entry))
+
+
+def _entries(t: Tournament):
+    return t.entries.select_related("player", "game", "game__owner", "tournament__club").order_by(
+        "pk"
+    )
+
+
+def _records_file(t: Tournament, texts: list[str]) -> str:
+    if not texts:
+        from engine.records import one_line
+
+        return f"; {one_line(t.name)}: no games (nobody entered this tournament)\n"
+    return "\n".join(texts)
 
 
 def records_text(t: Tournament) -> str:
     """Every game of the tournament as one record file in the engine's text format, one
     record after another (`engine.records.read_many` and `python -m engine replay` read
     it back), each tagged with the tournament (Event), its club (Site) and the player."""
-    from engine import records
-
-    site = t.club.name if t.club_id else "Manillen"
-    parts = []
-    for entry in t.entries.select_related("player", "game", "game__owner").order_by("pk"):
-        game = entry.game
-        tags = {**game_actions.record_tags(game), "Event": t.name, "Site": site}
-        parts.append(records.write_text(game_actions.replay(game), tags))
-    if not parts:
-        return f"; {t.name}: no games (nobody entered this tournament)\n"
-    return "\n".join(parts)
+    return _records_file(t, [entry_record(entry) for entry in _entries(t)])
 
 
 def records_zip(t: Tournament) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
-        entries = t.entries.select_related("player", "game").order_by("pk")
-        for entry in entries:
-            name = f"{entry.pk:04d}-{entry.player.get_username()}.txt"
-            zf.writestr(name, game_actions.record_text(entry.game))
-        if entries:
-            zf.writestr("records.txt", records_text(t))
+        texts = []
+        for entry in _entries(t):
+            text = entry_record(entry)
+            texts.append(text)
+            zf.writestr(f"{entry.pk:04d}-{entry.player.get_username()}.txt", text)
+        if texts:
+            zf.writestr("records.txt", _records_file(t, texts))
         zf.writestr("standings.json", standings_json(t))
     return buf.getvalue()
 

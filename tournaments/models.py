@@ -15,6 +15,8 @@ from django.db import models
 from django.utils import timezone
 from django.utils.translation import gettext_lazy as _
 
+import engine
+
 
 def new_invite_code() -> str:
     return secrets.token_urlsafe(6)
@@ -68,9 +70,19 @@ class Tournament(models.Model):
         AFTER_FINISH = "after_finish", _("after you finish your game")
         AFTER_CLOSE = "after_close", _("after the tournament closes")
 
+    class Audience(models.TextChoices):
+        # Who sees a club tournament's page and results once it is closed. A tournament
+        # without a club (and the day list) is public anyway: stored as EVERYONE.
+        MEMBERS = "members", _("club members and its players only")
+        EVERYONE = "everyone", _("everyone")
+
     class Unfinished(models.TextChoices):
         BOT = "bot", _("finished by the bot")
         AS_PLAYED = "as_played", _("scored as played so far")
+
+    class Ranking(models.TextChoices):
+        SCORE = "score", _("by score (our points − their points)")
+        MATCHPOINTS = "matchpoints", _("by matchpoint percentage (Neuberg, per deal played)")
 
     class Format(models.TextChoices):
         SOLO_DUPLICATE = "solo-duplicate", _("solo duplicate (against bots)")
@@ -85,7 +97,12 @@ class Tournament(models.Model):
     )  # fmt: skip
     name = models.CharField(max_length=120)
     format = models.CharField(max_length=32, choices=Format.choices, default=Format.SOLO_DUPLICATE)
-    rules = models.CharField(max_length=32, default="flemish")
+    rules = models.CharField(max_length=32, default="flemish")  # the engine preset
+    # The game options (engine "Game options"): a game of exactly `fixed_deals` deals,
+    # the same deals 1..N for every entry (null: to the preset's target, 101); with
+    # `tie_carry` off each deal stands on its own (no doubling after a tie).
+    fixed_deals = models.PositiveSmallIntegerField(null=True, blank=True)
+    tie_carry = models.BooleanField(default=True)
     bot_level = models.CharField(max_length=32, default="heuristic")
     # Secret until close; only its commitment is public while the tournament runs.
     seed = models.CharField(max_length=100)
@@ -99,9 +116,18 @@ class Tournament(models.Model):
     results_visibility = models.CharField(
         max_length=16, choices=Visibility.choices, default=Visibility.AFTER_FINISH
     )
+    # After close. Members (the default, and what existing rows get): a club's members
+    # and organizers and whoever entered; everyone: the page, the results and the API.
+    results_audience = models.CharField(
+        max_length=16, choices=Audience.choices, default=Audience.MEMBERS
+    )
     unfinished_rule = models.CharField(
         max_length=16, choices=Unfinished.choices, default=Unfinished.BOT
     )
+    # What orders the standings (scoring.standings_order): the dagscore, as the source
+    # texts rank a game to 101, or the Neuberg matchpoint percentage, fair when entries
+    # play different numbers of deals.
+    ranking = models.CharField(max_length=16, choices=Ranking.choices, default=Ranking.SCORE)
     invite_code = models.CharField(max_length=32, blank=True, default="")
     # The automatic day tournament of this date (the daglijst); null for all others.
     day = models.DateField(null=True, blank=True, unique=True)
@@ -140,6 +166,13 @@ class Tournament(models.Model):
         return self.format != self.Format.SOLO_DUPLICATE
 
     @property
+    def results_public(self) -> bool:
+        """Closed, and its page and results are open to everyone (the API publishes it)."""
+        return self.is_closed and (
+            self.club_id is None or self.results_audience == self.Audience.EVERYONE
+        )
+
+    @property
     def is_day(self) -> bool:
         return self.day is not None
 
@@ -161,6 +194,17 @@ class Tournament(models.Model):
     @property
     def group_name(self) -> str:
         return f"tournament-{self.pk}"
+
+    @property
+    def game_rules(self) -> str:
+        """The engine rules text of its games: the preset and the game options
+        (``"flemish deals=12 tie=own"``); a game row stores exactly this."""
+        return game_rules(self.rules, self.fixed_deals, self.tie_carry)
+
+
+def game_rules(rules: str, deals: int | None, tie_carry: bool) -> str:
+    """The rules text of a tournament's games; ValueError for a bad preset or count."""
+    return engine.get_rules(rules, deals=deals, tie_carry=None if tie_carry else False).spec
 
 
 class TournamentDeal(models.Model):
@@ -217,6 +261,8 @@ class Entry(models.Model):
     # (duplicate), and the round after which a cut left the entry out (null: still in).
     field_diff = models.FloatField(null=True, blank=True)
     out_after = models.PositiveSmallIntegerField(null=True, blank=True)
+    # That sum as a percentage of a top on each deal played (None: no deal played).
+    deal_matchpoints_pct = models.FloatField(null=True, blank=True)
     joined_at = models.DateTimeField(auto_now_add=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 

@@ -75,7 +75,9 @@ def recompute(tournament_id: int, requested_at: float | None = None) -> int | No
 
 
 # Stored figures, in the order scoring.rank gives them.
-_ENTRY_FIGURES = ("rank", "matchpoints", "matchpoints_pct", "deal_matchpoints")
+_ENTRY_FIGURES = (
+    "rank", "matchpoints", "matchpoints_pct", "deal_matchpoints", "deal_matchpoints_pct",
+)  # fmt: skip
 
 
 def _int_at(field: str, i: int) -> Cast:
@@ -99,6 +101,7 @@ class Field:
     result_entry: np.ndarray  # index into entry_pk
     result_deal: np.ndarray
     result_points: np.ndarray
+    by: str = scoring.BY_SCORE  # Tournament.ranking
 
     def rank(self) -> scoring.Rankings:
         return scoring.rank(
@@ -107,6 +110,7 @@ class Field:
             result_entry=self.result_entry,
             result_deal=self.result_deal,
             result_points=self.result_points,
+            by=self.by,
         )
 
 
@@ -136,6 +140,7 @@ def read_field(t: Tournament) -> Field:
         result_entry=index,
         result_deal=r_deal,
         result_points=r_points,
+        by=t.ranking,
     )
 
 
@@ -166,6 +171,7 @@ def write_figures(field: Field, figures: scoring.Rankings) -> int:
         figures.matchpoints,
         figures.matchpoints_pct,
         figures.deal_matchpoints,
+        figures.deal_matchpoints_pct,
     )
     return _store(Entry, _ENTRY_FIGURES, field.entry_pk, field.entry_stored, entry_figures)
 
@@ -186,7 +192,8 @@ def _store(model, columns, pks, stored, figures) -> int:
     if not rows.size:
         return 0
     ids = np.asarray(pks, dtype=np.int64)[rows].tolist()
-    values = [np.asarray(new)[rows].tolist() for new in figures]
+    # NaN (a figure that has no value, e.g. a percentage over no deal) is stored as NULL.
+    values = [[None if v != v else v for v in np.asarray(new)[rows].tolist()] for new in figures]
     table = connection.ops.quote_name(model._meta.db_table)
     pk = connection.ops.quote_name(model._meta.pk.column)
     names = [connection.ops.quote_name(model._meta.get_field(c).column) for c in columns]
@@ -222,14 +229,25 @@ def _fill_par(t: Tournament, up_to: int) -> None:
 # --- what pages, exports and the live socket show -------------------------------------------
 
 
+def per_deal(total: float | None, deals: int) -> float | None:
+    """A total over the deals an entry played, per deal (2 decimals; None without deals)."""
+    if total is None or not deals:
+        return None
+    return round(total / deals, 2)
+
+
 def standings(t: Tournament) -> list[dict[str, Any]]:
+    """The finished entries' rows, best first. Totals and per-deal figures are named as
+    such: `score` and `deal_matchpoints` are totals over the entry's game,
+    `score_per_deal` and `deal_matchpoints_pct` hold per deal what the names say."""
     # Plain values, no model instances: a day list has thousands of rows, pushed live.
     rows = (
         Entry.objects.filter(tournament=t, status=Entry.Status.FINISHED)
         .order_by("rank", "pk")
         .values_list(
             "rank", "pk", "player__" + get_user_model().USERNAME_FIELD, "score", "game_score",
-            "matchpoints", "matchpoints_pct", "deal_matchpoints", "deals_played", "finish_mode",
+            "matchpoints", "matchpoints_pct", "deal_matchpoints", "deal_matchpoints_pct",
+            "deals_played", "finish_mode",
         )
     )  # fmt: skip
     corrected = set(t.audit.filter(action="correct_score").values_list("entry_id", flat=True))
@@ -244,11 +262,14 @@ def standings(t: Tournament) -> list[dict[str, Any]]:
             "matchpoints": mp,
             "matchpoints_pct": pct,
             "deal_matchpoints": deal_mp,
+            "deal_matchpoints_pct": deal_pct,
             "deals_played": played,
+            "score_per_deal": per_deal(score, played),
             "finish_mode": finish_mode,
         }
-        for rank, pk, player, score, game_score, mp, pct, deal_mp, played, finish_mode in rows
-    ]
+        for rank, pk, player, score, game_score, mp, pct, deal_mp, deal_pct, played, finish_mode
+        in rows
+    ]  # fmt: skip
 
 
 def traveller(t: Tournament, number: int) -> list[dict[str, Any]]:

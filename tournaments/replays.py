@@ -42,9 +42,10 @@ def split_deals(seed: str, rules: str, actions: list[str]) -> tuple[engine.Game,
 
 
 def deal_specs(seed: str, rules: str) -> list[engine.DealSpec]:
-    """Every deal a game of this preset can reach (the deal limit times the games)."""
+    """Every deal a game of these rules can reach: its N fixed deals, else the deal
+    limit times the games."""
     rs = engine.get_rules(rules)
-    count = rs.max_deals * rs.max_games
+    count = rs.deals or rs.max_deals * rs.max_games
     return [engine.deal_for(seed, k, rs) for k in range(1, count + 1)]
 
 

@@ -12,8 +12,13 @@ top on a field of n results is 2(n - 1).
 
 >>> r = rank(scores=[12, 40], deals_played=[1, 1], result_entry=[0, 1],
 ...          result_deal=[1, 1], result_points=[30, 40])
->>> r.rank, r.matchpoints.tolist(), r.result_neuberg.tolist()
-([2, 1], [0.0, 2.0], [0.0, 2.0])
+>>> r.rank, r.matchpoints.tolist(), r.result_neuberg.tolist(), r.deal_matchpoints_pct.tolist()
+([2, 1], [0.0, 2.0], [0.0, 2.0], [0.0, 100.0])
+
+Two ways to rank (`Tournament.ranking`): by score, the dagscore (own minus opponents),
+as the rules' source texts do and the default; or by the Neuberg-scaled matchpoint
+percentage, which is fair when entries play different numbers of deals (a game to 101
+lasts 9 deals or 19).
 """
 
 from __future__ import annotations
@@ -55,20 +60,30 @@ def percentage(mp: np.ndarray, field: int) -> np.ndarray:
     return 100.0 * mp / top
 
 
+BY_SCORE = "score"
+BY_MATCHPOINTS = "matchpoints"
+
+
 def standings_order(
-    scores: Sequence[float], deal_mp: Sequence[float], deals_played: Sequence[int]
+    scores: Sequence[float],
+    deal_pct: Sequence[float],
+    deals_played: Sequence[int],
+    by: str = BY_SCORE,
 ) -> tuple[list[int], list[int]]:
     """Indices best first, and 1-based ranks (equal on all three keys = same rank).
 
-    Order: higher score; ties by more total deal matchpoints; then fewer deals played.
+    By score: higher score; ties by the higher deal matchpoint percentage; then fewer
+    deals played. By matchpoints: the percentage first, then the score. A percentage
+    of NaN (no deal played) comes after every other.
     """
     s = np.asarray(scores, dtype=float)
-    m = np.round(np.asarray(deal_mp, dtype=float), 6)
+    m = np.round(np.nan_to_num(np.asarray(deal_pct, dtype=float), nan=-1.0), 6)
     d = np.asarray(deals_played, dtype=float)
     if s.size == 0:
         return [], []
     # np.lexsort sorts by the last key first.
-    order = np.lexsort((d, -m, -s)).tolist()
+    keys = (d, -m, -s) if by == BY_SCORE else (d, -s, -m)
+    order = np.lexsort(keys).tolist()
     ranks = [0] * len(order)
     for pos, i in enumerate(order):
         if pos and (s[i], m[i], d[i]) == (s[order[pos - 1]], m[order[pos - 1]], d[order[pos - 1]]):
@@ -96,15 +111,18 @@ def deal_figures(points: Sequence[float], entries: int) -> tuple[np.ndarray, np.
 class Rankings:
     """Every ranking figure (the rankings task stores the entries' ones). Per entry (in
     the order given): `rank`, `matchpoints` (on the score), `matchpoints_pct` (2
-    decimals) and `deal_matchpoints` (the sum of the entry's Neuberg deal matchpoints,
-    4 decimals). Per result (in the order given): `result_matchpoints` (on card points,
-    among the deal's results) and `result_neuberg` (scaled to the field, 4 decimals),
-    as `deal_figures` gives them."""
+    decimals), `deal_matchpoints` (the sum of the entry's Neuberg deal matchpoints,
+    4 decimals) and `deal_matchpoints_pct` (that sum as a percentage of a top on every
+    deal the entry played, 2(E − 1) each, 2 decimals; NaN for an entry with no deal:
+    fair between entries of different lengths). Per result (in the order given):
+    `result_matchpoints` (on card points, among the deal's results) and
+    `result_neuberg` (scaled to the field, 4 decimals), as `deal_figures` gives them."""
 
     rank: list[int]
     matchpoints: np.ndarray
     matchpoints_pct: np.ndarray
     deal_matchpoints: np.ndarray
+    deal_matchpoints_pct: np.ndarray
     result_matchpoints: np.ndarray
     result_neuberg: np.ndarray
 
@@ -115,6 +133,7 @@ def rank(
     result_entry: Sequence[int],
     result_deal: Sequence[int],
     result_points: Sequence[float],
+    by: str = BY_SCORE,
 ) -> Rankings:
     """Every ranking figure of a tournament from plain arrays; no database.
 
@@ -124,6 +143,7 @@ def rank(
     of that deal, then `neuberg` to the field. Vectorised over all deals at once (a day
     list holds hundreds of thousands of results); the figures are those of calling
     `matchpoints` and `neuberg` deal by deal and summing an entry's deals in deal order.
+    `by` is the ranking (BY_SCORE or BY_MATCHPOINTS, see `standings_order`).
     """
     field = len(scores)
     s = np.asarray(scores, dtype=float)
@@ -137,6 +157,7 @@ def rank(
     res_mp = np.empty(n)
     res_nb = np.empty(n)
     totals = np.zeros(field)
+    counts = np.zeros(field)
     if n:
         # Sorted by deal, then points: a deal is a run of `deal`, equal points a sub-run.
         order = np.lexsort((points, deal))
@@ -160,9 +181,15 @@ def rank(
         res_nb[order] = round_like_python(sorted_nb, 4)
         # In `order` an entry's results come deal by deal: the sums add in deal order.
         totals = np.bincount(entry[order], weights=sorted_nb, minlength=field)
+        counts = np.bincount(entry, minlength=field).astype(float)
+    top = 2.0 * (field - 1)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        deal_pct = 100.0 * totals / (counts * top) if top > 0 else np.full(field, 50.0)
+    deal_pct = np.where(counts > 0, deal_pct, np.nan)
+    deal_pct = round_like_python(deal_pct, 2)
     totals = round_like_python(totals, 4)
-    _, ranks = standings_order(s, totals, deals_played)
-    return Rankings(ranks, mp, pct, totals, res_mp, res_nb)
+    _, ranks = standings_order(s, deal_pct, deals_played, by)
+    return Rankings(ranks, mp, pct, totals, deal_pct, res_mp, res_nb)
 
 
 def round_like_python(values: Sequence[float], ndigits: int) -> np.ndarray:
@@ -182,8 +209,10 @@ def round_like_python(values: Sequence[float], ndigits: int) -> np.ndarray:
 
 def changed(old: Sequence[float | None], new: np.ndarray) -> np.ndarray:
     """Mask of the positions where a stored value (None = not yet computed) differs."""
-    old_arr = np.array(old, dtype=float)  # None becomes NaN, which equals nothing
-    return ~(old_arr == new)
+    old_arr = np.array(old, dtype=float)  # None becomes NaN
+    new_arr = np.asarray(new, dtype=float)
+    # Not yet computed differs from any value; None stored for NaN is no change.
+    return ~((old_arr == new_arr) | (np.isnan(old_arr) & np.isnan(new_arr)))
 
 
 # --- tournaments of tables ----------------------------------------------------------------------

@@ -28,6 +28,7 @@ import engine
 from . import actions, exports, rankings, replays
 from .forms import ClubForm, CorrectionForm, JoinClubForm, RemovalForm, TournamentForm
 from .models import Club, DealPlay, DealResult, Entry, Tournament, TournamentDeal
+from .templatetags.tournament_tags import SUIT_SYMBOLS, sort_hand
 
 SEATS = (gettext_lazy("South"), gettext_lazy("West"), gettext_lazy("North"), gettext_lazy("East"))
 
@@ -213,11 +214,16 @@ def standings(request: HttpRequest, pk: int) -> HttpResponse:
     rows = rankings.standings(t)
     if request.GET.get("format") == "json":
         return JsonResponse({"version": t.rankings_version, "status": t.status, "rows": rows})
+    style = exports.csv_style(request.LANGUAGE_CODE, request.GET.get("sep"))
+    csv_sep = "semicolon" if style.delimiter == ";" else "comma"
     context = {
         "t": t,
         "rows": rows,
         "deal_numbers": rankings.played_deal_numbers(t),
         "ws_path": f"/ws/tournaments/{t.pk}/standings/",
+        "csv_sep": csv_sep,
+        # The CSV links follow the choice of separator once it was made on this page.
+        "csv_query": f"?sep={csv_sep}" if request.GET.get("sep") in exports.SEPARATORS else "",
     }
     return render(request, "tournaments/standings.html", context)
 
@@ -238,16 +244,33 @@ def traveller(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         "rows": rows,
         "field": t.entries.filter(status=Entry.Status.FINISHED).count(),
         "my_entry_id": entry.pk if entry else None,
-        "hands": _hands_display(deal),
+        "hands": _hands_display(deal, trump := _known_trump(deal, rows)),
+        "trump": trump,
         "dealer_name": SEATS[deal.dealer],
         "par": deal.par,
     }
     return render(request, "tournaments/traveller.html", context)
 
 
-def _hands_display(deal: TournamentDeal) -> list[dict]:
+def _known_trump(deal: TournamentDeal, rows: list[dict] | None = None) -> str | None:
+    """The deal's trump when it is the same for everyone: the turned card's suit, else
+    the one trump every result shown was played in; None when unknown or not one."""
+    if deal.turned:
+        return engine.Card.parse(deal.turned).suit
+    trumps = {r["trump"] for r in rows or []}
+    if len(trumps) == 1 and (trump := trumps.pop()) in SUIT_SYMBOLS:
+        return trump
+    return None
+
+
+def _hands_display(deal: TournamentDeal, trump: str | None = None) -> list[dict]:
+    """The four hands as the table shows one: by suit (the trump first when known) and
+    rank, high to low."""
     return [
-        {"seat": SEATS[s], "cards": [engine.Card.parse(c).display() for c in deal.hands[s]]}
+        {
+            "seat": SEATS[s],
+            "cards": [engine.Card.parse(c).display() for c in sort_hand(deal.hands[s], trump)],
+        }
         for s in range(4)
     ]
 
@@ -428,16 +451,19 @@ def export(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
     t = _tournament(request, pk)
     _require_results(request, t)
     name = f"tournament-{t.pk}"
-    if kind == "standings.csv":
-        return _download(
-            exports.standings_csv(t), "text/csv; charset=utf-8", f"{name}-standings.csv"
-        )
+    csv_files = {
+        "standings.csv": exports.standings_csv,
+        "travellers.csv": exports.travellers_csv,
+        "corrections.csv": exports.corrections_csv,
+    }
+    if kind in csv_files:
+        # `;` and a byte-order mark for Dutch and French readers (Excel's defaults
+        # there), `,` otherwise; ?sep=comma or ?sep=semicolon is the export page's choice.
+        style = exports.csv_style(request.LANGUAGE_CODE, request.GET.get("sep"))
+        body = csv_files[kind](t, style)
+        return _download(body, "text/csv; charset=utf-8", f"{name}-{kind}")
     if kind == "standings.json":
         return _download(exports.standings_json(t), "application/json", f"{name}-standings.json")
-    if kind == "travellers.csv":
-        return _download(
-            exports.travellers_csv(t), "text/csv; charset=utf-8", f"{name}-travellers.csv"
-        )
     if kind == "travellers.json":
         return _download(exports.travellers_json(t), "application/json", f"{name}-travellers.json")
     if kind in ("records.zip", "records.txt"):
@@ -452,10 +478,16 @@ def export(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
 
 
 def _results_print_context(t: Tournament) -> dict:
+    travellers = exports.travellers(t)
+    deals = {d.number: d for d in t.deals.filter(number__in=[x["deal"] for x in travellers])}
+    for trav in travellers:  # each deal's four hands and dealer on its traveller
+        deal = deals.get(trav["deal"])
+        trav["hands"] = _hands_display(deal) if deal else []
+        trav["dealer_name"] = SEATS[deal.dealer] if deal else ""
     return {
         "t": t,
         "rows": rankings.standings(t),
-        "travellers": exports.travellers(t),
+        "travellers": travellers,
         "corrections": exports.corrections(t),
         # The same corrections as sentences in local time (the export's are stored dicts).
         "audit": t.audit.select_related("actor", "entry__player").exclude(action="close"),
@@ -497,13 +529,17 @@ def create(request: HttpRequest) -> HttpResponse:
                 name=data["name"],
                 club=data["club"],
                 rules=data["rules"],
+                deals=data["deals"],
+                tie_carry=data["tie_carry"],
                 bot_level=data["bot_level"],
                 capacity=data["capacity"],
                 starts_at=data["starts_at"],
                 ends_at=data["ends_at"],
                 live_start=data["live_start"],
                 results_visibility=data["results_visibility"],
+                results_audience=data["results_audience"] or None,
                 unfinished_rule=data["unfinished_rule"],
+                ranking=data["ranking"],
                 invite_code=data["invite_code"],
                 seed=data["seed"],
                 open_now=data["open_now"],
@@ -559,7 +595,12 @@ def manage_deals(request: HttpRequest, pk: int) -> HttpResponse:
         return render(request, "tournaments/manage_deals_confirm.html", {"t": t})
     actions.mark_seen(t, request.user)
     deals = [
-        {"deal": d, "hands": _hands_display(d), "dealer_name": SEATS[d.dealer]}
+        {
+            "deal": d,
+            "hands": _hands_display(d, trump := _known_trump(d)),
+            "trump": trump,
+            "dealer_name": SEATS[d.dealer],
+        }
         for d in t.deals.all()[:40]
     ]
     return render(request, "tournaments/manage_deals.html", {"t": t, "deals": deals})
@@ -578,6 +619,8 @@ def manage_action(request: HttpRequest, pk: int, what: str) -> HttpResponse:
             rule = request.POST.get("unfinished_rule") or None
             actions.close_tournament(t.pk, request.user, unfinished_rule=rule)
             messages.success(request, _("The tournament is closed; the seed is revealed."))
+        elif what == "ranking":
+            actions.set_ranking(t.pk, request.user, request.POST.get("ranking", ""))
         else:
             raise Http404("unknown action")
     except actions.TournamentError as exc:
@@ -606,6 +649,12 @@ def manage_entry(request: HttpRequest, pk: int, entry_id: int, what: str) -> Htt
                 messages.error(request, _("A removal needs a reason."))
             else:
                 actions.remove_entry(entry.pk, request.user, form.cleaned_data["reason"])
+        elif what == "restore":
+            form = RemovalForm(request.POST)
+            if not form.is_valid():
+                messages.error(request, _("A restore needs a reason."))
+            else:
+                actions.restore_entry(entry.pk, request.user, form.cleaned_data["reason"])
         else:
             raise Http404("unknown action")
     except actions.TournamentError as exc:
@@ -631,7 +680,10 @@ def club_list(request: HttpRequest) -> HttpResponse:
 def club_create(request: HttpRequest) -> HttpResponse:
     form = ClubForm(request.POST)
     if not form.is_valid():
-        messages.error(request, _("A club needs a name."))
+        if form.has_error("name", "control_characters"):
+            messages.error(request, form.errors["name"][0])
+        else:
+            messages.error(request, _("A club needs a name."))
         return redirect("clubs:list")
     club = actions.create_club(request.user, form.cleaned_data["name"])
     return redirect("clubs:detail", slug=club.slug)

@@ -16,6 +16,14 @@ if (table && "WebSocket" in window) {
     a.textContent = name;
     td.appendChild(a);
   };
+  // The "bot" tag of an entry the bot finished, as the server renders it.
+  const botMark = table.dataset.botMark || "";
+  const markCell = (td, finishMode) => {
+    if (finishMode !== "bot" || !botMark) return;
+    const holder = document.createElement("template");
+    holder.innerHTML = botMark;
+    td.append(...holder.content.childNodes);
+  };
   let version = Number(table.dataset.version || 0);
   const status = document.querySelector("[data-live-status]");
   // Decimals as the server's floatformat writes them in the page's language (17,5 in nl).
@@ -43,13 +51,16 @@ if (table && "WebSocket" in window) {
     body.replaceChildren(...rows.map((r) => {
       const tr = document.createElement("tr");
       if (r.player === mine) tr.className = "mine";
-      const cells = [r.rank, r.player, r.score + (r.corrected ? " *" : ""), fmt(r.matchpoints_pct, 1) + "%",
-        fmt(r.deal_matchpoints, 1), r.deals_played];
+      // The columns of _standings_table.html: totals and per-deal figures as named.
+      const pct = r.deal_matchpoints_pct;
+      const cells = [r.rank, r.player, r.score + (r.corrected ? " *" : ""), r.deals_played,
+        fmt(r.score_per_deal, 1), pct === null || pct === undefined ? "" : fmt(pct, 1) + "%"];
       cells.forEach((c, i) => {
         const td = document.createElement("td");
         if (i === 1) {
           td.className = "t-player";
           nameCell(td, r.player);
+          markCell(td, r.finish_mode);
         } else {
           td.textContent = c === null || c === undefined ? "" : String(c);
           td.className = "num";

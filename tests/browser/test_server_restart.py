@@ -26,6 +26,7 @@ import pytest
 
 from tests.helpers import TABLE_AT_REST_JS as AT_REST_JS
 from tests.helpers import TABLE_SEQ_JS as SEQ_JS
+from tests.helpers import start_new_game
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
@@ -206,7 +207,7 @@ def _split_moves(seed: str, rules: str, actions: list[str], bot_level: str):
 def test_the_table_survives_a_killed_server_and_finishes_the_game(page, restartable_server):
     server = restartable_server
     started = time.monotonic()
-    page.goto(server.base + "/play/")
+    start_new_game(page, server.base)
     expect(page.locator("#table-root")).to_be_visible()
     page.wait_for_function("() => window.manillenTable !== undefined")
     game_id = re.search(r"/game/([0-9a-f-]{36})/", page.url).group(1)
@@ -261,3 +262,52 @@ def test_the_table_survives_a_killed_server_and_finishes_the_game(page, restarta
         f"card at the first kill {'lost' if lost else 'taken'}; "
         f"{outages:.1f}s to both restarts, {time.monotonic() - started:.1f}s in all"
     )
+
+
+def _open_new_game(page, base: str) -> str:
+    """A new solo game on the table; its id. (One place to adapt how games start.)"""
+    start_new_game(page, base)
+    expect(page.locator("#table-root")).to_be_visible()
+    page.wait_for_function("() => window.manillenTable !== undefined")
+    return re.search(r"/game/([0-9a-f-]{36})/", page.url).group(1)
+
+
+def test_a_click_while_offline_is_not_sent_and_the_table_is_back_within_a_second(
+    page, restartable_server
+):
+    server = restartable_server
+    game_id = _open_new_game(page, server.base)
+    page.locator("#fast-play").check()
+    _wait_at_rest(page)
+    seq = _seq(page)
+    target = page.locator(ACTIONABLE).first
+    action = _action_of(target)
+
+    tried_before = page.evaluate("manillenTable.socket.attempts.length")
+    server.kill()
+    conn = page.locator("#conn")
+    expect(conn).to_have_text(RECONNECTING)
+    page.locator(ACTIONABLE).first.click()  # the same action: the table still offers it
+    error = page.locator("#error")
+    expect(error).to_be_visible()
+    expect(error).to_contain_text("Niet verbonden: je kaart is niet verstuurd")
+    if target.get_attribute("data-card"):  # a card stays in the hand, none on the table
+        expect(page.locator(f'#hand [data-card="{action}"]')).to_have_count(1)
+        expect(page.locator(f'#trick [data-trick-card="{action}"]')).to_have_count(0)
+    time.sleep(3)  # down for a while, as a restart is: the retries must not slow down
+    server.start()
+    page.wait_for_function("manillenTable.socket.ws.readyState === WebSocket.OPEN", timeout=1_500)
+    # The attempts since the connection was lost: never more than a second apart.
+    attempts = page.evaluate("manillenTable.socket.attempts")[tried_before:]
+    gaps = [b - a for a, b in zip(attempts, attempts[1:], strict=False)]
+    assert len(gaps) >= 3 and max(gaps) <= 1000, gaps
+
+    # The click made while offline was not replayed: the server never got it.
+    _wait_at_rest(page)
+    assert server.stored_game(game_id)["seq"] == seq == _seq(page)
+    again = page.locator(f'#hand [data-card="{action}"][data-legal], [data-action="{action}"]')
+    expect(again).to_have_count(1)
+    again.click()  # online again, the same click counts
+    page.wait_for_function(f"s => {SEQ_JS} > s", arg=seq)
+    assert server.stored_game(game_id)["actions"][seq] == action
+    assert not page.js_errors, page.js_errors

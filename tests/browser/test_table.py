@@ -6,6 +6,8 @@ import time
 
 import pytest
 
+from tests.helpers import TABLE_AT_REST_JS, start_new_game
+
 expect = pytest.importorskip("playwright.sync_api").expect
 
 # The server subprocess uses the test database; pytest-django only creates it for
@@ -30,7 +32,7 @@ def _wait_seq_above(page, seq: int) -> None:
 
 
 def _open_table(page, base: str) -> None:
-    page.goto(base + "/play/")
+    start_new_game(page, base)
     expect(page.locator("#table-root")).to_be_visible()
     page.wait_for_function("() => window.manillenTable !== undefined")
 
@@ -262,3 +264,117 @@ def test_without_fast_play_bot_cards_come_one_by_one(page, asgi_server):
     assert len(gaps) >= 4, times
     # Every step stays on screen for a readable moment (600 ms in the table's script).
     assert min(gaps) >= 500, gaps
+
+
+def test_the_start_button_starts_the_chosen_game_and_a_get_starts_none(page, asgi_server):
+    """GET /play/ only shows the choice; the data-new-game button (a POST) starts the
+    game with the chosen level and rules and lands on its table."""
+    page.goto(asgi_server + "/play/")
+    expect(page.locator("#table-root")).to_have_count(0)
+    start_new_game(page, asgi_server, level="club", rules="malilla")
+    page.wait_for_function("() => window.manillenTable !== undefined")
+    assert page.evaluate("manillenTable.ui.state.rules") == "malilla"
+    # From the home page too: the same button, the same hook.
+    page.goto(asgi_server + "/")
+    page.locator("[data-rules]").select_option("flemish-table")
+    old_url = page.url
+    page.locator("[data-new-game]").click()
+    page.wait_for_url(lambda url: url != old_url and "/game/" in url)
+    page.wait_for_function("() => window.manillenTable !== undefined")
+    assert page.evaluate("manillenTable.ui.state.rules") == "flemish-table"
+
+
+# Click the first legal card from inside the page and report, in the same task (before
+# any message from the server can be handled), where the card is and what is shown.
+CLICK_AND_LOOK_JS = """() => {
+  const root = document.getElementById('table-root');
+  const btn = root.querySelector('#hand [data-card][data-legal]');
+  const card = btn.dataset.card;
+  const seq = manillenTable.ui.seq;
+  btn.click();
+  const west = root.querySelector('.seat[data-seat="1"]');
+  return {
+    card,
+    seqBefore: seq,
+    seqNow: manillenTable.ui.seq,
+    inHand: !!root.querySelector(`#hand [data-card="${card}"]`),
+    inTrick: !!root.querySelector(`#trick [data-trick-card="${card}"][data-seat="0"]`),
+    prompt: root.querySelector('#prompt').textContent,
+    mine: root.querySelector('#prompt').classList.contains('mine'),
+    legalLeft: root.querySelectorAll('#hand [data-legal]').length,
+    thinking: [...root.querySelectorAll('.seat.thinking')].map((s) => s.dataset.seat),
+    westToMove: west.classList.contains('to-move'),
+  };
+}"""
+
+
+def _wait_for_a_card_to_play(page) -> None:
+    """Until South is to play a card (a trump choice on the way is made)."""
+    for _ in range(20):
+        page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+        if page.locator("#hand [data-card][data-legal]").count():
+            return
+        seq = _seq(page)
+        page.locator("[data-trump], [data-announce]").first.click()
+        _wait_seq_above(page, seq)
+    raise AssertionError("South was never offered a card")
+
+
+def test_a_card_leaves_the_hand_at_once_and_the_bots_are_shown_thinking(page, asgi_server):
+    _open_table(page, asgi_server)
+    _wait_for_a_card_to_play(page)
+    look = page.evaluate(CLICK_AND_LOOK_JS)
+    # Moved in the click's own handler, before the server's event (seq unchanged).
+    assert look["seqNow"] == look["seqBefore"], look
+    assert not look["inHand"] and look["inTrick"], look
+    assert look["legalLeft"] == 0 and not look["mine"], look
+    if look["westToMove"]:  # South led or followed: West (a bot) is next and thinking
+        assert look["thinking"] == ["1"], look
+        assert look["prompt"] == "West denkt na…", look
+    # The server's event confirms it: the card stays played.
+    _wait_seq_above(page, look["seqBefore"])
+    stored = page.evaluate("manillenTable.ui.state")
+    played = [c for _, c in stored["current_trick"]["cards"]]
+    played += [c for trick in stored["tricks"] for _, c in trick["cards"]]
+    assert look["card"] in played or stored["deal_number"] > 1
+    expect(page.locator(f'#hand [data-card="{look["card"]}"]')).to_have_count(0)
+    assert not page.js_errors, page.js_errors
+
+
+def test_a_card_the_server_refuses_goes_back_to_the_hand(page, asgi_server):
+    _open_table(page, asgi_server)
+    _wait_for_a_card_to_play(page)
+    seq = _seq(page)
+    # An outdated move number: the server refuses the move ("stale") and nothing counts.
+    page.evaluate("manillenTable.ui.seq -= 1")
+    look = page.evaluate(CLICK_AND_LOOK_JS)
+    assert not look["inHand"] and look["inTrick"], look
+    card = page.locator(f'#hand [data-card="{look["card"]}"]')
+    expect(card).to_have_count(1)  # back in the hand with the refusal
+    expect(page.locator(f'#trick [data-trick-card="{look["card"]}"]')).to_have_count(0)
+    page.wait_for_function(TABLE_AT_REST_JS)
+    assert _seq(page) == seq
+    expect(page.locator(f'#hand [data-card="{look["card"]}"][data-legal]')).to_have_count(1)
+    assert not page.js_errors, page.js_errors
+
+
+def test_a_move_nothing_answers_is_taken_back_and_the_table_connects_anew(page, asgi_server):
+    _open_table(page, asgi_server)
+    _wait_for_a_card_to_play(page)
+    seq = _seq(page)
+    # The socket still looks open, but what the page sends goes nowhere (a connection
+    # that died without a close, as on a phone changing networks).
+    page.evaluate("window.deadSocket = manillenTable.socket.ws; deadSocket.send = () => {}")
+    look = page.evaluate(CLICK_AND_LOOK_JS)
+    assert look["inTrick"] and not look["inHand"], look
+    # No answer within 5 s: the card is back in the hand and a new connection is made.
+    expect(page.locator(f'#hand [data-card="{look["card"]}"]')).to_have_count(1, timeout=10_000)
+    page.wait_for_function(
+        "() => { const ws = manillenTable.socket.ws;"
+        " return ws && ws !== window.deadSocket && ws.readyState === WebSocket.OPEN; }"
+    )
+    page.wait_for_function(TABLE_AT_REST_JS)
+    assert _seq(page) == seq  # the server never got it
+    page.locator(f'#hand [data-card="{look["card"]}"][data-legal]').click()
+    _wait_seq_above(page, seq)
+    assert not page.js_errors, page.js_errors

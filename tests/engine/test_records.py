@@ -556,3 +556,173 @@ def test_an_error_in_a_multi_record_file_names_the_game_and_the_file_line():
         read_many(corrupt(whole, bad, " ".join(cards)))
     assert ei.value.line == bad + 1
     assert str(ei.value).startswith(f"line {bad + 1}: game 2 of 2:")
+
+
+# ------------------------------------------------ lines, truncation, digest (issue 10)
+LINE_BREAKS = [
+    "\n",
+    "\r",
+    "\r\n",
+    "\x0b",
+    "\x0c",
+    "\x1c",
+    "\x1d",
+    "\x1e",
+    "\x85",
+    "\u2028",
+    "\u2029",
+]
+
+
+@pytest.mark.parametrize("brk", LINE_BREAKS + ["\t", "\x00", "\x1b"])
+def test_tag_values_with_line_breaks_are_escaped_and_read_back(brk):
+    g = finished("flemish")
+    tags = {**TAGS, "Event": f"Club{brk}Kortrijk \\u2028", "Site": f"Zaal{brk}1", "North": "x\\"}
+    text = write_text(g, tags)
+    # The writer's lines are the reader's lines: no tag value is cut in two.
+    assert text.count("\n") == len(text.splitlines())
+    assert all(brk not in line for line in text.splitlines())
+    rec = read_text(text)
+    assert rec.tags["Event"] == tags["Event"] and rec.tags["Site"] == tags["Site"]
+    assert rec.tags["North"] == "x\\"
+    two = read_many(text + "\n" + text)  # a tournament's file of records reads back too
+    assert [r.tags["Event"] for r in two] == [tags["Event"]] * 2
+    assert read_json(write_json(g, tags)).tags["Event"] == tags["Event"]
+
+
+def test_a_seed_with_a_line_break_still_makes_a_record():
+    g = play("seed\nwith\u2028breaks", max_actions=20)
+    rec = read_text(write_text(g))
+    assert rec.seed == "seed\nwith\u2028breaks" and rec.actions == g.actions
+
+
+def test_records_carry_an_actions_count_and_a_digest_before_the_result():
+    text = record_text()
+    names = [re.match(r"\[(\w+)", x).group(1) for x in lines_of(text) if x.startswith("[")]
+    assert names[names.index("Actions") :] == ["Actions", "Digest", "Result", "Termination"]
+    assert f'[Actions "{len(finished().actions)}"]' in lines_of(text)
+    # Other tags (e.g. one the tournament export adds) come before Actions: Termination
+    # is always last.
+    text2 = write_text(finished(), {**TAGS, "Finished": "bot"})
+    names2 = [re.match(r"\[(\w+)", x).group(1) for x in lines_of(text2) if x.startswith("[")]
+    assert names2[-5:] == ["Finished", "Actions", "Digest", "Result", "Termination"]
+    assert read_text(text2).tags["Finished"] == "bot"
+
+
+def _tag_block_end(text: str) -> int:
+    return find(lines_of(text), lambda x: x.startswith("[Termination")) + 1
+
+
+@pytest.mark.parametrize("unfinished", [False, True])
+def test_a_record_cut_inside_its_tag_block_is_refused(unfinished):
+    g = play("records-cut", max_actions=50) if unfinished else finished()
+    lines = lines_of(write_text(g, TAGS))
+    for n in range(_tag_block_end("\n".join(lines))):  # keep lines[:n]
+        with pytest.raises(InvalidRecord, match="missing|cut short"):
+            read_text("\n".join(lines[:n]) + "\n")
+
+
+@pytest.mark.parametrize("unfinished", [False, True])
+def test_a_truncated_record_never_reads_back_as_a_shorter_game(unfinished):
+    g = play("records-cut", max_actions=70) if unfinished else finished()
+    text = write_text(g, TAGS)
+    lines = lines_of(text)
+    cut_short = 0
+    for n in range(_tag_block_end(text), len(lines)):  # cut at every line
+        cut = "\n".join(lines[:n]) + "\n"
+        with pytest.raises(InvalidRecord) as ei:
+            read_text(cut)
+        last = max(k for k in range(1, n + 1) if lines[k - 1].split(";")[0].strip())
+        if "cut short" in str(ei.value):
+            cut_short += 1
+            assert ei.value.line == last, str(ei.value)
+    assert cut_short >= (len(lines) - _tag_block_end(text)) // 2
+    for offset in range(text.index("{Deal 1}"), len(text) - 1, 11):  # and inside lines
+        with pytest.raises(InvalidRecord):
+            read_text(text[:offset])
+    assert read_text(text).actions == g.actions
+
+
+def test_actions_tag_that_disagrees_is_named():
+    text = record_text()
+    i = find(lines_of(text), lambda x: x.startswith("[Actions"))
+    n = len(finished().actions)
+    rejected(corrupt(text, i, f'[Actions "{n - 1}"]'), f"Actions is {n - 1}", i + 1)
+    rejected(corrupt(text, i, '[Actions "many"]'), "bad Actions", i + 1)
+    no_digest = "\n".join(x for x in lines_of(text) if not x.startswith("[Digest"))
+    rejected(no_digest, "Digest tag too", i + 1)
+
+
+def _plays(text: str):
+    """(line index, token index, seat, card) of every card in the tricks."""
+    out = []
+    for i, line in enumerate(lines_of(text)):
+        if re.match(r"^\d+\. ", line):
+            for j, tok in enumerate(line.split(";")[0].split()[1:], 1):
+                out.append((i, j, tok[0], tok[2:]))
+    return out
+
+
+def _with_plays(text: str, changes: dict) -> str:
+    lines = lines_of(text)
+    for (i, j), card in changes.items():
+        toks = lines[i].split(";")[0].split()
+        toks[j] = toks[j][:2] + card
+        lines[i] = " ".join(toks)
+    return "\n".join(lines) + "\n"
+
+
+def test_swapped_cards_that_replay_legally_are_caught_by_the_digest():
+    g = play("records-swap", max_actions=60)  # deal 2 unfinished: no Score line to check
+    text = write_text(g, TAGS)
+    old = "\n".join(  # the same lines, as an older record without Actions and Digest
+        "; -" if x.startswith(("[Actions", "[Digest")) else x for x in lines_of(text)
+    )
+    start = find(lines_of(text), lambda x: x.startswith("{Deal 2}"))
+    plays = [p for p in _plays(text) if p[0] > start]
+    found = 0
+    pairs = [(p, q) for k, p in enumerate(plays) for q in plays[k + 1 :] if p[2] == q[2]]
+    for (ia, ja, _, ca), (ib, jb, _, cb) in pairs:
+        if found == 3:
+            break
+        changes = {(ia, ja): cb, (ib, jb): ca}
+        try:  # without Actions and Digest (an older record) the swap goes unseen
+            read_text(_with_plays(old, changes))
+        except InvalidRecord:
+            continue
+        found += 1
+        digest_line = find(lines_of(text), lambda x: x.startswith("[Digest")) + 1
+        rejected(_with_plays(text, changes), "do not match the Digest", digest_line)
+    assert found > 0
+
+
+@pytest.mark.parametrize(("written", "tagged"), [
+    ("flemish", "flemish-table"), ("flemish", "french"), ("flemish", "malilla"),
+    ("french", "flemish"), ("malilla", "flemish"), ("flemish-table", "flemish"),
+])  # fmt: skip
+def test_a_changed_rules_tag_is_reported_as_such(written, tagged):
+    text = write_text(finished(written), TAGS)
+    i = find(lines_of(text), lambda x: x.startswith("[Rules"))
+    err = rejected(corrupt(text, i, f'[Rules "{tagged}"]'), "the Rules tag was changed", i + 1)
+    assert f"game of {written!r} rules" in str(err)
+    assert "do not match the seed" not in str(err)
+
+
+def test_older_records_without_actions_and_digest_still_read():
+    for path in sorted((GOLDEN / "v1").glob("*.txt")):
+        text = path.read_text(encoding="utf-8")
+        assert "[Actions" not in text and "[Digest" not in text
+        rec = read_text(text)
+        g = rec.replay()
+        assert g.is_terminal()
+        # Written again, the record gains the new tags and reads back the same game.
+        assert read_text(write_text(g, rec.tags)).actions == rec.actions
+        # The tags every record ever had are required of older records too.
+        for name in ("Event", "Rules", "South", "Result", "Termination", "Commitment"):
+            cut = "\n".join(x for x in lines_of(text) if not x.startswith(f"[{name} "))
+            with pytest.raises(InvalidRecord, match=f"missing {name} tag"):
+                read_text(cut)
+        # A changed Rules tag is named in older records too (by the hands it deals).
+        i = find(lines_of(text), lambda x: x.startswith("[Rules"))
+        other = "malilla" if rec.rules != "malilla" else "flemish"
+        rejected(corrupt(text, i, f'[Rules "{other}"]'), "the Rules tag was changed", i + 1)

@@ -67,13 +67,16 @@ def entry(t, user, *, score=None, points=None, status=Entry.Status.FINISHED):
 
 @pytest.fixture
 def history(make_user):
-    """mieke's history: a closed club night (2nd of 3), yesterday's day list (1st of 2),
-    a running public tournament she finished (after_finish: she may see it), a running
-    one she finished but whose results show after close, and one she is still playing."""
+    """mieke's history: a closed club night with public results (2nd of 3), yesterday's
+    day list (1st of 2), a running public tournament she finished (after_finish: she may
+    see it), a running one she finished but whose results show after close, and one she
+    is still playing."""
     mieke, jan, piet = make_user("mieke"), make_user("jan"), make_user("piet")
     boss = make_user("boss", is_staff=True)
     club = actions.create_club(boss, "Café De Kaart")
-    night = actions.create_tournament(boss, name="Clubavond maart", club=club, open_now=True)
+    night = actions.create_tournament(
+        boss, name="Clubavond maart", club=club, open_now=True, results_audience="everyone"
+    )
     entry(night, jan, score=50, points={1: 45})
     entry(night, mieke, score=20, points={1: 30})
     entry(night, piet, score=-30, points={1: 10})

@@ -14,8 +14,15 @@ from django.utils import timezone
 import engine
 from game import actions
 from game.models import Game, Seat
+from tests.helpers import wait_for_idle_bots
 
 pytestmark = pytest.mark.usefixtures("live_game_db")
+
+
+@pytest.fixture(autouse=True)
+def _bots_done(live_game_db):
+    yield
+    wait_for_idle_bots()
 
 
 @pytest.fixture
@@ -51,6 +58,7 @@ def _table_two_people_two_bots(host, other, clock: int = 0) -> Game:
 
 def test_a_solo_game_is_one_person_and_three_bots(user):
     game = actions.create_game(user, seed="seats-solo", bot_level="heuristic")
+    game = _people_turn(game.public_id)  # (a real worker may still be playing the bots)
     seats = actions.seats_of(game)
     assert [s.user_id for s in seats] == [user.pk, None, None, None]
     assert [s.bot_level for s in seats] == ["", "heuristic", "heuristic", "heuristic"]
@@ -231,7 +239,7 @@ def test_a_person_away_for_a_minute_is_replaced_by_the_bot(user, other_user, set
     assert actions.seats_of(game)[2].bot_control is True
     assert actions.disconnect_expired(game.pk, 2, stamp) == 0
     # A solo player who closes the tab is not replaced: nobody waits on them.
-    solo = actions.create_game(user, seed="seats-solo-away")
+    solo = _people_turn(actions.create_game(user, seed="seats-solo-away").public_id)
     actions.connect(solo.public_id, user)
     actions.seat_disconnected(solo.public_id, user)
     assert actions.seats_of(solo)[0].disconnected_at is None

@@ -11,9 +11,15 @@ from django.test import Client
 
 from game import actions
 from game.models import Game, Seat
-from tests.helpers import card_tokens
+from tests.helpers import card_tokens, wait_for_idle_bots, wait_for_turn
 
 pytestmark = pytest.mark.usefixtures("live_game_db")
+
+
+@pytest.fixture(autouse=True)
+def _bots_done(live_game_db):
+    yield
+    wait_for_idle_bots()
 
 
 def _client(user=None) -> Client:
@@ -201,7 +207,7 @@ def test_the_record_names_the_four_and_the_bot_moves_and_profiles_list_the_game(
         assert rows[0]["score"] == own and rows[0]["names"][2] == "intruder"
         assert f'data-table-game="{game.public_id}"' in response.content.decode()
     # A solo game is not a table game.
-    actions.create_game(other_user)
+    wait_for_turn(actions.create_game(other_user).public_id)
     assert len(actions.table_games_of(other_user, own=True)) == 1
 
 

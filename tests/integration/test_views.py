@@ -42,11 +42,75 @@ def test_anonymous_quick_play_gets_a_guest_player_and_a_game(client):
     assert json.loads(response.context["state_json"]) == response.context["state"] == game.state
 
 
-def test_get_play_also_starts_a_game_for_a_logged_in_user(client, user):
-    client.force_login(user)
+def test_get_play_shows_the_choice_and_creates_nothing(client, user):
+    """A GET (a crawler, a cross-site link or image) starts no game and makes no guest."""
+    from django.contrib.auth import get_user_model
+
+    users, games = get_user_model().objects.count(), Game.objects.count()
     response = client.get("/play/")
+    assert response.status_code == 200
+    body = response.content.decode()
+    assert "data-new-game" in body and 'method="post"' in body
+    assert 'name="csrfmiddlewaretoken"' in body
+    for level in ("heuristic", "club", "expert"):
+        assert f'<option value="{level}"' in body
+    for rules in ("flemish", "flemish-table", "french", "malilla"):
+        assert f'<option value="{rules}"' in body
+    assert "_auth_user_id" not in client.session
+    client.force_login(user)
+    assert client.get("/play/").status_code == 200
+    assert (get_user_model().objects.count(), Game.objects.count()) == (users, games)
+
+
+def test_starting_a_game_needs_the_csrf_token(user):
+    from django.test import Client
+
+    victim = Client(enforce_csrf_checks=True)
+    victim.force_login(user)
+    assert victim.post("/play/").status_code == 403  # a cross-site form post
+    assert not Game.objects.filter(owner=user).exists()
+    token = victim.get("/play/").context["csrf_token"]
+    response = victim.post("/play/", {"csrfmiddlewaretoken": str(token)})
     assert response.status_code == 302
-    assert Game.objects.get(owner=user).public_id.hex in response["Location"].replace("-", "")
+    assert Game.objects.filter(owner=user).count() == 1
+
+
+@pytest.mark.parametrize("rules", ["flemish", "flemish-table", "french", "malilla"])
+def test_play_uses_the_chosen_rules_preset(client, rules):
+    response = client.post("/play/", {"level": "heuristic", "rules": rules})
+    assert response.status_code == 302
+    game = Game.objects.get(public_id=response["Location"].split("/")[2])
+    assert game.rules == rules
+    # "Another game" keeps the rules too.
+    table = client.get(response["Location"]).content.decode()
+    assert f'<input type="hidden" name="rules" value="{rules}">' in table
+
+
+def test_unknown_rules_are_refused_and_make_no_game(client):
+    before = Game.objects.count()
+    response = client.post("/play/", {"rules": "poker"})
+    assert response.status_code == 400 and b"unknown rules" in response.content
+    assert Game.objects.count() == before
+
+
+def test_new_games_are_rate_limited_per_address(client, settings):
+    from django.core.cache import cache
+
+    settings.PLAY_RATE_LIMIT = 3
+    address = "203.0.113.77"
+    cache.delete_many(["play:ip:" + address, "play:ip:" + address + ":until"])
+    for _ in range(3):
+        assert client.post("/play/", REMOTE_ADDR=address).status_code == 302
+    before = Game.objects.count()
+    response = client.post("/play/", REMOTE_ADDR=address)
+    assert response.status_code == 429
+    assert "data-play-error" in response.content.decode()
+    assert Game.objects.count() == before
+    # Another address is not affected.
+    from django.test import Client
+
+    assert Client(REMOTE_ADDR="203.0.113.78").post("/play/").status_code == 302
+    cache.delete_many(["play:ip:" + address, "play:ip:" + address + ":until"])
 
 
 def test_only_the_owner_sees_a_game(client, other_user):

@@ -314,10 +314,16 @@ def test_production_settings_refuse_a_missing_secret_key():
 @pytest.fixture
 def login_limit(settings):
     settings.LOGIN_RATE_LIMIT = 3
+    settings.LOGIN_RATE_LIMIT_ADDRESS = 6
     settings.LOGIN_RATE_WINDOW = 60
     address = f"10.{uuid.uuid4().int % 250}.{uuid.uuid4().int % 250}.7"
     yield address
-    cache.delete_many([f"login-fail:ip:{address}"])
+    cache.delete_many([f"login-fail:ip:{address}", f"login-fail:ip:{address}:until"])
+
+
+def _login(client, user, password=None):
+    password = password or f"pw-{user.username}-123"
+    return client.post("/accounts/login/", {"username": user.username, "password": password})
 
 
 def test_login_is_rate_limited_per_address_and_username(login_limit, make_user):
@@ -328,19 +334,46 @@ def test_login_is_rate_limited_per_address_and_username(login_limit, make_user):
         assert client.post("/accounts/login/", bad).status_code == 200  # the form again
     blocked = client.post("/accounts/login/", bad)
     assert blocked.status_code == 429
-    # Even the right password is refused while blocked, from this address...
+    # The message says how long to wait (the window is 60 s: one minute).
+    assert "over 1 minuut" in blocked.content.decode(), blocked.content.decode()
+    # Even the right password is refused while blocked, from this address and name...
     good = {"username": victim.username, "password": f"pw-{victim.username}-123"}
     assert client.post("/accounts/login/", good).status_code == 429
     assert "_auth_user_id" not in client.session
-    # ...and for this username from elsewhere (a distributed guess on one account).
-    elsewhere = Client(REMOTE_ADDR="192.0.2.99")
-    assert elsewhere.post("/accounts/login/", good).status_code == 429
-    # Another account from another address logs in normally.
+    # ...but the owner elsewhere is not locked out by somebody else's guesses,
+    assert _login(Client(REMOTE_ADDR="192.0.2.99"), victim).status_code == 302
+    # nor is another account on the guesser's address (a club's shared wifi).
     other = make_user(f"other{uuid.uuid4().hex[:6]}")
-    response = Client(REMOTE_ADDR="192.0.2.100").post(
-        "/accounts/login/", {"username": other.username, "password": f"pw-{other.username}-123"}
-    )
-    assert response.status_code == 302
+    assert _login(Client(REMOTE_ADDR=login_limit), other).status_code == 302
+
+
+def test_login_is_limited_per_address_with_a_higher_bound(login_limit, make_user, settings):
+    settings.LANGUAGE_CODE = "en"
+    users = [make_user(f"spray{i}{uuid.uuid4().hex[:6]}") for i in range(4)]
+    client = Client(REMOTE_ADDR=login_limit, HTTP_COOKIE="django_language=en")
+    # Spraying many names from one address: 2 failures each stays under the pair bound...
+    for user in users[:3]:
+        for _ in range(2):
+            assert _login(client, user, "guess").status_code == 200
+    # ...but the address has used its 6: every name from it now waits, the right one too.
+    blocked = _login(client, users[3])
+    assert blocked.status_code == 429
+    assert "Try again in 1 minute." in blocked.content.decode()
+    assert _login(Client(REMOTE_ADDR="192.0.2.98"), users[3]).status_code == 302
+
+
+def test_the_wait_message_counts_whole_minutes():
+    from django.utils import translation
+
+    from ops.ratelimit import wait_message
+
+    with translation.override("en"):
+        assert wait_message(1) == "Too many failed attempts. Try again in 1 minute."
+        assert wait_message(61) == "Too many failed attempts. Try again in 2 minutes."
+    with translation.override("fr"):
+        assert "15 minutes" in wait_message(15 * 60)
+    with translation.override("nl"):
+        assert "15 minuten" in wait_message(14 * 60 + 1)
 
 
 def test_admin_login_is_rate_limited_too(login_limit, make_user):
@@ -359,7 +392,8 @@ def test_admin_login_is_rate_limited_too(login_limit, make_user):
     assert "_auth_user_id" not in client.session
     # The site's own login counts the same failures: no side door either way.
     assert client.post("/accounts/login/", good).status_code == 429
-    # A staff member from another address with another name gets in, and the GET works.
+    # A staff member elsewhere gets in (the same one too), and the GET works.
+    assert Client(REMOTE_ADDR="192.0.2.102").post("/admin/login/", good).status_code == 302
     other = make_user(f"staff{uuid.uuid4().hex[:6]}")
     other.is_staff = True
     other.save(update_fields=["is_staff"])
@@ -420,6 +454,51 @@ async def test_a_flooding_connection_is_closed(user, settings):
     await comm.disconnect()
 
 
+async def test_open_game_sockets_are_bounded_per_user(user, other_user, settings):
+    settings.GAME_WS_SOCKETS_PER_USER = 3
+    game = await database_sync_to_async(_game)(user)
+    held = [(await connect_game(game.public_id, user))[0] for _ in range(3)]
+    # The fourth is told why and closed, before any database work.
+    comm, first = await connect_game(game.public_id, user)
+    assert first == {"type": "error", "code": "rate_limited", "message": first["message"]}
+    assert "sockets" in first["message"]
+    closed = await comm.receive_output(timeout=TIMEOUT)
+    assert closed["type"] == "websocket.close" and closed["code"] == 4429
+    # Another player is not affected; a closed socket gives its place back.
+    other_game = await database_sync_to_async(_game)(other_user, seed="authz-budget-2")
+    other, snap = await connect_game(other_game.public_id, other_user)
+    assert snap["type"] == "snapshot"
+    await other.disconnect()
+    await held.pop().disconnect()
+    again, snap = await connect_game(game.public_id, user)
+    assert snap["type"] == "snapshot"
+    for comm in [*held, again]:
+        await comm.disconnect()
+
+
+async def test_snapshots_are_bounded_per_user_across_sockets(user, settings):
+    """Each socket's own message budget is far from spent: the user's snapshot budget,
+    shared by all their sockets, is what refuses."""
+    settings.GAME_WS_SNAPSHOT_RATE = 1
+    settings.GAME_WS_SNAPSHOT_BURST = 4
+    game = await database_sync_to_async(_game)(user)
+    one, _ = await connect_game(game.public_id, user)  # a snapshot each on connect
+    two, _ = await connect_game(game.public_id, user)
+    answered = refused = 0
+    for comm in (one, two, one, two):
+        await comm.send_json_to({"type": "snapshot"})
+        reply = await comm.receive_json_from(timeout=TIMEOUT)
+        if reply["type"] == "snapshot":
+            answered += 1
+        else:
+            assert reply["code"] == "rate_limited" and "snapshots" in reply["message"]
+            refused += 1
+    # 4 in the burst: 2 on connect, 2 asked for (one more may have refilled meanwhile).
+    assert answered in (2, 3) and refused == 4 - answered
+    for comm in (one, two):
+        await comm.disconnect()
+
+
 async def test_oversized_messages_are_refused_and_change_nothing(user, settings):
     game = await database_sync_to_async(_game)(user)
     comm, snapshot = await connect_game(game.public_id, user)
@@ -439,3 +518,11 @@ async def test_oversized_messages_are_refused_and_change_nothing(user, settings)
     reply = await comm.receive_json_from(timeout=TIMEOUT)
     assert reply["type"] == "event" and reply["seq"] == snapshot["seq"] + 1
     await comm.disconnect()
+
+
+def test_socket_budget_doctest():
+    import doctest
+
+    from ops import sockets
+
+    assert doctest.testmod(sockets).failed == 0

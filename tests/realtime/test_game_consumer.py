@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import threading
 
 import pytest
 from channels.db import database_sync_to_async
@@ -12,7 +13,7 @@ from django.test import Client
 from config.asgi import application
 from game import actions
 from game.models import Game
-from tests.helpers import card_tokens, hidden_cards, wait_for_turn
+from tests.helpers import PRODUCTION_STACK, card_tokens, hidden_cards, wait_for_turn
 
 pytestmark = [pytest.mark.usefixtures("live_game_db")]
 
@@ -176,4 +177,53 @@ async def test_a_legal_move_brings_events_for_it_and_every_bot_reply(user):
         assert payload["state"]["seat"] == 0
         hidden = hidden_cards(after.seed, after.rules, after.actions[: payload["seq"]])
         assert not (card_tokens(payload) & hidden), payload
+    await comm.disconnect()
+
+
+async def test_the_echo_of_a_move_does_not_wait_for_the_bots_thinking(user, monkeypatch):
+    """Eager bots (embedded mode) play inside the commit of South's move: the event of
+    South's card must reach the socket while they are still thinking, not after."""
+    game, cookie = await _make_game(user)
+    comm, snapshot = await _connect(game, cookie)
+    seq, state = snapshot["seq"], snapshot["state"]
+    # South plays last in this trick: a card now may leave South to lead again (no bot
+    # thinks). Play it at normal speed and take the next position instead.
+    while len(state["current_trick"]["cards"]) == 3 and not state["game_over"]:
+        await comm.send_json_to({"type": "action", "action": state["legal"][0], "seq": seq})
+        while True:
+            event = await comm.receive_json_from(timeout=TIMEOUT)
+            seq, state = event["seq"], event["state"]
+            if state["to_move"] == 0 or state["game_over"]:
+                break
+    assert not state["game_over"]
+
+    started, release = threading.Event(), threading.Event()
+    real_get_bot = actions.get_bot
+
+    class SlowBot:
+        def __init__(self, level):
+            self.bot = real_get_bot(level)
+
+        def act(self, observation, seed):
+            started.set()
+            release.wait(timeout=30)
+            return self.bot.act(observation, seed)
+
+    monkeypatch.setattr(actions, "get_bot", SlowBot)
+    try:
+        await comm.send_json_to({"type": "action", "action": state["legal"][0], "seq": seq})
+        echo = await comm.receive_json_from(timeout=5)
+        assert echo["type"] == "event" and echo["actor"] == 0 and echo["seq"] == seq + 1, echo
+        if not PRODUCTION_STACK:  # the worker process does not see this monkeypatch
+            assert started.wait(timeout=5), "the bots never started thinking"
+    finally:
+        release.set()
+    seq = echo["seq"]
+    while True:  # the bots' cards follow once they are done thinking
+        event = await comm.receive_json_from(timeout=TIMEOUT)
+        assert event["type"] == "event" and event["seq"] == seq + 1, event
+        seq = event["seq"]
+        if event["state"]["to_move"] == 0 or event["state"]["game_over"]:
+            break
+    assert (await _reload(game)).seq == seq
     await comm.disconnect()

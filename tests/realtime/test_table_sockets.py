@@ -8,9 +8,16 @@ from channels.db import database_sync_to_async
 
 from game import actions
 from game.models import Game
+from tests.helpers import wait_for_idle_bots
 from tests.production.conftest import TIMEOUT, communicator, connect_game, session_cookie
 
 pytestmark = [pytest.mark.usefixtures("live_game_db")]
+
+
+@pytest.fixture(autouse=True)
+def _bots_done(live_game_db):
+    yield
+    wait_for_idle_bots()  # (sync fixture: runs outside the test's event loop)
 
 
 @database_sync_to_async

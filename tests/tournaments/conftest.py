@@ -27,7 +27,7 @@ def tournament_tasks_in_process(monkeypatch):
         return
     from tournaments import tasks
 
-    for task in (tasks.recompute_rankings, tasks.build_records_zip):
+    for task in (tasks.recompute_rankings, tasks.build_records_zip, tasks.notify_tables_closed):
         monkeypatch.setattr(task, "delay", lambda *args, _task=task: _task.apply(args=args))
 
 

@@ -30,8 +30,9 @@ def roundtrip(value):
 
 @pytest.fixture
 def closed(make_tournament, fake_entry, organizer):
-    """A closed club tournament: three finished entries, one corrected score."""
-    t = make_tournament(name="Slotavond", seed="api-closed-seed")
+    """A closed club tournament whose organizer made its results public: three finished
+    entries, one corrected score."""
+    t = make_tournament(name="Slotavond", seed="api-closed-seed", results_audience="everyone")
     fake_entry(t, "alice", 40, {1: 40, 2: 35, 3: 31})
     bert = fake_entry(t, "bert", -10, {1: 20, 2: 35})
     fake_entry(t, "carla", 12, {1: 33, 2: 10, 3: 50})
@@ -181,15 +182,17 @@ def test_the_list_has_public_and_day_tournaments_and_closed_club_ones(
 ):
     day = actions.day_tournament()
     club_running = make_tournament(name="Clubavond bezig")
+    members_only = make_tournament(name="Onder ons")  # the default for a club
+    actions.close_tournament(members_only.pk, None)
     draft = actions.create_tournament(None, name="Nog een ontwerp")
     data = get(client, f"{API}/tournaments/")
     ids = [t["id"] for t in data["tournaments"]]
     assert set(ids) == {closed.pk, running.pk, day.pk}
-    assert club_running.pk not in ids and draft.pk not in ids
+    assert club_running.pk not in ids and draft.pk not in ids and members_only.pk not in ids
     kinds = {t["id"]: t["kind"] for t in data["tournaments"]}
     assert kinds == {closed.pk: "club", running.pk: "public", day.pk: "day"}
     assert get(client, f"{API}/tournaments/{day.pk}/")["tournament"]["day"] == str(day.day)
-    for hidden in (club_running, draft):
+    for hidden in (club_running, draft, members_only):
         error = get(client, f"{API}/tournaments/{hidden.pk}/", status=404)
         assert error["error"]["code"] == "not_found"
         assert get(client, f"{API}/tournaments/{hidden.pk}/standings/", status=404)
@@ -203,6 +206,7 @@ def test_every_listed_tournament_is_one_an_anonymous_visitor_may_open(
     from tournaments.models import Tournament
 
     make_tournament(name="Clubavond bezig")
+    actions.close_tournament(make_tournament(name="Onder ons").pk, None)
     actions.day_tournament()
     listed = {t["id"] for t in get(client, f"{API}/tournaments/?limit=100")["tournaments"]}
     viewable = {

@@ -25,7 +25,7 @@ def test_commitment_shown_when_open_and_seed_kept_secret(make_tournament, make_u
 def test_verify_page_after_close_recomputes_commitment_and_deals(
     make_tournament, organizer, client
 ):
-    t = make_tournament(seed="geheim-zaad-42")
+    t = make_tournament(seed="geheim-zaad-42", results_audience="everyone")  # logged out
     actions.close_tournament(t.pk, organizer)
     page = client.get(f"/tournaments/{t.pk}/verify/").content.decode()
     assert "geheim-zaad-42" in page
@@ -33,7 +33,7 @@ def test_verify_page_after_close_recomputes_commitment_and_deals(
 
 
 def test_verify_page_flags_a_tampered_deal(make_tournament, organizer, client):
-    t = make_tournament(seed="geheim-zaad-42")
+    t = make_tournament(seed="geheim-zaad-42", results_audience="everyone")  # logged out
     actions.close_tournament(t.pk, organizer)
     deal = t.deals.get(number=3)
     deal.hands = [deal.hands[1], deal.hands[0], deal.hands[2], deal.hands[3]]

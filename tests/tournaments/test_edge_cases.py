@@ -388,8 +388,8 @@ def test_a_club_with_a_played_tournament_cannot_be_deleted(make_tournament, make
     assert Club.objects.filter(pk=club.pk).exists()
     entry.refresh_from_db()
     assert entry.deal_results.exists() and entry.status == Entry.Status.FINISHED
-    # Still readable by everybody, as a closed tournament is.
-    assert english_client().get(f"/tournaments/{t.pk}/standings/").status_code == 200
+    # Still readable by its players (and its club: results for members only by default).
+    assert english_client(anna).get(f"/tournaments/{t.pk}/standings/").status_code == 200
 
 
 def test_a_club_with_only_drafts_is_deleted_with_its_drafts(make_tournament, club):
@@ -434,7 +434,7 @@ EXPORTS = ("standings.csv", "standings.json", "travellers.csv", "travellers.json
 
 
 def test_exports_of_a_tournament_nobody_entered(make_tournament, tmp_path):
-    t = make_tournament(name="Leeg")
+    t = make_tournament(name="Leeg", results_audience="everyone")  # read logged out
     actions.close_tournament(t.pk, None)
     client = english_client()
     got = {kind: client.get(f"/tournaments/{t.pk}/export/{kind}") for kind in EXPORTS}

@@ -24,13 +24,19 @@ def ranked(make_tournament, fake_entry, organizer):
     return t
 
 
-def test_standings_csv_has_a_row_per_entry_and_the_corrections(ranked):
-    rows = list(csv.reader(io.StringIO(exports.standings_csv(ranked))))
+EN = exports.csv_style("en")
+
+
+def test_standings_csv_has_a_row_per_entry_and_the_corrections_their_own_file(ranked):
+    rows = list(csv.reader(io.StringIO(exports.standings_csv(ranked, EN))))
     assert rows[0] == exports.STANDINGS_COLUMNS
-    assert rows[1][:5] == ["1", "alice", "40", "40", "False"]
-    assert rows[2][:5] == ["2", "bert", "-5", "-10", "True"]
-    assert ["correction", "who", "when", "entry", "before", "after", "reason"] in rows
-    assert any("rekenfout bij deal 2" in row for row in rows)
+    assert rows[1][:5] == ["1", "alice", "40", "40", "no"]
+    assert rows[2][:5] == ["2", "bert", "-5", "-10", "yes"]
+    assert len(rows) == 3  # one table per file: no corrections appended after a blank line
+    fixes = list(csv.DictReader(io.StringIO(exports.corrections_csv(ranked, EN))))
+    assert [(f["player"], f["reason"], f["who"]) for f in fixes] == [
+        ("bert", "rekenfout bij deal 2", "organizer")
+    ]
 
 
 def test_standings_json_content(ranked):
@@ -46,7 +52,7 @@ def test_standings_json_content(ranked):
 
 
 def test_travellers_csv_and_json_content(ranked):
-    rows = list(csv.DictReader(io.StringIO(exports.travellers_csv(ranked))))
+    rows = list(csv.DictReader(io.StringIO(exports.travellers_csv(ranked, EN))))
     assert [(r["deal"], r["player"], r["wij_points"], r["matchpoints"]) for r in rows] == [
         ("1", "alice", "40", "2.0"),
         ("1", "bert", "20", "0.0"),
@@ -85,6 +91,7 @@ def test_closing_builds_the_records_zip_on_the_exports_queue(ranked, organizer, 
     ranked.refresh_from_db()
     archive = ExportArchive.objects.get(tournament=ranked, kind="records.zip")
     assert archive.rankings_version == ranked.rankings_version
+    client.force_login(organizer)  # the club's (results for its members by default)
     response = client.get(f"/tournaments/{ranked.pk}/export/records.zip")
     assert response.status_code == 200 and bytes(response.content) == bytes(archive.data)
 

@@ -76,3 +76,65 @@ async def test_standings_socket_answers_snapshot_requests_and_rejects_junk(
     assert again["type"] == "standings" and again["rows"] == first["rows"]
     assert "group" not in again
     await comm.disconnect()
+
+
+# --- issue 10 item 1: the socket obeys the pages' "looking rules you out" ------------------
+
+
+def _second_organizer(t, make_user):
+    """A club organizer who did not choose the seed (so has not seen the deals yet)."""
+    carl = make_user("carl")
+    t.club.organizers.add(carl)
+    t.club.members.add(carl)
+    return carl
+
+
+async def test_an_organizer_watching_the_standings_socket_can_no_longer_enter(
+    make_tournament, make_user
+):
+    from tournaments import actions
+
+    t = await database_sync_to_async(make_tournament)(seed="live-look-1")
+    carl = await database_sync_to_async(_second_organizer)(t, make_user)
+    anna = await database_sync_to_async(make_user)("anna")
+    (e_anna,) = await database_sync_to_async(joined)(t, anna)
+    await database_sync_to_async(finish)(e_anna)
+    comm = _communicator(t.pk, await database_sync_to_async(_cookie)(carl))
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    assert connected
+    snapshot = await comm.receive_json_from(timeout=TIMEOUT)
+    assert snapshot["type"] == "standings" and [r["player"] for r in snapshot["rows"]] == ["anna"]
+    # As on the standings page: having looked, the organizer may not enter any more.
+    with pytest.raises(actions.CannotJoin, match="seen this tournament"):
+        await database_sync_to_async(actions.join)(t.pk, carl)
+    await comm.disconnect()
+
+
+async def test_the_standings_socket_asks_again_at_every_push(make_tournament, make_user):
+    """An entry that slipped in next to the connect (a join racing the socket) gets
+    nothing more about the others while its own game is unfinished."""
+    from tournaments import actions
+
+    t = await database_sync_to_async(make_tournament)(seed="live-look-2")
+    carl = await database_sync_to_async(_second_organizer)(t, make_user)
+    anna = await database_sync_to_async(make_user)("anna")
+    ben = await database_sync_to_async(make_user)("ben")
+    e_anna, e_ben = await database_sync_to_async(joined)(t, anna, ben)
+    await database_sync_to_async(finish)(e_anna)
+    comm = _communicator(t.pk, await database_sync_to_async(_cookie)(carl))
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    assert connected
+    assert (await comm.receive_json_from(timeout=TIMEOUT))["type"] == "standings"
+
+    def race_in():
+        # The join that passed its check before the socket recorded the look.
+        t.deals_seen_by.remove(carl)
+        return actions.join(t.pk, carl)
+
+    await database_sync_to_async(race_in)()
+    await database_sync_to_async(finish)(e_ben)  # a push with ben's row
+    message = await comm.receive_json_from(timeout=TIMEOUT)
+    assert message == {"type": "error", "code": "forbidden", "message": "not allowed"}
+    closed = await comm.receive_output(timeout=TIMEOUT)
+    assert closed["type"] == "websocket.close" and closed["code"] == 4403
+    assert await comm.receive_nothing(timeout=0.5)

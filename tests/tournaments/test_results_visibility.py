@@ -55,8 +55,14 @@ def test_after_close_setting_hides_results_even_from_finished_players(
     assert client.get(f"/tournaments/{t.pk}/standings/").status_code == 200
 
 
-def test_anonymous_visitors_see_results_only_after_close(half_played, client, organizer):
-    t, *_ = half_played
+def test_anonymous_visitors_see_results_only_after_close(
+    make_tournament, make_user, client, organizer
+):
+    # Results for everyone after close (a club's default is its members only:
+    # tests/tournaments/test_closed_results_audience.py).
+    t = make_tournament(seed="visibility-seed", results_audience="everyone")
+    (entry,) = joined(t, make_user("anna"))
+    finish(entry)
     assert client.get(f"/tournaments/{t.pk}/standings/").status_code in (403, 404)
     actions.close_tournament(t.pk, organizer)
     assert client.get(f"/tournaments/{t.pk}/standings/").status_code == 200

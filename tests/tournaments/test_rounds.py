@@ -127,7 +127,7 @@ def test_writer_stays_with_a_cut():
 @pytest.mark.parametrize(
     "args, message",
     [
-        (["--format", "rotating", "--players", "8", "--deals", "0"], "1 to 100 deals"),
+        (["--format", "rotating", "--players", "8", "--deals", "0"], "1 to 100"),
         (
             ["--format", "rotating", "--players", "8", "--rounds", "2", "--cut", "9"],
             "larger than the field of 8",

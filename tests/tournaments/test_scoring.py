@@ -85,7 +85,15 @@ def _rank_deal_by_deal(scores, deals_played, entries, deals, points):
             total[entries[i]] += s
             res_mp[i], res_nb[i] = m, round(s, 4)
     totals = [round(total[e], 4) for e in range(field)]
-    _, ranks = scoring.standings_order(scores, totals, deals_played)
+    # Ties on score go to the higher Neuberg percentage over the deals each entry played.
+    count = defaultdict(int)
+    for e in entries:
+        count[e] += 1
+    top = 2.0 * (field - 1)
+    pct_of_deals = [
+        round(100.0 * total[e] / (count[e] * top), 2) if top > 0 else 50.0 for e in range(field)
+    ]
+    _, ranks = scoring.standings_order(scores, pct_of_deals, deals_played)
     mp = scoring.matchpoints(scores)
     pct = [round(x, 2) for x in scoring.percentage(mp, field).tolist()]
     return ranks, mp.tolist(), pct, totals, res_mp, res_nb

@@ -3,31 +3,50 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy, ngettext
+
+import engine
+from game.levels import level_name
 
 register = template.Library()
 
 SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 RED_SUITS = {"H", "D"}
 RED_SYMBOLS = ("♥", "♦")
+# As the table sorts a hand (static/js/table/cards.js): suits alternate in colour, the
+# trump first when it is known; ranks high to low, the ten (manille) first.
+HAND_SUITS = "SHCD"
+HAND_RANKS = "TAKQJ987"
 
-# Human names of the engine's rules presets and bot levels (the engine only knows
-# ids). The ids stay what is stored; an id missing here is shown as it is.
+# Human names of the engine's rules presets (the engine only knows ids). The ids stay
+# what is stored; an id missing here is shown as it is. Bot levels: game/levels.py.
 RULES_NAMES = {
     "flemish": gettext_lazy("Flemish"),
     "flemish-table": gettext_lazy("Flemish (table)"),
     "french": gettext_lazy("French"),
     "malilla": gettext_lazy("Malilla"),
 }
-BOT_NAMES = {
-    "beginner": gettext_lazy("Beginner"),
-    "heuristic": gettext_lazy("Standard"),
-    "club": gettext_lazy("Club"),
-    "expert": gettext_lazy("Expert"),
-    "random": gettext_lazy("Random (for testing)"),
-}
-# The order a select shows them in: easiest bot first, the test bot last.
-BOT_ORDER = ("beginner", "heuristic", "club", "expert", "random")
+
+
+def hand_suit_order(trump: str | None) -> str:
+    """The table's suit order: the trump first, then colours alternating where possible."""
+    if not trump or trump not in HAND_SUITS:
+        return HAND_SUITS
+    rest, out = [x for x in HAND_SUITS if x != trump], [trump]
+    while rest:
+        last_red = out[-1] in RED_SUITS
+        i = next((k for k, x in enumerate(rest) if (x in RED_SUITS) != last_red), 0)
+        out.append(rest.pop(i))
+    return "".join(out)
+
+
+def sort_hand(cards, trump: str | None = None) -> list[str]:
+    """Card texts ("TS", "7H") sorted as the table shows a hand: by suit, the trump
+    first when known, then by rank high to low."""
+    suits = hand_suit_order(trump)
+    return sorted(
+        (str(c) for c in cards), key=lambda c: (suits.index(c[-1]), HAND_RANKS.index(c[:-1]))
+    )
 
 
 def rules_label(rules_id: str) -> str:
@@ -35,23 +54,31 @@ def rules_label(rules_id: str) -> str:
 
 
 def bot_label(level: str) -> str:
-    return str(BOT_NAMES.get(level, level))
+    return level_name(level)
 
 
 def rules_choices(ids) -> list[tuple[str, str]]:
     return [(i, rules_label(i)) for i in ids]
 
 
-def bot_choices(ids) -> list[tuple[str, str]]:
-    rank = {name: n for n, name in enumerate(BOT_ORDER)}
-    ordered = sorted(ids, key=lambda i: (rank.get(i, len(rank)), i))
-    return [(i, bot_label(i)) for i in ordered]
-
-
 @register.filter
 def rules_name(value) -> str:
     """ "flemish-table" → Flemish (table)."""
     return rules_label(value)
+
+
+@register.filter
+def game_length(t) -> str:
+    """A tournament's games: "12 deals", "12 deals, each on its own", "to 101 points"."""
+    preset = engine.get_rules(t.rules)
+    if t.fixed_deals:
+        n = t.fixed_deals
+        text = ngettext("%(n)s deal", "%(n)s deals", n) % {"n": n}
+    else:
+        text = _("to %(n)s points") % {"n": preset.target(0)}
+    if not t.tie_carry and preset.tie_doubles_next:
+        text = _("%(game)s, each deal on its own") % {"game": text}
+    return text
 
 
 @register.filter
@@ -103,3 +130,16 @@ def player_link(username):
     except NoReverseMatch:  # a name the URL pattern cannot carry
         return name
     return format_html('<a href="{}">{}</a>', url, name)
+
+
+@register.filter
+def finish_mark(finish_mode) -> str:
+    """A small "bot" tag after an entry whose game the bot finished at close (standings,
+    tournament page, profile, printable results and PDF); nothing otherwise."""
+    if finish_mode != "bot":
+        return ""
+    return format_html(
+        ' <span class="t-tag t-bot-mark" title="{}">{}</span>',
+        _("finished by the bot"),
+        _("bot"),
+    )

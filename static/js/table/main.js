@@ -3,6 +3,7 @@
 import { GameSocket } from "./socket.js";
 import * as R from "./render.js";
 import { display, trickWinner } from "./cards.js";
+import { tournamentClosed } from "./closed.js";
 
 const CARD_RE = /^[789JQKAT][SHDC]$/;
 const BOT_PAUSE_MS = 600;
@@ -56,6 +57,10 @@ const ui = {
   busy: false,
   gen: 0,
   pending: null, // action sent, no answer yet
+  sentAt: 0, // when it was sent
+  // A card sent and already shown on the table (moved at once, before the server's
+  // echo); cleared by the echo, or taken back with the server's refusal.
+  optimistic: null,
   trickView: null, // a completed trick still lying in the middle
   note: "",
   error: "",
@@ -79,8 +84,36 @@ function interactive() {
 
 const baseTitle = document.title;
 
-function draw() {
+// The state on screen: the last state shown, with South's own card already moved from
+// the hand to the trick while the server has not yet answered (ui.optimistic).
+function shownState() {
   const s = ui.state;
+  const card = ui.optimistic;
+  if (!card || !(s.hand || []).includes(card)) return s;
+  const seat = s.seat ?? 0;
+  const cards = [...(s.current_trick?.cards || []), [seat, card]];
+  const sizes = (s.hand_sizes || []).slice();
+  if (sizes.length > seat) sizes[seat] -= 1;
+  // Who plays next: the next seat, or (the trick full) its winner, as far as we know.
+  const toMove = cards.length < 4 ? (seat + 1) % 4 : trickWinner(cards, s.no_trump ? null : s.trump);
+  return {
+    ...s,
+    hand: s.hand.filter((c) => c !== card),
+    hand_sizes: sizes,
+    current_trick: { ...(s.current_trick || {}), cards },
+    to_move: toMove,
+    legal: [],
+  };
+}
+
+// Nothing left to show of what the server sent: the seat to move is really thinking
+// (not a step of the replay of events still queued).
+function caughtUp() {
+  return !ui.busy && ui.queue.length === 0 && ui.shownSeq === ui.seq;
+}
+
+function draw() {
+  const s = shownState();
   // A mark in the tab title, for a player who is looking at another tab.
   const myTurn = s.to_move === s.seat && !s.game_over && !ui.closed && interactive();
   document.title = myTurn ? `\u25CF ${baseTitle}` : baseTitle;
@@ -103,7 +136,9 @@ function draw() {
   const opts = { interactive: interactive(), t, keyboard: ui.keyboard };
   R.renderHand($("#hand"), s, opts);
   R.renderChoices($("#choices"), s, opts);
-  $("#prompt").textContent = ui.closed ? "" : R.promptText(s, t);
+  const thinking = !ui.closed && caughtUp() && s.to_move !== null && s.to_move !== s.seat && !s.game_over;
+  $("#prompt").textContent = ui.closed ? "" : R.promptText(s, t, { thinking });
+  R.markThinking(root, thinking ? s.to_move : null);
   $("#prompt").classList.toggle("mine", s.to_move === s.seat && !s.game_over && !ui.closed);
   $("#note").textContent = ui.note;
   $("#error").textContent = ui.error;
@@ -112,6 +147,7 @@ function draw() {
   const [wij, zij] = R.ours(s.scores);
   $("#mini-wij").textContent = String(wij);
   $("#mini-zij").textContent = String(zij);
+  R.renderDealCount($("[data-deal-count]"), s, t);
   R.renderEnd($("#end"), s, t);
   const endBoard = $("[data-end-board]");
   if (endBoard && !$("#end").hidden) endBoard.replaceChildren($("#board table").cloneNode(true));
@@ -178,7 +214,9 @@ function dealNote(prev, next) {
   const head = t("deal_result", { n: last.deal, wij: cw, zij: cz });
   if (w > 0) return `${head} ${t("wij_write", { n: w })}`;
   if (z > 0) return `${head} ${t("zij_write", { n: z })}`;
-  return `${head} ${t("nobody_writes")}`;
+  // Each deal on its own (the tie=own option): a tie doubles nothing.
+  const own = next.options && next.options.tie_carry === false;
+  return `${head} ${t(own ? "nobody_writes_own" : "nobody_writes")}`;
 }
 
 // One line per step for screen readers (the table itself is drawn, not spoken).
@@ -226,8 +264,10 @@ async function pump() {
   ui.busy = true;
   const gen = ui.gen;
   while (ui.queue.length && gen === ui.gen) {
-    // Hold the previous step on screen long enough to be read (not in fast play).
-    await sleep(ui.holdUntil - Date.now());
+    // Hold the previous step on screen long enough to be read (not in fast play); the
+    // echo of South's own card, on screen since the click, needs no hold.
+    const echo = ui.optimistic !== null && ui.queue[0].actor === ui.state.seat;
+    if (!echo) await sleep(ui.holdUntil - Date.now());
     if (gen !== ui.gen) break;
     if (ui.trickView) await collectTrick();
     if (gen !== ui.gen || !ui.queue.length) break;
@@ -239,6 +279,7 @@ async function pump() {
     const note = dealNote(prev, next);
     if (mine) {
       ui.pending = null;
+      ui.optimistic = null;
       ui.error = "";
     }
     ui.state = next;
@@ -271,13 +312,15 @@ function onMessage(msg) {
     // Snapshots and events travel different ways and may cross: never step back.
     const n = Number(msg.seq);
     if (n < ui.seq || (n === ui.seq && (ui.busy || ui.queue.length))) {
-      ui.pending = null;
+      // Nothing new; a move in flight still gets its echo or refusal (or, with no
+      // answer at all, the connection is made anew: see ANSWER_MS).
       return;
     }
     ui.gen += 1;
     ui.queue.length = 0;
     ui.busy = false;
     ui.pending = null;
+    ui.optimistic = null;
     ui.trickView = null;
     ui.state = msg.state;
     ui.seq = ui.shownSeq = Number(msg.seq);
@@ -300,7 +343,8 @@ function onMessage(msg) {
   } else if (msg.type === "chat") {
     addChat(msg);
   } else if (msg.type === "closed") {
-    markClosed(msg.reason);
+    if (msg.reason === "tournament") tournamentClosed(root, msg.reason, msg.record);
+    else markClosed(msg.reason, msg.record);
   } else if (msg.type === "error") {
     onError(msg);
   }
@@ -338,13 +382,15 @@ $("#chat-form")?.addEventListener("submit", (ev) => {
 
 // The server stopped this game (its tournament closed or the play window ended): the
 // note says so and links to the results; the cards no longer answer.
-function markClosed(reason) {
+function markClosed(reason, record) {
+  if (reason === "bot") tournamentClosed(root, reason, record);
   ui.closed = true;
   ui.pending = null;
+  ui.optimistic = null;
   root.dataset.closed = "true";
   const note = $("#closed-note");
   if (note) {
-    const text = { as_played: "closed_as_played", removed: "removed" }[reason] || (reason ? "closed" : null);
+    const text = { as_played: "closed_as_played", removed: "removed", bot: "closed_bot" }[reason] || (reason ? "closed" : null);
     if (text) note.querySelector("[data-closed-text]").textContent = t(text);
     const link = note.querySelector("[data-results-link]");
     const results = root.dataset.resultsUrl;
@@ -360,6 +406,7 @@ function markClosed(reason) {
 function onError(msg) {
   const card = ui.pending;
   ui.pending = null;
+  ui.optimistic = null; // a card moved at once goes back to the hand
   if (msg.code === "closed") {
     markClosed(null);
     // The note says it (with a link); the server's words only if there is no note.
@@ -393,9 +440,23 @@ function act(action) {
     draw();
     return;
   }
+  // Only over an open connection: a click made while offline is not kept to be
+  // replayed later (the player could not know when, or whether, it would count).
+  if (!socket.send({ type: "action", action, seq: ui.seq })) {
+    ui.error = t("not_sent");
+    draw();
+    return;
+  }
   ui.pending = action;
+  ui.sentAt = Date.now();
   ui.error = "";
-  socket.send({ type: "action", action, seq: ui.seq });
+  if (CARD_RE.test(action) && (s.legal || []).includes(action)) {
+    // A legal card leaves the hand at once; the previous trick, if still lying in the
+    // middle, is taken in now. A refusal (onError) puts the card back.
+    ui.optimistic = action;
+    clearTimeout(ui.collectTimer);
+    ui.trickView = null;
+  }
   draw();
 }
 
@@ -404,7 +465,13 @@ function setStatus(status) {
   const text = { closed: t("conn_lost"), reconnecting: t("conn_retry") }[status] || "";
   conn.textContent = text;
   conn.hidden = !text;
-  if (status === "closed") ui.pending = null;
+  if (status === "closed" && ui.pending !== null) {
+    // The answer is lost with the connection: the snapshot on reconnect tells whether
+    // the card counted; until then it is shown back in the hand.
+    ui.pending = null;
+    ui.optimistic = null;
+    draw();
+  }
 }
 
 // --- controls --------------------------------------------------------------------
@@ -516,6 +583,15 @@ setInterval(() => {
     socket.requestSnapshot();
   }
 }, WATCHDOG_MS / 4);
+
+// A move answered by nothing at all (no echo, no refusal, not a word from the server):
+// the socket looks open but is dead (a phone that changed networks keeps one "open" for
+// minutes). Start the connection over; the snapshot then tells whether the card counted.
+const ANSWER_MS = 5000;
+setInterval(() => {
+  if (ui.pending === null || Date.now() - Math.max(ui.sentAt, ui.lastHeard) < ANSWER_MS) return;
+  socket.restart();
+}, 500);
 
 // For debugging from the console and for tests; not an API.
 window.manillenTable = { ui, draw, socket, onMessage };

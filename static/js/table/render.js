@@ -218,7 +218,15 @@ export function renderChoices(container, state, { interactive, t, keyboard = fal
   if (hadFocus) container.querySelector("button")?.focus();
 }
 
-export function promptText(state, t) {
+// The bot (or, later, the player) in `seat` is thinking: its seat shows it; null: nobody.
+export function markThinking(root, seat) {
+  root.querySelectorAll(".seat[data-seat]").forEach((box) => {
+    box.classList.toggle("thinking", seat !== null && Number(box.dataset.seat) === seat);
+  });
+}
+
+// thinking: the seat to move is deciding now (not a step being replayed on screen).
+export function promptText(state, t, { thinking = false } = {}) {
   if (state.phase === "game_over" || state.game_over) return t("game_over");
   const seat = state.seat;
   const legal = state.legal || [];
@@ -238,7 +246,7 @@ export function promptText(state, t) {
     if (state.hand === null && seat !== null && state.dealer === (seat + 2) % 4) return t("partner_chooses");
     return t("someone_chooses", { name: who });
   }
-  return t("someone_to_move", { name: who });
+  return t(thinking ? "someone_thinking" : "someone_to_move", { name: who });
 }
 
 function signed(n) {
@@ -291,6 +299,13 @@ export function renderBoard(tbody, tfoot, state, t) {
   tfoot.replaceChildren(boardRow([t("total"), "", String(sw), String(sz)], "total"));
 }
 
+// A game of fixed deals: "deal 3 of 12" in the toolbar (hidden in a game to 101).
+export function renderDealCount(node, state, t) {
+  if (!node) return;
+  node.hidden = !state.deals;
+  if (state.deals) node.textContent = t("deal_of", { n: state.deal_number, total: state.deals });
+}
+
 export function renderEnd(box, state, t) {
   const over = state.phase === "game_over" || state.game_over;
   if (!over) {
@@ -308,10 +323,15 @@ export function renderEnd(box, state, t) {
   box.querySelector("[data-end-wij]").textContent = String(wij);
   box.querySelector("[data-end-zij]").textContent = String(zij);
   box.querySelector("[data-end-score]").textContent = signed(score);
-  const winner = state.outcome ? state.outcome.winner : wij > zij ? 0 : wij < zij ? 1 : null;
   const myTeam = view.me % 2;
+  // wij/zij are the viewer's team and the other; the outcome names teams absolutely.
+  const winner = state.outcome ? state.outcome.winner : wij > zij ? myTeam : wij < zij ? 1 - myTeam : null;
   box.querySelector("[data-end-title]").textContent =
-    winner === null || winner === undefined ? t("draw") : winner === myTeam ? t("won") : t("lost");
+    winner === null || winner === undefined
+      ? t("draw")
+      : winner === myTeam
+        ? t(state.deals ? "won_deals" : "won")
+        : t(state.deals ? "lost_deals" : "lost");
   if (opening) box.querySelector("[data-new-game], [data-rematch]")?.focus();
 }
 

@@ -1,5 +1,18 @@
-// The game's WebSocket: reconnects with backoff and asks for a snapshot on every
-// (re)connect, so nothing sent while we were away is lost.
+// The game's WebSocket: reconnects by itself and asks for a snapshot on every
+// (re)connect, so nothing the server sent while we were away is missed. Nothing the
+// page sends is kept for later: a message is sent over an open socket or refused.
+
+// Delay before reconnect attempt n (0, 1, ...): quick at first, then about every
+// 0.8 s with jitter, never more than 1 s apart, so a table is back within a second of
+// its server answering again (a refused connection costs the server next to nothing).
+export const RETRY_MS = [150, 400, 800];
+const JITTER = 0.2;
+const MAX_RETRY_MS = 950;
+
+export function retryDelay(attempt, random = Math.random) {
+  const base = RETRY_MS[Math.min(attempt, RETRY_MS.length - 1)];
+  return Math.min(MAX_RETRY_MS, base * (1 - JITTER / 2 + JITTER * random()));
+}
 
 export class GameSocket {
   constructor(path, { onMessage, onStatus }) {
@@ -9,7 +22,7 @@ export class GameSocket {
     this.ws = null;
     this.attempt = 0;
     this.closed = false;
-    this.outbox = [];
+    this.attempts = []; // when each connection was tried (Date.now()), the last few
   }
 
   // ?lang= tells the server the page's language, so refusals can be phrased in it.
@@ -23,14 +36,14 @@ export class GameSocket {
 
   connect() {
     this.onStatus(this.attempt === 0 ? "connecting" : "reconnecting");
+    this.attempts.push(Date.now());
+    if (this.attempts.length > 50) this.attempts.shift();
     const ws = new WebSocket(this.url());
     this.ws = ws;
     ws.addEventListener("open", () => {
       this.attempt = 0;
       this.onStatus("open");
       ws.send(JSON.stringify({ type: "snapshot" }));
-      const pending = this.outbox.splice(0);
-      pending.forEach((m) => ws.send(m));
     });
     ws.addEventListener("message", (ev) => {
       let msg;
@@ -43,21 +56,34 @@ export class GameSocket {
     });
     ws.addEventListener("close", () => {
       if (this.ws !== ws || this.closed) return;
-      this.onStatus("closed");
-      const delay = Math.min(10000, 500 * 2 ** this.attempt) * (0.75 + Math.random() / 2);
-      this.attempt += 1;
-      setTimeout(() => this.connect(), delay);
+      this.lost();
     });
   }
 
+  // The connection is gone: say so and try again soon.
+  lost() {
+    this.onStatus("closed");
+    const delay = retryDelay(this.attempt);
+    this.attempt += 1;
+    setTimeout(() => this.connect(), delay);
+  }
+
+  // Give up on a socket that looks open but answers nothing, and connect anew (its
+  // close event, which may take long on a dead connection, is then ignored).
+  restart() {
+    const ws = this.ws;
+    if (!ws || this.closed) return;
+    this.ws = null;
+    ws.close();
+    this.lost();
+  }
+
+  // Whether the message went out. Not queued when offline: an action clicked then
+  // is refused here (a snapshot is asked for on every open anyway).
   send(obj) {
-    const data = JSON.stringify(obj);
-    if (this.ws && this.ws.readyState === WebSocket.OPEN) {
-      this.ws.send(data);
-    } else if (obj.type !== "snapshot") {
-      // A snapshot is requested anyway on open; actions wait for the connection.
-      this.outbox.push(data);
-    }
+    if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
+    this.ws.send(JSON.stringify(obj));
+    return true;
   }
 
   requestSnapshot() {

@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
 from django.utils import timezone
 
+from engine.rules import MAX_FIXED_DEALS
 from tournaments import actions
 from tournaments.models import Club, Tournament
 
@@ -97,6 +98,10 @@ class Command(BaseCommand):
         capacity = opts["players"] if opts["players"] is not None else opts["capacity"]
         if capacity < 1:
             raise CommandError("--players (or --capacity) must be at least 1")
+        if opts["deals"] is not None and not 1 <= opts["deals"] <= MAX_FIXED_DEALS:
+            raise CommandError(
+                f"--deals must be 1 to {MAX_FIXED_DEALS} (a game of D deals), got {opts['deals']}"
+            )
         name = opts["name"] or f"{opts['format']} tournament"
         common = dict(
             name=name, club=club, rules=opts["rules"], seed=opts["seed"], open_now=opts["open"]
@@ -110,9 +115,13 @@ class Command(BaseCommand):
             common["live_start"] = True
         try:
             if fmt == Tournament.Format.SOLO_DUPLICATE:
-                if opts["deals"] is not None:
-                    raise CommandError("solo tournaments of N deals come with fixed deals")
-                t = actions.create_tournament(actor, capacity=capacity, **common)
+                t = actions.create_tournament(
+                    actor,
+                    capacity=capacity,
+                    deals=opts["deals"],
+                    tie_carry=opts["tie"] == "carry",
+                    **common,
+                )
             else:
                 t = actions.create_tables_tournament(
                     actor,

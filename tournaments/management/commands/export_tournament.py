@@ -14,6 +14,7 @@ FORMATS = ("csv", "json", "pdf", "records", "records-zip")
 TEXT = {
     ("csv", "standings"): exports.standings_csv,
     ("csv", "travellers"): exports.travellers_csv,
+    ("csv", "corrections"): exports.corrections_csv,
     ("json", "standings"): exports.standings_json,
     ("json", "travellers"): exports.travellers_json,
 }
@@ -36,15 +37,26 @@ class Command(BaseCommand):
         parser.add_argument(
             "--format", required=True, help="csv, json, pdf, records (one text file) or records-zip"
         )
-        parser.add_argument("--what", default="standings", help="standings or travellers")
+        parser.add_argument(
+            "--what", default="standings", help="standings or travellers (csv: also corrections)"
+        )
+        parser.add_argument(
+            "--sep",
+            default="comma",
+            choices=sorted(exports.SEPARATORS),
+            help="csv: comma (default) or semicolon (with a byte-order mark and decimal "
+            "commas, for Excel in Dutch or French)",
+        )
         parser.add_argument("-o", "--output", help="file to write (default: stdout)")
 
     def handle(self, *args, **opts):
         fmt, what = opts["format"], opts["what"]
         if fmt not in FORMATS:
             raise CommandError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
-        if what not in ("standings", "travellers"):
+        if (fmt, what) not in TEXT and what not in ("standings", "travellers"):
             raise CommandError(f"unknown --what {what!r}: choose standings or travellers")
+        if fmt in ("csv", "json") and (fmt, what) not in TEXT:
+            raise CommandError(f"--what {what} has no {fmt} export")
         pk = opts["tournament_id"]
         t = Tournament.objects.select_related("club").filter(pk=pk).first()
         if t is None:
@@ -64,7 +76,12 @@ class Command(BaseCommand):
         if fmt.startswith("records") and not t.is_closed:
             raise CommandError(f"tournament {pk} is not closed: its records would reveal the seed")
         if fmt in ("csv", "json", "records"):
-            text = exports.records_text(t) if fmt == "records" else TEXT[(fmt, what)](t)
+            if fmt == "records":
+                text = exports.records_text(t)
+            elif fmt == "csv":
+                text = TEXT[(fmt, what)](t, exports.csv_style(sep=opts["sep"]))
+            else:
+                text = TEXT[(fmt, what)](t)
             if opts["output"]:
                 with open(opts["output"], "w", encoding="utf-8", newline="") as fh:
                     fh.write(text)

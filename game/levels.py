@@ -1,0 +1,32 @@
+"""The bots' levels a person chooses, and the one name each has everywhere: the home
+page, the tournament form and page, the table.
+
+engine.bots knows more ids than it offers here: "beginner" is another name of
+"heuristic" (the same bot), and "random" is for tests only. Neither is offered; a
+stored one is still named (a tournament made before, a game from the shell).
+"""
+
+from __future__ import annotations
+
+from django.utils.translation import gettext_lazy as _
+
+# In the order a select shows them: easiest first.
+LEVELS = {
+    "heuristic": _("Beginner"),
+    "club": _("Club"),
+    "expert": _("Expert"),
+}
+_OTHER_NAMES = {
+    "beginner": LEVELS["heuristic"],
+    "random": _("Random (for testing)"),
+}
+
+
+def level_name(level: str) -> str:
+    """ "heuristic" → Beginner; an id that is not a level is shown as it is."""
+    return str(LEVELS.get(level) or _OTHER_NAMES.get(level) or level)
+
+
+def level_choices() -> list[tuple[str, str]]:
+    """(id, name) of the levels offered, for a <select>."""
+    return [(level, str(name)) for level, name in LEVELS.items()]

@@ -1,0 +1,109 @@
+"""A finished game trick by trick, as South saw it (the "step through your game" page).
+
+Only South's own cards and the cards played to the table: what the player saw while
+playing, nothing more, so the page leaks no hidden card whatever the game (a solo game
+or a tournament entry). The game is split into its deals by the replay helper of the
+tournaments' compare page (`tournaments.replays.split_deals`, engine-only).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import engine
+from tournaments.replays import split_deals
+
+SOUTH = 0
+SYMBOLS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+RANKS = "TAKQJ987"  # high to low in every suit: 10 (manille) A K Q J 9 8 7
+SUITS = "SHCD"  # alternating colours
+
+
+def face(card: str) -> dict:
+    """What a card shows: {"card": "TH", "rank": "10", "suit": "♥", "red": True}."""
+    rank, suit = card[:-1], card[-1]
+    return {
+        "card": card,
+        "rank": "10" if rank == "T" else rank,
+        "suit": SYMBOLS[suit],
+        "red": suit in "HD",
+    }
+
+
+def sort_hand(cards: list[str], trump: str | None) -> list[str]:
+    """Trump first, then the other suits in alternating colours; high to low (as the
+    table sorts South's hand)."""
+    order = list(SUITS)
+    if trump in SYMBOLS:
+        rest = [x for x in SUITS if x != trump]
+        order = [trump]
+        while rest:
+            red = order[-1] in "HD"
+            pick = next((x for x in rest if (x in "HD") != red), rest[0])
+            order.append(pick)
+            rest.remove(pick)
+    return sorted(cards, key=lambda c: (order.index(c[-1]), RANKS.index(c[:-1])))
+
+
+@dataclass
+class TrickStep:
+    deal: int  # the deal's number in the game (1, 2, ...)
+    trick: int  # 1..8
+    tricks_in_deal: int
+    dealer: int
+    trump: str | None  # suit letter, None when no trump
+    no_trump: bool
+    multiplier: int
+    hand: list[str]  # South's cards before this trick (engine notation)
+    cards: list[tuple[int, str]]  # (seat, card) in the order played
+    winner: int | None
+    points: int
+    deal_points: list[int]  # card points of WIJ (South-North) and ZIJ after this trick
+    result: dict | None = None  # the deal's result on its last trick
+
+
+def trick_steps(seed: str, rules: str, actions: list[str]) -> list[TrickStep]:
+    """Every trick of the game in order, each with South's hand before it."""
+    game, deals = split_deals(seed, rules, actions)
+    played = [(d.number, d.tricks, d.result, d.result) for d in deals]
+    if not game.is_terminal() and game.deal.tricks:
+        # A game stopped mid-deal (a tournament closed "as played"): its tricks so far,
+        # the trump as South saw it.
+        seen = game.observation(SOUTH)
+        info = {k: seen.get(k) for k in ("trump", "no_trump", "multiplier")}
+        played.append((game.deal.number, [t.to_dict() for t in game.deal.tricks], None, info))
+    steps: list[TrickStep] = []
+    for number, tricks, result, info in played:
+        spec = engine.deal_for(seed, number, rules)
+        hand = list(spec.texts()[SOUTH])  # South's own cards only
+        steps.extend(_deal_steps(number, spec.dealer, hand, tricks, result, info))
+    return steps
+
+
+def _deal_steps(number, dealer, hand, tricks, result, info) -> list[TrickStep]:
+    out = []
+    points = [0, 0]
+    for i, trick in enumerate(tricks):
+        cards = [(seat, card) for seat, card in trick["cards"]]
+        winner = trick.get("winner")
+        if winner is not None:
+            points[winner % 2] += trick.get("points", 0)
+        out.append(
+            TrickStep(
+                deal=number,
+                trick=i + 1,
+                tricks_in_deal=len(tricks),
+                dealer=dealer,
+                trump=info.get("trump"),
+                no_trump=bool(info.get("no_trump")),
+                multiplier=info.get("multiplier") or 1,
+                hand=list(hand),
+                cards=cards,
+                winner=winner,
+                points=trick.get("points", 0),
+                deal_points=list(points),
+                result=result if result is not None and i == len(tricks) - 1 else None,
+            )
+        )
+        hand = [c for c in hand if c not in {card for seat, card in cards if seat == SOUTH}]
+    return out

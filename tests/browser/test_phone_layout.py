@@ -1,0 +1,113 @@
+"""The table on a phone at the larger zooms: names, cards and the trick never overlap."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from tests.helpers import TABLE_AT_REST_JS, start_new_game
+
+expect = pytest.importorskip("playwright.sync_api").expect
+
+pytestmark = pytest.mark.django_db
+
+SEQ_JS = "Number(document.getElementById('table-root').dataset.seq)"
+SHOTS = os.environ.get("TABLE_SCREENSHOTS")  # a folder: keep the screenshots to look at
+
+# Every seat's label (name) and cards, and every card in the trick, as boxes.
+BOXES_JS = """() => {
+  const root = document.getElementById('table-root');
+  const box = (el) => el.getBoundingClientRect().toJSON();
+  const out = {felt: box(root.querySelector('.felt')), parts: []};
+  for (const seat of root.querySelectorAll('.seat[data-seat]')) {
+    const name = seat.querySelector('.name');
+    out.parts.push({what: `label ${seat.dataset.seat}`, seat: seat.dataset.seat,
+      box: box(seat.querySelector('.seat-label')),
+      clipped: name.scrollWidth > name.clientWidth + 1});
+    const backs = seat.querySelector('.backs');
+    if (backs && backs.children.length)
+      out.parts.push({what: `backs ${seat.dataset.seat}`, seat: seat.dataset.seat,
+        box: box(backs)});
+    const sub = seat.querySelector('.seat-sub');
+    if (sub && sub.textContent.trim())
+      out.parts.push({what: `sub ${seat.dataset.seat}`, seat: seat.dataset.seat, box: box(sub)});
+  }
+  for (const card of root.querySelectorAll('#trick [data-trick-card]'))
+    out.parts.push({what: `trick card of ${card.dataset.seat}`, seat: 'trick', box: box(card)});
+  return out;
+}"""
+
+
+def _open_new_game(page, base: str) -> None:
+    """A new solo game on the table. (One place to adapt how games start.)"""
+    start_new_game(page, base)
+    expect(page.locator("#table-root")).to_be_visible()
+    page.wait_for_function("() => window.manillenTable !== undefined")
+
+
+def _overlap(a: dict, b: dict) -> float:
+    w = min(a["right"], b["right"]) - max(a["left"], b["left"])
+    h = min(a["bottom"], b["bottom"]) - max(a["top"], b["top"])
+    return max(0.0, w) * max(0.0, h)
+
+
+def _east_card_on_the_table(page) -> None:
+    """Play until South is to move with East's card in the middle of the table."""
+    for _ in range(40):
+        page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+        page.wait_for_function("manillenTable.ui.trickView === null")
+        if page.locator('#trick [data-trick-card][data-seat="3"]').count():
+            return
+        seq = page.evaluate(SEQ_JS)
+        page.locator("[data-trump], [data-announce], #hand [data-card][data-legal]").first.tap()
+        page.wait_for_function(f"s => {SEQ_JS} > s", arg=seq)
+    raise AssertionError("East never had a card on the table when South was to move")
+
+
+@pytest.mark.parametrize("width,height", [(390, 844), (360, 740)])
+def test_names_cards_and_trick_do_not_overlap_at_the_larger_zooms(
+    browser, asgi_server, width, height
+):
+    ctx = browser.new_context(
+        locale="nl-BE",
+        viewport={"width": width, "height": height},
+        is_mobile=True,
+        has_touch=True,
+    )
+    page = ctx.new_page()
+    page.set_default_timeout(15_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        _open_new_game(page, asgi_server)
+        page.locator("#fast-play").check()
+        _east_card_on_the_table(page)
+        larger = page.get_by_role("button", name="groter scherm")
+        for step in range(1, 6):  # from 100 % up to the largest zoom
+            if larger.is_disabled():
+                break
+            larger.tap()
+            page.wait_for_timeout(400)  # the trick's cards move with a transition
+            if SHOTS:
+                page.screenshot(path=os.path.join(SHOTS, f"phone-{width}-zoom{step}.png"))
+            found = page.evaluate(BOXES_JS)
+            felt, parts = found["felt"], found["parts"]
+            for part in parts:
+                assert not part.get("clipped"), (step, part)
+                b = part["box"]
+                assert b["left"] >= felt["left"] - 1 and b["right"] <= felt["right"] + 1, (
+                    step,
+                    part,
+                    felt,
+                )
+            for i, a in enumerate(parts):
+                for b in parts[i + 1 :]:
+                    if a["seat"] == b["seat"]:
+                        continue  # a seat's own label, cards and line sit together
+                    assert _overlap(a["box"], b["box"]) < 1, (step, a, b)
+            width_now = page.evaluate("document.documentElement.scrollWidth")
+            assert width_now <= width, f"zoom step {step}: {width_now}px in a {width}px screen"
+        assert not errors, errors
+    finally:
+        ctx.close()

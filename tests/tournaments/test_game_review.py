@@ -1,0 +1,111 @@
+"""A finished game trick by trick ("step through your game"): the owner only, once the
+game is over, South's view only (South's own cards and the cards played), for a solo
+game and for a tournament entry's game while its tournament still runs."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+import engine
+from game import actions as game_actions
+from game.models import Game
+from tests.helpers import wait_for_turn
+from tests.tournaments.conftest import finish, joined
+
+pytestmark = pytest.mark.usefixtures("live_game_db")
+
+TRICK_CARDS = re.compile(r'data-trick-card="(\w\w)"')
+HAND_CARDS = re.compile(r'data-card="(\w\w)"')
+ANY_CARD = re.compile(r"\b([789TJQKA][SHDC])\b")
+
+
+def _tricks(game: Game) -> list[tuple[int, list[str], list[str]]]:
+    """Every trick of the stored game, replayed here apart from the page's code:
+    (deal number, its cards in play order, South's hand when it started)."""
+    g = engine.Game(game.seed, game.rules)
+    out, hand = [], None
+    for action in game.actions:
+        seen = g.observation(0)
+        if seen["phase"] == "play" and not seen["current_trick"]["cards"]:
+            hand = list(seen["hand"])
+        deal, before = g.deal, len(g.deal.tricks)
+        g.apply_action(action)
+        if len(deal.tricks) > before:
+            cards = [card for _, card in deal.tricks[-1].to_dict()["cards"]]
+            out.append((deal.number, cards, hand))
+    return out
+
+
+def _finished_solo_game(user) -> Game:
+    game = game_actions.create_game(user, seed="review-1")
+    wait_for_turn(game.public_id)
+    game_actions.autoplay(game.pk)
+    return Game.objects.get(pk=game.pk)
+
+
+def test_the_owner_steps_through_every_trick_seeing_only_south_s_cards(client, make_user):
+    anna = make_user("anna")
+    game = _finished_solo_game(anna)
+    assert game.status == Game.Status.FINISHED
+    tricks = _tricks(game)
+    client.force_login(anna)
+    url = f"/game/{game.public_id}/replay/"
+
+    # The end dialog of the table and the home page's list lead here.
+    assert (
+        f'href="{url}" data-replay-link' in client.get(f"/game/{game.public_id}/").content.decode()
+    )
+    assert f'href="{url}" data-replay-link' in client.get("/").content.decode()
+
+    first = client.get(url)
+    assert first.status_code == 200
+    body = first.content.decode()
+    assert 'data-step="1"' in body and f'data-total="{len(tricks)}"' in body
+    assert "data-step-prev" not in body and f'href="{url}?step=2"' in body
+
+    for number, (deal, cards, hand) in enumerate(tricks, start=1):
+        body = client.get(url, {"step": number}).content.decode()
+        assert TRICK_CARDS.findall(body) == cards, number
+        assert sorted(HAND_CARDS.findall(body)) == sorted(hand), number
+        # Nothing else: every card named on the page is South's or on the table.
+        assert set(ANY_CARD.findall(body)) <= set(hand) | set(cards), number
+        assert f"Deel {deal}, slag" in body
+    last = client.get(url, {"step": len(tricks)}).content.decode()
+    assert "data-step-next" not in last and "data-deal-result" in last
+    # Out of range or not a number: the nearest trick, never an error.
+    assert 'data-step="1"' in client.get(url, {"step": "x"}).content.decode()
+    assert f'data-step="{len(tricks)}"' in client.get(url, {"step": 10_000}).content.decode()
+
+
+def test_nobody_else_and_no_unfinished_game(client, make_user):
+    anna, bert = make_user("anna"), make_user("bert")
+    game = _finished_solo_game(anna)
+    url = f"/game/{game.public_id}/replay/"
+    assert client.get(url).status_code == 404  # anonymous
+    client.force_login(bert)
+    assert client.get(url).status_code == 404  # not the owner
+    client.force_login(anna)
+    running = game_actions.create_game(anna, seed="review-2")
+    assert client.get(f"/game/{running.public_id}/replay/").status_code == 404
+    body = client.get("/").content.decode()
+    assert f"/game/{running.public_id}/replay/" not in body
+
+
+def test_a_tournament_game_once_finished_for_its_player_only(client, make_tournament, make_user):
+    t = make_tournament(results_visibility="after_finish")
+    anna, bert = make_user("anna"), make_user("bert")
+    entry_a, entry_b = joined(t, anna, bert)
+    url = f"/game/{entry_a.game.public_id}/replay/"
+    client.force_login(anna)
+    assert client.get(url).status_code == 404  # not finished yet
+    assert "data-replay-link" not in client.get(f"/tournaments/{t.pk}/").content.decode()
+    game = finish(entry_a)
+    assert client.get(url).status_code == 200
+    assert f'href="{url}" data-replay-link' in client.get(f"/tournaments/{t.pk}/").content.decode()
+    # The seed stays sealed while the tournament runs: no record link on the page.
+    assert "record.txt" not in client.get(url).content.decode()
+    assert game.owner == anna
+    client.force_login(bert)  # another entrant, still playing: never someone else's game
+    assert client.get(url).status_code == 404
