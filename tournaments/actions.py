@@ -409,6 +409,9 @@ def close_tournament(
             return t
         if t.status == Tournament.Status.DRAFT:
             raise TournamentError(N_("a draft was never opened: there is nothing to close"))
+        if t.has_tables:
+            _close_tables(t, actor, now)
+            return t
         rule_before = t.unfinished_rule
         t.unfinished_rule = unfinished_rule or rule_before
         playing = Entry.objects.filter(tournament=t, status=Entry.Status.PLAYING)
@@ -473,7 +476,7 @@ def notify_tables_closed(tournament_id: int) -> int:
     if t is None:
         return 0
     finished = (
-        Entry.objects.filter(tournament=t, status=Entry.Status.FINISHED)
+        Entry.objects.filter(tournament=t, status=Entry.Status.FINISHED, game__isnull=False)
         .exclude(finish_mode="as_played")
         .values_list("finish_mode", "game__public_id", "game__seq")
     )
@@ -1185,3 +1188,27 @@ def replace_player(entry_id: int, actor, new_user, reason: str) -> Entry:
             reason=reason,
         )  # fmt: skip
     return entry
+
+
+def _close_tables(t: Tournament, actor, now=None) -> None:
+    """Close a tournament of tables before its last set ends (the organizer, or the end
+    of its window): the tables still playing stop where they stand (no more moves; the
+    set is not scored), the standing of the finished sets is final. Inside the caller's
+    locked transaction."""
+    from .models import Table
+
+    unfinished = Table.objects.filter(table_set__round__tournament=t, finished=False).values_list(
+        "game_id", flat=True
+    )
+    for game_id in list(unfinished):
+        game_actions.stop_game(game_id, reason="stopped")
+    Entry.objects.filter(tournament=t, status=Entry.Status.PLAYING).update(
+        status=Entry.Status.FINISHED, finished_at=now or timezone.now()
+    )
+    t.status = Tournament.Status.CLOSED
+    t.closed_at = now or timezone.now()
+    t.save(update_fields=["status", "closed_at"])
+    AuditLog.objects.create(
+        tournament=t, actor=actor, action="close", before=None, after=None, reason=""
+    )
+    write_standings(t)

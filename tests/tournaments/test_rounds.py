@@ -384,3 +384,32 @@ def test_the_organizer_replaces_a_player_who_leaves(client, club, organizer, mak
         actions.replace_player(seat.entry_id, organizer, make_user("x1"), " ")
     with pytest.raises(actions.TournamentError, match="already plays"):
         actions.replace_player(seat.entry_id, organizer, users[2], "swap")
+
+
+def test_closing_mid_set_stops_the_tables_and_keeps_the_finished_sets(club, organizer, make_user):
+    from game import actions as game_actions
+    from game.models import Game
+
+    t = actions.create_tables_tournament(
+        organizer, name="Early", club=club, fmt="rotating", players=8, sets=3, deals=1,
+        open_now=True,
+    )  # fmt: skip
+    for i in range(8):
+        u = make_user(f"cl{i}")
+        actions.join_club(u, club.invite_code)
+        actions.join(t.pk, u)
+    actions.start_tables(t.pk)
+    for game_id in Table.objects.filter(table_set__number=1).values_list("game_id", flat=True):
+        game_actions.autoplay(game_id)
+    set2 = TableSet.objects.get(round__tournament=t, number=2)
+    first = set2.tables.order_by("number").first()
+    game_actions.autoplay(first.game_id)  # one table of set 2 done, the other still playing
+    actions.close_tournament(t.pk, organizer)
+    t.refresh_from_db()
+    set2.refresh_from_db()
+    assert t.is_closed and set2.status == TableSet.Status.PLAYING  # not scored
+    assert not Game.objects.filter(tournament_table__table_set=set2, status="active").exists()
+    rows = tables.standings(t)
+    assert len(rows) == 8 and all(r["sets"] == 1 for r in rows)
+    assert Entry.objects.get(pk=rows[0]["entry"]).rank == 1
+    assert actions.notify_tables_closed(t.pk) == 0  # no solo games to tell
