@@ -21,6 +21,17 @@ from tournaments.models import Entry, Table, TableSeat, TableSet, Tournament
 pytestmark = pytest.mark.usefixtures("live_game_db")
 
 
+def wait_until(predicate, timeout: float = 90) -> None:
+    """The end of a set is a task: eager when embedded, a worker's on the production
+    stack. Wait for what it does (polling the database)."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not predicate():
+        assert time.monotonic() < deadline, "the set did not move on"
+        time.sleep(0.1)
+
+
 def run(*args) -> str:
     out = io.StringIO()
     call_command(*args, stdout=out)
@@ -273,6 +284,7 @@ def test_live_start_and_the_set_deadline(make_user):
     assert not tset.tables.get().finished
     result = actions.tick(start + dt.timedelta(minutes=21))
     assert result["set_moves_by_bot"] > 0
+    wait_until(lambda: TableSet.objects.filter(round__tournament=t, number=2).exists())
     tset.refresh_from_db()
     assert tset.status == TableSet.Status.DONE
     assert TableSet.objects.filter(round__tournament=t, number=2).exists()
@@ -301,6 +313,7 @@ def test_a_round_break_shows_the_next_draw_then_starts_it_at_its_time(
         "game_id", flat=True
     ):
         game_actions.autoplay(game_id)
+    wait_until(lambda: Round.objects.filter(tournament=t, number=2).exists())
     waiting = Round.objects.get(tournament=t, number=2)
     assert waiting.status == Round.Status.WAITING
     assert waiting.starts_at > timezone.now() + dt.timedelta(minutes=9)
@@ -312,6 +325,7 @@ def test_a_round_break_shows_the_next_draw_then_starts_it_at_its_time(
     assert "Volgende ronde om" in screen
     assert actions.tick(waiting.starts_at - dt.timedelta(seconds=1))["tables_started"] == 0
     assert actions.tick(waiting.starts_at)["tables_started"] == 1
+    wait_until(lambda: len(actions.seatings_so_far(t)) == 2)
     drawn = actions.seatings_so_far(t)[-1]
     assert [tuple(e.pk if e else None for e in table) for table in preview] == drawn
     # 9 players: three tables, a bot fills each free seat and never ranks.
@@ -340,6 +354,7 @@ def test_travellers_of_a_finished_set_only(client, make_user):
         "/deal/1/" not in client.get(f"/tournaments/{t.pk}/tables/?round=1&set=1").content.decode()
     )
     game_actions.autoplay(second.game_id)
+    wait_until(lambda: TableSet.objects.get(pk=first.table_set_id).status == "done")
     page = client.get(url)
     assert page.status_code == 200
     data = tables.traveller(t, 1, 1, 1)
@@ -401,6 +416,7 @@ def test_closing_mid_set_stops_the_tables_and_keeps_the_finished_sets(club, orga
     actions.start_tables(t.pk)
     for game_id in Table.objects.filter(table_set__number=1).values_list("game_id", flat=True):
         game_actions.autoplay(game_id)
+    wait_until(lambda: TableSet.objects.filter(round__tournament=t, number=2).exists())
     set2 = TableSet.objects.get(round__tournament=t, number=2)
     first = set2.tables.order_by("number").first()
     game_actions.autoplay(first.game_id)  # one table of set 2 done, the other still playing
