@@ -44,9 +44,11 @@ def standings(
     rows = _seat_rows(t, round_number, set_number)
     entries = {
         e.pk: e
+        # By id: the lot that breaks the last ties must not depend on the ranks stored.
         for e in Entry.objects.filter(tournament=t)
         .exclude(status=Entry.Status.REMOVED)
         .select_related("player")
+        .order_by("pk")
     }
     raw, mp, diff = defaultdict(int), defaultdict(float), defaultdict(float)
     sets = defaultdict(int)
