@@ -106,6 +106,20 @@ def test_rotating_duplicate_with_bots_end_to_end():
     standing = data["standings"]
     assert [row["rank"] for row in standing] == list(range(1, 7))
     assert all(not row["player"].startswith("bot:") for row in standing)
+    # All the games are one record file, each record naming its round, set and table.
+    from engine import records
+
+    text = run("export_tournament", str(t.pk), "--format", "records")
+    games = records.read_many(text)
+    assert len(games) == 6  # 2 tables x 3 sets
+    assert text.count('[Round "1"]') == 6 and text.count('[Table "2"]') == 3
+    assert text.count('[Set "3"]') == 2
+    import zipfile
+
+    from tournaments import exports
+
+    names = zipfile.ZipFile(io.BytesIO(exports.records_zip(t))).namelist()
+    assert "r1-s3-t002.txt" in names and "records.txt" in names and "tournament.json" in names
     # The overall raw score is the sum of the entry's set scores.
     for row in standing:
         total = sum(x.raw for x in TableSeat.objects.filter(entry_id=row["entry"]))
