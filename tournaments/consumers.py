@@ -34,8 +34,10 @@ def _allowed(pk: int, user, *, looking: bool = False) -> Tournament | None:
         return None
     if not actions.can_see_results(user, t):
         return None
-    if looking and entry is None:
-        actions.mark_seen(t, user)  # watching rules an organizer out of entering
+    if looking and entry is None and not t.has_tables:
+        # Watching rules an organizer out of entering. Not at a tournament of tables:
+        # its standings hold finished sets only, and joining closes at the draw.
+        actions.mark_seen(t, user)
     return t
 
 

@@ -90,8 +90,10 @@ def test_four_people_and_twelve_bots_play_two_rounds_with_a_live_start(server, f
     for page in four:
         page.goto(f"{base}/tournaments/{pk}/")
         page.wait_for_url(tables_url)
-        page.locator("[data-my-seat] form button").click()  # "Doe mee"
-        page.wait_for_url(tables_url)
+        with page.expect_navigation():
+            page.locator("[data-my-seat] form button").click()  # "Doe mee"
+        messages = page.locator(".t-messages")
+        assert not messages.count(), messages.inner_text()  # no refusal
         expect(page.locator("[data-my-seat]")).to_contain_text("Je bent ingeschreven")
     sim_log = open(tmp_path / "simulate.log", "w")  # noqa: SIM115 - closed below
     sim = _manage(

@@ -445,3 +445,16 @@ def test_closing_mid_set_stops_the_tables_and_keeps_the_finished_sets(club, orga
     assert all(Entry.objects.get(pk=r["entry"]).rank == r["rank"] for r in rows)
     assert tables.standings(t) == rows
     assert actions.notify_tables_closed(t.pk) == 0  # no solo games to tell
+
+
+def test_watching_the_standings_before_the_draw_does_not_bar_joining(make_user):
+    """The tables page opens the standings socket before the player joins: at a
+    tournament of tables that is no look at any result (none exists before the draw)."""
+    from tournaments import consumers
+
+    t = actions.create_tables_tournament(
+        None, name="Watch", fmt="rotating", players=4, sets=3, deals=1, open_now=True
+    )
+    user = make_user("watcher")
+    assert consumers._snapshot(t.pk, user, looking=True) is not None
+    assert actions.join(t.pk, user).player == user
