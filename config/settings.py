@@ -178,6 +178,8 @@ TOURNAMENTS_EXPORTS_QUEUE = os.environ.get("TOURNAMENTS_EXPORTS_QUEUE", "exports
 CELERY_TASK_ROUTES = {
     "game.tasks.*": {"queue": "bots"},
     "tournaments.tasks.recompute_rankings": {"queue": TOURNAMENTS_RANKINGS_QUEUE},
+    # The end of a set: scores, standings and the next set's tables (issue 12).
+    "tournaments.tasks.advance_set": {"queue": TOURNAMENTS_RANKINGS_QUEUE},
     "tournaments.tasks.build_*": {"queue": TOURNAMENTS_EXPORTS_QUEUE},
     "tournaments.tasks.notify_*": {"queue": TOURNAMENTS_EXPORTS_QUEUE},
 }

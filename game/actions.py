@@ -499,6 +499,16 @@ def create_table(
     )
 
 
+def create_seated_game(
+    host, holders, *, seed: str, rules: str, bot_level: str, clock: int = 0
+) -> Game:
+    """A private game whose four seats are given (a tournament's table): per seat a
+    user or a bot level. It starts at once; bots move first if it is their turn."""
+    if clock not in CLOCK_CHOICES:
+        raise SeatRefused(N_("this clock is not offered: choose off, 15, 30 or 60 seconds"))
+    return _new_game(host, holders, seed=seed, rules=rules, bot_level=bot_level, clock=clock)
+
+
 def _new_game(host, holders, *, seed, rules, bot_level, status=Game.Status.ACTIVE, **fields):
     """`holders`: per seat a user, a bot level (str) or None (free)."""
     seed = seed or secrets.token_hex(8)
@@ -733,6 +743,30 @@ def _seats_changed(game: Game, seats: list[Seat]) -> None:
     game.save()
     _notify_table(game, seats)
     _after_commit(game, eng, seats, events=[])
+
+
+def hand_over_seat(game_pk: int, index: int, old_user, new_user) -> Game:
+    """A person's seat goes to another person (a tournament's organizer replaces a player
+    who left). The bot plays the seat until the newcomer takes it ("neem je plaats
+    terug"), so no move waits on someone who has not arrived yet."""
+    with transaction.atomic():
+        game = _locked_for_move().get(pk=game_pk)
+        seats = seats_of(game)
+        seat = seats[index]
+        if seat.user_id != getattr(old_user, "pk", None):
+            raise SeatRefused(N_("this seat is not held by that person"))
+        if _holds(seats, new_user) is not None:
+            raise SeatRefused(N_("this person already has a seat at the table"))
+        seat.user = new_user
+        seat.left = False
+        seat.timeouts = 0
+        seat.bot_control = game.status == Game.Status.ACTIVE
+        seat.save(update_fields=["user", "left", "timeouts", "bot_control"])
+        if game.status == Game.Status.ACTIVE:
+            _seats_changed(game, seats)
+        else:
+            _notify_table(game, seats)
+    return game
 
 
 def rematch(public_id, user) -> Game:

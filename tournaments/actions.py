@@ -76,6 +76,10 @@ def can_see_results(user, tournament: Tournament) -> bool:
     """
     if tournament.is_closed:
         return can_view_tournament(user, tournament) or entry_of(user, tournament) is not None
+    if tournament.has_tables:
+        # Standings count only sets that every table has finished (tables.standings):
+        # whoever may view the tournament may see them, live.
+        return True
     entry = entry_of(user, tournament)
     if entry is not None:
         return (
@@ -250,11 +254,13 @@ def open_tournament(tournament_id: int, actor) -> Tournament:
 
 
 def _open(t: Tournament) -> None:
-    """Generate and store the deals, publish the commitment."""
-    TournamentDeal.objects.bulk_create(
-        TournamentDeal(tournament=t, **replays.spec_as_dict(spec))
-        for spec in replays.deal_specs(t.seed, t.game_rules)
-    )
+    """Generate and store the deals, publish the commitment. A tournament of tables
+    deals each set from its own seed (TableSet.seed) when the set starts."""
+    if not t.has_tables:
+        TournamentDeal.objects.bulk_create(
+            TournamentDeal(tournament=t, **replays.spec_as_dict(spec))
+            for spec in replays.deal_specs(t.seed, t.game_rules)
+        )
     t.status = Tournament.Status.OPEN
     t.opened_at = timezone.now()
     _maybe_running(t)
@@ -289,7 +295,9 @@ def join(tournament_id: int, user, invite_code: str = "") -> Entry:
         now = timezone.now()
         if t.ends_at and now >= t.ends_at:
             raise CannotJoin(N_("the play window has closed"))
-        if t.starts_at and now < t.starts_at:
+        if t.has_tables and t.rounds.exists():
+            raise CannotJoin(N_("the draw has been made: joining is closed"))
+        if t.starts_at and now < t.starts_at and not t.has_tables:
             raise CannotJoin(N_("the play window has not started yet"))
         if t.club is not None and not (t.club.is_member(user) or is_organizer(user, t)):
             if not (t.invite_code and invite_code.strip() == t.invite_code):
@@ -301,15 +309,19 @@ def join(tournament_id: int, user, invite_code: str = "") -> Entry:
         taken = Entry.objects.filter(tournament=t).exclude(status=Entry.Status.REMOVED).count()
         if taken >= t.capacity:
             raise CannotJoin(N_("the tournament is full"))
-        game = game_actions.create_game(
-            user, seed=t.seed, rules=t.game_rules, bot_level=t.bot_level
+        game = (
+            None  # a tournament of tables: the draw seats the entry, set by set
+            if t.has_tables
+            else game_actions.create_game(
+                user, seed=t.seed, rules=t.game_rules, bot_level=t.bot_level
+            )
         )
         try:
             with transaction.atomic():
                 entry = Entry.objects.create(tournament=t, player=user, game=game)
         except IntegrityError:
             raise CannotJoin(N_("you already have an entry")) from None
-        if _maybe_running(t, now):
+        if not t.has_tables and _maybe_running(t, now):
             t.save(update_fields=["status"])
     return entry
 
@@ -397,6 +409,9 @@ def close_tournament(
             return t
         if t.status == Tournament.Status.DRAFT:
             raise TournamentError(N_("a draft was never opened: there is nothing to close"))
+        if t.has_tables:
+            _close_tables(t, actor, now)
+            return t
         rule_before = t.unfinished_rule
         t.unfinished_rule = unfinished_rule or rule_before
         playing = Entry.objects.filter(tournament=t, status=Entry.Status.PLAYING)
@@ -461,7 +476,7 @@ def notify_tables_closed(tournament_id: int) -> int:
     if t is None:
         return 0
     finished = (
-        Entry.objects.filter(tournament=t, status=Entry.Status.FINISHED)
+        Entry.objects.filter(tournament=t, status=Entry.Status.FINISHED, game__isnull=False)
         .exclude(finish_mode="as_played")
         .values_list("finish_mode", "game__public_id", "game__seq")
     )
@@ -629,7 +644,16 @@ def tick(now=None) -> dict[str, int]:
     """Periodic: open → running when the window starts; close when it has ended."""
     now = now or timezone.now()
     started = 0
-    for t in Tournament.objects.filter(status=Tournament.Status.OPEN, starts_at__lte=now):
+    tables_started = start_due_tables(now)
+    from .models import Round
+
+    waiting = Round.objects.filter(status=Round.Status.WAITING, starts_at__lte=now)
+    for tournament_id in set(waiting.values_list("tournament_id", flat=True)):
+        tables_started += start_next_round(tournament_id, None, now)
+    sets_played = expire_sets(now)
+    for t in Tournament.objects.filter(status=Tournament.Status.OPEN, starts_at__lte=now).exclude(
+        format__in=TABLE_FORMATS
+    ):
         with transaction.atomic():
             t = Tournament.objects.select_for_update().get(pk=t.pk)
             if _maybe_running(t, now):
@@ -642,4 +666,549 @@ def tick(now=None) -> dict[str, int]:
     for t in due:
         close_tournament(t.pk, None, now=now)
         closed += 1
-    return {"started": started, "closed": closed}
+    return {
+        "started": started, "closed": closed,
+        "tables_started": tables_started, "set_moves_by_bot": sets_played,
+    }  # fmt: skip
+
+
+# --- tournaments of rounds and tables -------------------------------------------------------
+
+TABLE_FORMATS = (
+    Tournament.Format.ROTATING,
+    Tournament.Format.WRITER_STAYS,
+    Tournament.Format.PAIRS,
+)
+MIN_TABLE_PLAYERS = 4
+
+
+def check_structure(
+    fmt: str,
+    players: int,
+    *,
+    rounds: int,
+    sets: int,
+    deals: int,
+    cut: int | None = None,
+    cut_fraction: float | None = None,
+) -> None:
+    """Refuse, with what would work, a structure the format cannot serve."""
+    from engine.rules import MAX_FIXED_DEALS
+
+    if fmt not in TABLE_FORMATS:
+        raise TournamentError(
+            f"unknown format {fmt!r}: choose solo, rotating, writer-stays or pairs"
+        )
+    if deals < 1 or deals > MAX_FIXED_DEALS:
+        raise TournamentError(
+            f"a set is a game of 1 to {MAX_FIXED_DEALS} deals (asked: {deals}); e.g. 8 or 12"
+        )
+    if rounds < 1:
+        raise TournamentError(f"a tournament needs at least 1 round (asked: {rounds})")
+    if sets < 1:
+        raise TournamentError(f"a round needs at least 1 set (asked: {sets})")
+    if players < MIN_TABLE_PLAYERS:
+        raise TournamentError(
+            f"a tournament of tables needs at least {MIN_TABLE_PLAYERS} players "
+            f"(asked: {players}); bots fill the seats of a count that is not a multiple of 4"
+        )
+    if fmt == Tournament.Format.ROTATING and sets % 3:
+        raise TournamentError(
+            f"rotating partners plays a round in threes of sets (AB-CD, AC-BD, AD-BC), "
+            f"so each player partners each other player of the table once: use --sets 3 "
+            f"(or 6, 9; asked: {sets})"
+        )
+    if fmt == Tournament.Format.WRITER_STAYS and players < 8:
+        raise TournamentError(
+            f"with {players} players there is one table: nobody can move on. Writer-stays "
+            f"needs at least 8 players (two tables); for 4 to 7 use rotating"
+        )
+    if cut is not None:
+        if cut < 1:
+            raise TournamentError(f"a cut keeps at least 1 entry (asked: {cut})")
+        if cut > players:
+            raise TournamentError(
+                f"a cut of {cut} is larger than the field of {players} players: "
+                f"choose at most {players}"
+            )
+    if cut_fraction is not None and not 0 < cut_fraction < 1:
+        raise TournamentError(f"a cut fraction lies between 0 and 1 (asked: {cut_fraction})")
+    if (cut is not None or cut_fraction is not None) and rounds < 2:
+        raise TournamentError("a cut needs a round after it: use --rounds 2 or more")
+
+
+def create_tables_tournament(
+    actor,
+    *,
+    name: str,
+    fmt: str,
+    players: int,
+    rounds: int = 1,
+    sets: int = 3,
+    deals: int = 8,
+    duplicate: bool = False,
+    tie_carry: bool = False,
+    cut: int | None = None,
+    cut_fraction: float | None = None,
+    redraw: str = "standing",
+    clock: int = 0,
+    set_minutes: int | None = None,
+    round_break: int = 0,
+    open_now: bool = False,
+    **kwargs,
+) -> Tournament:
+    """A tournament of rounds and tables (format rotating, writer-stays or pairs); the
+    solo format is `create_tournament`. `players` is the capacity the draw is checked for."""
+    from .models import Structure
+
+    check_structure(
+        fmt, players, rounds=rounds, sets=sets, deals=deals, cut=cut, cut_fraction=cut_fraction
+    )
+    if redraw not in Structure.Redraw.values:
+        raise TournamentError(f"unknown redraw {redraw!r}: choose standing or random")
+    if clock not in game_actions.CLOCK_CHOICES:
+        raise TournamentError("the clock is off (0), 15, 30 or 60 seconds a move")
+    with transaction.atomic():
+        t = create_tournament(actor, name=name, capacity=players, **kwargs)
+        t.format = fmt
+        t.save(update_fields=["format"])
+        Structure.objects.create(
+            tournament=t, rounds=rounds, sets=sets, deals=deals, duplicate=duplicate,
+            tie_carry=tie_carry, cut=cut, cut_fraction=cut_fraction, redraw=redraw,
+            clock=clock, set_minutes=set_minutes, round_break=round_break,
+        )  # fmt: skip
+        engine.get_rules(t.structure.rules_spec)  # the tables' rules exist
+        if open_now:
+            _open(t)
+    return t
+
+
+def start_tables(tournament_id: int, actor=None, now=None) -> Tournament:
+    """The draw of round 1 and the start of its first set (the live start: the
+    organizer, or `tick` at `starts_at`). Joining is closed from here on."""
+    from .models import Round
+
+    with transaction.atomic():
+        t = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if actor is not None and not is_organizer(actor, t):
+            raise NotAllowed(N_("only organizers can start the tournament"))
+        if not t.has_tables:
+            raise TournamentError("only a tournament of tables is started by a draw")
+        if t.status not in (Tournament.Status.OPEN, Tournament.Status.RUNNING):
+            raise TournamentError(N_("this tournament is not open"))
+        if Round.objects.filter(tournament=t).exists():
+            return t  # started already (idempotent)
+        players = _active_entries(t)
+        s = t.structure
+        check_structure(
+            t.format, len(players), rounds=s.rounds, sets=s.sets, deals=s.deals,
+            cut=s.cut, cut_fraction=s.cut_fraction,
+        )  # fmt: skip
+        t.status = Tournament.Status.RUNNING
+        t.save(update_fields=["status"])
+        _start_round(t, 1, now)
+        from . import tables as tables_read
+
+        pk = t.pk  # every open page learns the draw (and reloads to show its table)
+        transaction.on_commit(lambda: tables_read.push_standings(pk))
+    return t
+
+
+def _active_entries(t: Tournament) -> list[Entry]:
+    """The entries still in: not removed, not cut; by the current standing."""
+    qs = Entry.objects.filter(tournament=t, out_after__isnull=True).exclude(
+        status=Entry.Status.REMOVED
+    )
+    return sorted(qs.select_related("player"), key=lambda e: (e.rank or 10**9, e.pk))
+
+
+def _start_round(t: Tournament, number: int, now=None):
+    from .models import Round
+
+    rnd, _ = Round.objects.get_or_create(
+        tournament=t, number=number, defaults={"starts_at": now or timezone.now()}
+    )
+    rnd.status = Round.Status.PLAYING
+    rnd.save(update_fields=["status"])
+    _start_set(t, rnd, 1, now)
+    return rnd
+
+
+def start_next_round(tournament_id: int, actor=None, now=None) -> bool:
+    """A round waiting for its start time starts (its tables drawn and seated): by the
+    tick at `starts_at`, or by the organizer now. Idempotent: False if none waits."""
+    from .models import Round
+
+    with transaction.atomic():
+        t = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if actor is not None and not is_organizer(actor, t):
+            raise NotAllowed(N_("only organizers can start the tournament"))
+        rnd = Round.objects.filter(tournament=t, status=Round.Status.WAITING).first()
+        if rnd is None:
+            return False
+        _start_round(t, rnd.number, now)
+        pk = t.pk
+        from . import tables as tables_read
+
+        transaction.on_commit(lambda: tables_read.push_standings(pk))
+    return True
+
+
+def next_draw(t: Tournament) -> list[tuple] | None:
+    """The draw of the round waiting to start, as it will be made (the draw is a pure
+    function of the standing, the history and the seed): per table the four entries
+    (None for a bot). None when no round waits."""
+    from .models import Round
+
+    rnd = Round.objects.filter(tournament=t, status=Round.Status.WAITING).first()
+    if rnd is None:
+        return None
+    entries = {e.pk: e for e in _active_entries(t)}
+    previous = seatings_so_far(t)
+    last_ids = {p for table in previous[-1] for p in table if p is not None} if previous else None
+    field_changed = last_ids is not None and last_ids != set(entries)
+    seating = draw_set(t, rnd.number, 1, list(entries), previous, field_changed)
+    return [tuple(entries.get(p) for p in table) for table in seating]
+
+
+def seatings_so_far(t: Tournament) -> list[list[tuple]]:
+    """Every set's seatings (entry ids, None for a bot), in play order."""
+    from .models import TableSeat
+
+    rows = (
+        TableSeat.objects.filter(table__table_set__round__tournament=t)
+        .order_by(
+            "table__table_set__round__number", "table__table_set__number", "table__number", "index"
+        )  # fmt: skip
+        .values_list("table__table_set_id", "table__number", "index", "entry_id")
+    )
+    sets: dict[int, dict[int, list]] = {}
+    for set_id, table, index, entry_id in rows:
+        sets.setdefault(set_id, {}).setdefault(table, [None] * 4)[index] = entry_id
+    return [[tuple(seats) for _, seats in sorted(tables.items())] for tables in sets.values()]
+
+
+def draw_set(t: Tournament, round_number: int, set_number: int, players: list[int],
+             previous: list[list[tuple]], field_changed: bool) -> list[tuple]:  # fmt: skip
+    """The seating of a set, from the format's movement (tournaments.draw): the players
+    in standing order, the earlier sets' seatings, and whether the field changed (a cut)
+    since the last set."""
+    from . import draw
+
+    s = t.structure
+    seed = f"{t.seed}/draw/r{round_number}/s{set_number}"
+    history = draw.History.of(table for seating in previous for table in seating)
+    for before, after in zip(previous, previous[1:], strict=False):
+        if len(before) == len(after):
+            draw.note_stays(history, before, after)
+    first_of_round = set_number == 1
+    redraw = round_number == 1 or field_changed
+
+    def new_draw() -> list[tuple]:
+        if round_number == 1:
+            return draw.random_draw(players, seed)
+        if s.redraw == "standing":
+            return draw.standing_draw(players, history, seed)
+        return draw.mixed_draw(players, history, seed)
+
+    if t.format == Tournament.Format.ROTATING:
+        if first_of_round:
+            return new_draw()
+        base = previous[-(set_number - 1)]  # the round's first set
+        return [draw.rotating_sets(table)[(set_number - 1) % 3] for table in base]
+    if t.format == Tournament.Format.WRITER_STAYS:
+        if not previous or (first_of_round and redraw):
+            return new_draw()
+        return draw.writer_stays(previous[-1], history, seed)
+    # Fixed pairs: drawn once a round, then seated two pairs a table each set.
+    if first_of_round:
+        if round_number > 1 and s.redraw == "standing":
+            order = list(players)
+            pairs = [tuple(order[i : i + 2]) for i in range(0, len(order), 2)]
+            if len(pairs[-1]) == 1:
+                pairs[-1] = (pairs[-1][0], draw.BOT)
+            return draw.pair_tables(pairs, history, seed, by_standing=True)
+        return draw.pair_tables(draw.draw_pairs(players, history, seed), history, seed)
+    base = previous[-(set_number - 1)]
+    pairs = [p for table in base for p in ((table[0], table[2]), (table[1], table[3]))]
+    pairs = [p for p in pairs if p != (draw.BOT, draw.BOT)]
+    return draw.pair_tables(pairs, history, seed)
+
+
+def _start_set(t: Tournament, rnd, number: int, now=None):
+    from .models import Table, TableSeat, TableSet
+
+    now = now or timezone.now()
+    s = t.structure
+    entries = {e.pk: e for e in _active_entries(t)}
+    previous = seatings_so_far(t)
+    last_ids = {p for table in previous[-1] for p in table if p is not None} if previous else None
+    field_changed = last_ids is not None and last_ids != set(entries)
+    seating = draw_set(t, rnd.number, number, list(entries), previous, field_changed)
+    seated = [p for table in seating for p in table if p is not None]
+    if len(seated) != len(set(seated)):
+        raise TournamentError("a player would be seated twice in one set: the draw is refused")
+    if set(seated) != set(entries):
+        raise TournamentError("the draw leaves a player out: refused")
+    set_seed = f"{t.seed}/r{rnd.number}/s{number}"
+    deadline = now + dt.timedelta(minutes=s.set_minutes) if s.set_minutes else None
+    tset = TableSet.objects.create(round=rnd, number=number, seed=set_seed, deadline=deadline)
+    rules = s.rules_spec
+    host_default = t.created_by
+    for i, table in enumerate(seating, start=1):
+        holders = [t.bot_level if p is None else entries[p].player for p in table]
+        host = next((h for h in holders if not isinstance(h, str)), host_default)
+        # Duplicate: one deal source for the set (same hands per seat, same dealer).
+        seed = set_seed if s.duplicate else f"{set_seed}/t{i}"
+        game = game_actions.create_seated_game(
+            host, holders, seed=seed, rules=rules, bot_level=t.bot_level, clock=s.clock
+        )
+        tab = Table.objects.create(table_set=tset, number=i, game=game)
+        TableSeat.objects.bulk_create(
+            TableSeat(table=tab, index=k, entry_id=p) for k, p in enumerate(table)
+        )
+    return tset
+
+
+def table_game_finished(game: Game, engine_game: engine.Game) -> bool:
+    """The hook for a tournament table's game (same transaction as its last move): the
+    table keeps its board and seat scores; the set moves on after commit."""
+    from .models import Table, TableSeat
+
+    table = Table.objects.select_for_update().filter(game=game).first()
+    if table is None or table.finished:
+        return False
+    table.finished = True
+    table.board = [dict(b) for b in engine_game.board]
+    table.save(update_fields=["finished", "board"])
+    seats = list(TableSeat.objects.filter(table=table))
+    for seat in seats:
+        seat.raw = engine_game.score_for(seat.index)
+    TableSeat.objects.bulk_update(seats, ["raw"])
+    set_id = table.table_set_id
+    from .tasks import advance_set
+
+    queue = settings.TOURNAMENTS_RANKINGS_QUEUE
+    transaction.on_commit(lambda: advance_set.apply_async((set_id,), queue=queue))
+    return True
+
+
+def advance_set(set_id: int, now=None) -> str:
+    """Idempotent: once every table of the set is done, score the set, update the
+    standings and start what comes next (the next set, a cut and the next round, or the
+    end). Returns what it did."""
+    from . import tables as tables_read
+    from .models import Round, TableSet
+
+    with transaction.atomic():
+        tset = TableSet.objects.select_for_update().select_related("round").get(pk=set_id)
+        t = Tournament.objects.select_for_update().get(pk=tset.round.tournament_id)
+        if tset.status == TableSet.Status.DONE:
+            return "done already"
+        if tset.tables.filter(finished=False).exists():
+            return "waiting"
+        score_set(tset)
+        tset.status = TableSet.Status.DONE
+        tset.finished_at = now or timezone.now()
+        tset.save(update_fields=["status", "finished_at"])
+        rows = write_standings(t)
+        rnd, s = tset.round, t.structure
+        if tset.number < s.sets:
+            _start_set(t, rnd, tset.number + 1, now)
+            what = "next set"
+        else:
+            rnd.status = Round.Status.DONE
+            rnd.save(update_fields=["status"])
+            if rnd.number < s.rounds:
+                apply_cut(t, rnd.number)
+                if s.round_break:
+                    # A break: the next round is drawn at its start time; until then
+                    # the organizer and the big screen show it.
+                    Round.objects.create(
+                        tournament=t, number=rnd.number + 1, status=Round.Status.WAITING,
+                        starts_at=(now or timezone.now()) + dt.timedelta(minutes=s.round_break),
+                    )  # fmt: skip
+                    what = "round break"
+                else:
+                    _start_round(t, rnd.number + 1, now)
+                    what = "next round"
+            else:
+                Entry.objects.filter(tournament=t, status=Entry.Status.PLAYING).update(
+                    status=Entry.Status.FINISHED, finished_at=now or timezone.now()
+                )
+                t.status = Tournament.Status.CLOSED
+                t.closed_at = now or timezone.now()
+                t.save(update_fields=["status", "closed_at"])
+                what = "closed"
+        pk = t.pk
+        if what in ("next round", "round break", "closed"):
+            rows = None  # a cut changed the order: read it again
+        transaction.on_commit(lambda: tables_read.push_standings(pk, rows))
+    return what
+
+
+def score_set(tset) -> None:
+    """Raw and duplicate figures of every seat of the set (numpy, one pass)."""
+    import numpy as np
+
+    from . import scoring
+    from .models import Structure, TableSeat
+
+    tables = list(tset.tables.order_by("number").values_list("pk", "board"))
+    deals = min(len(board) for _, board in tables)
+    written = np.array(
+        [[b["written"] for b in board[:deals]] for _, board in tables], dtype=float
+    ).reshape(len(tables), deals, 2)
+    duplicate = Structure.objects.filter(tournament__rounds__sets=tset).values_list(
+        "duplicate", flat=True
+    )[0]
+    figures = scoring.set_figures(written, duplicate)
+    if figures.mp is None:
+        return
+    row = {pk: i for i, (pk, _) in enumerate(tables)}
+    seats = TableSeat.objects.filter(table__table_set=tset).values_list("pk", "table_id", "index")
+    _update_many(
+        TableSeat,
+        ["dup_mp", "dup_diff"],
+        [
+            (float(figures.mp[row[tab], i % 2]), float(figures.diff[row[tab], i % 2]), pk)
+            for pk, tab, i in seats
+        ],
+    )
+
+
+def _update_many(model, fields: list[str], rows: list[tuple]) -> None:
+    """One prepared UPDATE ... WHERE id = %s run for every row (values..., pk): much
+    cheaper than bulk_update's CASE over hundreds of rows."""
+    from django.db import connection
+
+    table = connection.ops.quote_name(model._meta.db_table)
+    sets = ", ".join(f"{connection.ops.quote_name(f)} = %s" for f in fields)
+    with connection.cursor() as cursor:
+        cursor.executemany(f"UPDATE {table} SET {sets} WHERE id = %s", rows)
+
+
+def write_standings(t: Tournament) -> list[dict]:
+    """The overall standing on the entries (rank, raw total, duplicate figures); returns
+    its rows (the push after commit sends them)."""
+    from . import tables as tables_read
+
+    rows = tables_read.standings(t)
+    _update_many(
+        Entry,
+        ["rank", "score", "deal_matchpoints", "field_diff"],
+        [(r["rank"], r["raw"], r["dup_mp"], r["dup_diff"], r["entry"]) for r in rows],
+    )
+    t.rankings_version += 1
+    t.rankings_computed_at = timezone.now()
+    t.save(update_fields=["rankings_version", "rankings_computed_at"])
+    return rows
+
+
+def apply_cut(t: Tournament, after_round: int) -> int:
+    """Between rounds: only the top `cut` (or the top fraction) go on. Returns how many
+    were left out."""
+    import math
+
+    s = t.structure
+    active = _active_entries(t)
+    keep = len(active)
+    if s.cut:
+        keep = min(keep, s.cut)
+    if s.cut_fraction:
+        keep = min(keep, max(1, math.ceil(len(active) * s.cut_fraction)))
+    out = [e.pk for e in active[keep:]]
+    Entry.objects.filter(pk__in=out).update(out_after=after_round)
+    return len(out)
+
+
+def expire_sets(now=None) -> int:
+    """Periodic: a set past its deadline is finished by the bots (each unfinished
+    table's game played to its end from where it stands)."""
+    from .models import TableSet
+
+    now = now or timezone.now()
+    played = 0
+    due = TableSet.objects.filter(status=TableSet.Status.PLAYING, deadline__lte=now)
+    for tset in due:
+        for game_id in tset.tables.filter(finished=False).values_list("game_id", flat=True):
+            played += game_actions.autoplay(game_id)
+    return played
+
+
+def start_due_tables(now=None) -> int:
+    """Periodic: tournaments of tables whose live start has come are drawn and started."""
+    now = now or timezone.now()
+    started = 0
+    due = Tournament.objects.filter(
+        status__in=[Tournament.Status.OPEN, Tournament.Status.RUNNING],
+        starts_at__lte=now,
+        rounds__isnull=True,
+    ).exclude(format=Tournament.Format.SOLO_DUPLICATE)
+    for t in due:
+        if Entry.objects.filter(tournament=t).count() >= MIN_TABLE_PLAYERS:
+            start_tables(t.pk, None, now)
+            started += 1
+    return started
+
+
+def replace_player(entry_id: int, actor, new_user, reason: str) -> Entry:
+    """The organizer of a tournament of tables replaces a player who leaves: the entry
+    (its results so far, its standing) is played on by `new_user`, at the tables of the
+    set being played (the bot keeps the seat until they take it) and in every later set.
+    Logged with the reason."""
+    from .models import TableSeat
+
+    reason = (reason or "").strip()
+    if not reason:
+        raise TournamentError(N_("a replacement needs a reason"))
+    entry = Entry.objects.select_related("tournament", "player").get(pk=entry_id)
+    t = entry.tournament
+    if not is_organizer(actor, t):
+        raise NotAllowed(N_("only organizers can replace a player"))
+    if not t.has_tables or t.is_closed:
+        raise TournamentError(N_("only a running tournament of tables takes a replacement"))
+    if new_user is None or not getattr(new_user, "is_authenticated", False):
+        raise TournamentError(N_("the replacement needs an account"))
+    with transaction.atomic():
+        if Entry.objects.filter(tournament=t, player=new_user).exists():
+            raise TournamentError(N_("the replacement already plays in this tournament"))
+        entry = Entry.objects.select_for_update().get(pk=entry_id)
+        old = entry.player
+        seats = TableSeat.objects.filter(
+            entry=entry, table__finished=False, table__table_set__status="playing"
+        ).select_related("table")
+        for seat in seats:
+            game_actions.hand_over_seat(seat.table.game_id, seat.index, old, new_user)
+        entry.player = new_user
+        entry.save(update_fields=["player"])
+        AuditLog.objects.create(
+            tournament=t, entry=entry, actor=actor, action="replace_player",
+            before={"player": old.get_username()}, after={"player": new_user.get_username()},
+            reason=reason,
+        )  # fmt: skip
+    return entry
+
+
+def _close_tables(t: Tournament, actor, now=None) -> None:
+    """Close a tournament of tables before its last set ends (the organizer, or the end
+    of its window): the tables still playing stop where they stand (no more moves; the
+    set is not scored), the standing of the finished sets is final. Inside the caller's
+    locked transaction."""
+    from .models import Table
+
+    unfinished = Table.objects.filter(table_set__round__tournament=t, finished=False).values_list(
+        "game_id", flat=True
+    )
+    for game_id in list(unfinished):
+        game_actions.stop_game(game_id, reason="stopped")
+    Entry.objects.filter(tournament=t, status=Entry.Status.PLAYING).update(
+        status=Entry.Status.FINISHED, finished_at=now or timezone.now()
+    )
+    t.status = Tournament.Status.CLOSED
+    t.closed_at = now or timezone.now()
+    t.save(update_fields=["status", "closed_at"])
+    AuditLog.objects.create(
+        tournament=t, actor=actor, action="close", before=None, after=None, reason=""
+    )
+    write_standings(t)

@@ -34,8 +34,10 @@ def _allowed(pk: int, user, *, looking: bool = False) -> Tournament | None:
         return None
     if not actions.can_see_results(user, t):
         return None
-    if looking and entry is None:
-        actions.mark_seen(t, user)  # watching rules an organizer out of entering
+    if looking and entry is None and not t.has_tables:
+        # Watching rules an organizer out of entering. Not at a tournament of tables:
+        # its standings hold finished sets only, and joining closes at the draw.
+        actions.mark_seen(t, user)
     return t
 
 
@@ -47,9 +49,15 @@ def _snapshot(pk: int, user, *, looking: bool = False) -> dict | None:
         "type": "standings",
         "version": t.rankings_version,
         "status": t.status,
-        "rows": rankings.standings(t),
         "group": t.group_name,
+        **(_tables_payload(t) if t.has_tables else {"rows": rankings.standings(t)}),
     }
+
+
+def _tables_payload(t: Tournament) -> dict:
+    from . import tables
+
+    return {"rows": tables.standings(t), "progress": tables.progress(t)}
 
 
 class StandingsConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):

@@ -279,20 +279,62 @@ def records_text(t: Tournament) -> str:
     """Every game of the tournament as one record file in the engine's text format, one
     record after another (`engine.records.read_many` and `python -m engine replay` read
     it back), each tagged with the tournament (Event), its club (Site) and the player."""
+    if t.has_tables:
+        return _records_file(t, [text for _, text in table_records(t)])
     return _records_file(t, [entry_record(entry) for entry in _entries(t)])
+
+
+def table_records(t: Tournament) -> list[tuple[str, str]]:
+    """A tournament of tables: every table's game as (file name, record), in play order,
+    each record naming its round, set and table besides the tournament and the four
+    players (or bots)."""
+    from engine import records
+
+    from .models import Table
+
+    out = []
+    tables = (
+        Table.objects.filter(table_set__round__tournament=t)
+        .select_related("game", "game__owner", "table_set__round")
+        .order_by("table_set__round__number", "table_set__number", "number")
+    )
+    for tab in tables:
+        rnd, k = tab.table_set.round.number, tab.table_set.number
+        tags = {
+            **game_actions.record_tags(tab.game),
+            "Event": t.name,
+            "Site": t.club.name if t.club_id else "Manillen",
+            "Round": str(rnd),
+            "Set": str(k),
+            "Table": str(tab.number),
+        }
+        text = records.write_text(game_actions.replay(tab.game), tags)
+        out.append((f"r{rnd}-s{k}-t{tab.number:03d}.txt", text))
+    return out
 
 
 def records_zip(t: Tournament) -> bytes:
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
         texts = []
-        for entry in _entries(t):
+        if t.has_tables:
+            for name, text in table_records(t):
+                texts.append(text)
+                zf.writestr(name, text)
+        for entry in _entries(t) if not t.has_tables else ():
             text = entry_record(entry)
             texts.append(text)
             zf.writestr(f"{entry.pk:04d}-{entry.player.get_username()}.txt", text)
         if texts:
             zf.writestr("records.txt", _records_file(t, texts))
-        zf.writestr("standings.json", standings_json(t))
+        if t.has_tables:
+            import json
+
+            from . import tables
+
+            zf.writestr("tournament.json", json.dumps(tables.export(t), ensure_ascii=False))
+        else:
+            zf.writestr("standings.json", standings_json(t))
     return buf.getvalue()
 
 

@@ -86,6 +86,10 @@ class Tournament(models.Model):
 
     class Format(models.TextChoices):
         SOLO_DUPLICATE = "solo-duplicate", _("solo duplicate (against bots)")
+        # Tables of four (people, bots filling free seats): rounds of sets of N deals.
+        ROTATING = "rotating", _("rotating partners")
+        WRITER_STAYS = "writer-stays", _("one writer stays")
+        PAIRS = "pairs", _("fixed pairs (team cup)")
 
     club = models.ForeignKey(
         Club, null=True, blank=True, on_delete=protect_opened_tournaments,
@@ -155,6 +159,11 @@ class Tournament(models.Model):
     @property
     def is_closed(self) -> bool:
         return self.status == self.Status.CLOSED
+
+    @property
+    def has_tables(self) -> bool:
+        """A tournament of rounds and tables (not the solo format)."""
+        return self.format != self.Format.SOLO_DUPLICATE
 
     @property
     def results_public(self) -> bool:
@@ -231,9 +240,11 @@ class Entry(models.Model):
     )
     # RESTRICT: a game alone cannot be deleted from under its entry, but deleting the
     # player's account removes both (they cascade from the same user).
+    # The solo format's one game; null in a tournament of tables (its games are Tables).
     game = models.OneToOneField(
-        "game.Game", on_delete=models.RESTRICT, related_name="tournament_entry"
-    )
+        "game.Game", null=True, blank=True, on_delete=models.RESTRICT,
+        related_name="tournament_entry",
+    )  # fmt: skip
     status = models.CharField(max_length=16, choices=Status.choices, default=Status.PLAYING)
     # The game's dagscore (wij - zij); `score` is what counts (differs after a correction).
     game_score = models.IntegerField(null=True, blank=True)
@@ -246,6 +257,10 @@ class Entry(models.Model):
     matchpoints = models.FloatField(null=True, blank=True)  # on the score: 2 per beaten
     matchpoints_pct = models.FloatField(null=True, blank=True)
     deal_matchpoints = models.FloatField(null=True, blank=True)  # sum of Neuberg deal MPs
+    # Tournaments of tables: the summed difference from the field's average per deal
+    # (duplicate), and the round after which a cut left the entry out (null: still in).
+    field_diff = models.FloatField(null=True, blank=True)
+    out_after = models.PositiveSmallIntegerField(null=True, blank=True)
     # That sum as a percentage of a top on each deal played (None: no deal played).
     deal_matchpoints_pct = models.FloatField(null=True, blank=True)
     joined_at = models.DateTimeField(auto_now_add=True)
@@ -351,3 +366,143 @@ class ExportArchive(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["tournament", "kind"], name="one_archive_per_kind")
         ]
+
+
+# --- tournaments of rounds and tables ----------------------------------------------------------
+
+
+class Structure(models.Model):
+    """How a tournament of tables runs: rounds of sets of N deals, the movement being
+    the tournament's `format`. Absent for the solo format."""
+
+    class Redraw(models.TextChoices):
+        STANDING = "standing", _("by standing")
+        RANDOM = "random", _("at random")
+
+    tournament = models.OneToOneField(
+        Tournament, on_delete=models.CASCADE, primary_key=True, related_name="structure"
+    )
+    rounds = models.PositiveSmallIntegerField(default=1)
+    sets = models.PositiveSmallIntegerField(default=3)  # per round
+    deals = models.PositiveSmallIntegerField(default=8)  # per set (one game of N deals)
+    # The doubling after a tie carries to the next deal, or each deal stands alone.
+    tie_carry = models.BooleanField(default=False)
+    # Every table of a set plays the same deals (same seed: hands per seat, dealer).
+    duplicate = models.BooleanField(default=False)
+    # After each round only the best go on: the top `cut` entries, or a fraction.
+    cut = models.PositiveIntegerField(null=True, blank=True)
+    cut_fraction = models.FloatField(null=True, blank=True)
+    redraw = models.CharField(max_length=16, choices=Redraw.choices, default=Redraw.STANDING)
+    clock = models.PositiveSmallIntegerField(default=0)  # seconds per move at the tables
+    set_minutes = models.PositiveSmallIntegerField(null=True, blank=True)  # a set's deadline
+    # Minutes between rounds: the next round is drawn for all to see and starts at a set
+    # time ("next round at 21:10"); 0 = at once.
+    round_break = models.PositiveSmallIntegerField(default=0)
+
+    def __str__(self) -> str:
+        return f"{self.tournament}: {self.rounds} x {self.sets} x {self.deals}"
+
+    @property
+    def rules_spec(self) -> str:
+        """The tables' rules text: the preset with N deals and the tie option."""
+        import engine
+
+        rules = engine.get_rules(self.tournament.rules)
+        return rules.with_options(deals=self.deals, tie_carry=self.tie_carry).spec
+
+
+class Round(models.Model):
+    class Status(models.TextChoices):
+        WAITING = "waiting", _("waiting")
+        PLAYING = "playing", _("playing")
+        DONE = "done", _("done")
+
+    tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="rounds")
+    number = models.PositiveSmallIntegerField()
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.WAITING)
+    starts_at = models.DateTimeField(null=True, blank=True)  # live start (null: now)
+
+    class Meta:
+        ordering = ["tournament", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "number"], name="unique_round_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.tournament} round {self.number}"
+
+
+class TableSet(models.Model):
+    """A set: every player of the round seated at a table of four for one game."""
+
+    class Status(models.TextChoices):
+        PLAYING = "playing", _("playing")
+        DONE = "done", _("done")
+
+    round = models.ForeignKey(Round, on_delete=models.CASCADE, related_name="sets")
+    number = models.PositiveSmallIntegerField()
+    # The deal source: every table's game seed in duplicate, else a prefix per table.
+    seed = models.CharField(max_length=100)
+    status = models.CharField(max_length=16, choices=Status.choices, default=Status.PLAYING)
+    deadline = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["round", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["round", "number"], name="unique_set_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.round} set {self.number}"
+
+
+class Table(models.Model):
+    table_set = models.ForeignKey(TableSet, on_delete=models.CASCADE, related_name="tables")
+    number = models.PositiveSmallIntegerField()  # 1, 2, ... ("tafel 7")
+    game = models.OneToOneField(
+        "game.Game", on_delete=models.RESTRICT, related_name="tournament_table"
+    )
+    finished = models.BooleanField(default=False)
+    # Per deal, when the game is over: the engine's board entries (dealer, trump,
+    # no_trump, multiplier, card_points, written) and the announcements.
+    board = models.JSONField(default=list, blank=True)
+
+    class Meta:
+        ordering = ["table_set", "number"]
+        constraints = [
+            models.UniqueConstraint(fields=["table_set", "number"], name="unique_table_number")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.table_set} table {self.number}"
+
+
+class TableSeat(models.Model):
+    """A seat of a tournament table: an entry, or a bot (entry null) that never ranks."""
+
+    table = models.ForeignKey(Table, on_delete=models.CASCADE, related_name="seats")
+    index = models.PositiveSmallIntegerField()  # 0 South, 1 West, 2 North, 3 East
+    entry = models.ForeignKey(
+        Entry, null=True, blank=True, on_delete=models.CASCADE, related_name="table_seats"
+    )
+    # Set scores once the table is done: own team total minus the opponents' (raw), and
+    # in duplicate the matchpoints and the difference from the field's average.
+    raw = models.IntegerField(null=True, blank=True)
+    dup_mp = models.FloatField(null=True, blank=True)
+    dup_diff = models.FloatField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["table", "index"]
+        constraints = [
+            models.UniqueConstraint(fields=["table", "index"], name="unique_table_seat"),
+        ]
+        indexes = [models.Index(fields=["entry"], name="tableseat_by_entry")]
+
+    @property
+    def is_bot(self) -> bool:
+        return self.entry_id is None
+
+    def __str__(self) -> str:
+        return f"{self.table} seat {self.index}: {self.entry or 'bot'}"

@@ -18,13 +18,21 @@ def entry_finishes_with_its_game(sender, game, engine_game, **kwargs):
     from . import actions
 
     actions.game_finished(game, engine_game)
+    actions.table_game_finished(game, engine_game)
 
 
 @receiver(seed_sealed, dispatch_uid="tournaments.seed_sealed_until_close")
 def seed_sealed_until_close(sender, game, **kwargs):
-    from .models import Entry
+    from .models import Entry, Table
 
-    return Entry.objects.filter(game=game).exclude(tournament__status="closed").exists()
+    if Entry.objects.filter(game=game).exclude(tournament__status="closed").exists():
+        return True
+    # A table's seed is the set's deal source, shared by every table in duplicate.
+    return (
+        Table.objects.filter(game=game)
+        .exclude(table_set__round__tournament__status="closed")
+        .exists()
+    )
 
 
 @receiver(move_refused, dispatch_uid="tournaments.no_moves_after_the_window")

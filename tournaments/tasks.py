@@ -26,6 +26,11 @@ def build_records_zip(tournament_id: int) -> int | None:
     return exports.build_records_zip(tournament_id)
 
 
+@shared_task(name="tournaments.tasks.advance_set", ignore_result=True)
+def advance_set(set_id: int) -> str:
+    return actions.advance_set(set_id)
+
+
 @shared_task(name="tournaments.tasks.notify_tables_closed", ignore_result=True)
 def notify_tables_closed(tournament_id: int) -> int:
     return actions.notify_tables_closed(tournament_id)

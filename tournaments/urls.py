@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import views
+from . import table_views, views
 
 app_name = "tournaments"
 
@@ -24,4 +24,15 @@ urlpatterns = [
         "<int:pk>/manage/entry/<int:entry_id>/<str:what>/", views.manage_entry, name="manage-entry"
     ),
     path("<int:pk>/manage/<str:what>/", views.manage_action, name="manage-action"),
+    # Tournaments of rounds and tables (issue 12).
+    path("<int:pk>/tables/", table_views.overview, name="tables"),
+    path("<int:pk>/tables/screen/", table_views.screen, name="tables-screen"),
+    path("<int:pk>/tables/organize/", table_views.organize, name="tables-organize"),
+    path("<int:pk>/tables/start/", table_views.start, name="tables-start"),
+    path("<int:pk>/tables/replace/", table_views.replace, name="tables-replace"),
+    path(
+        "<int:pk>/tables/<int:round_number>/<int:set_number>/deal/<int:number>/",
+        table_views.traveller,
+        name="tables-traveller",
+    ),
 ]

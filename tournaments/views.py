@@ -142,6 +142,9 @@ def day_today(request: HttpRequest) -> HttpResponse:
 
 def detail(request: HttpRequest, pk: int) -> HttpResponse:
     t = _tournament(request, pk, invited=True)
+    if t.has_tables:  # rounds and tables: their own page (tournaments/table_views.py)
+        target = reverse("tournaments:tables", args=[t.pk])
+        return redirect(f"{target}?{request.GET.urlencode()}" if request.GET else target)
     entry = actions.entry_of(request.user, t)
     allowed = _results_already_open(request, t)
     now = timezone.now()
@@ -195,6 +198,8 @@ def join(request: HttpRequest, pk: int) -> HttpResponse:
             page = reverse("tournaments:detail", args=[t.pk])
             return redirect(f"{page}?{urlencode({'code': code})}")
         return redirect("tournaments:list")  # the page would be a 404 for them
+    if entry.game_id is None:  # a tournament of tables: the draw seats the entry later
+        return redirect("tournaments:tables", pk=t.pk)
     return redirect("game", game_id=entry.game.public_id)
 
 
@@ -203,6 +208,8 @@ def join(request: HttpRequest, pk: int) -> HttpResponse:
 
 def standings(request: HttpRequest, pk: int) -> HttpResponse:
     t = _tournament(request, pk)
+    if t.has_tables:
+        return redirect("tournaments:tables", pk=t.pk)
     _require_results(request, t)
     rows = rankings.standings(t)
     if request.GET.get("format") == "json":
@@ -550,6 +557,8 @@ def create(request: HttpRequest) -> HttpResponse:
 def manage(request: HttpRequest, pk: int) -> HttpResponse:
     t = _tournament(request, pk)
     _require_organizer(request, t)
+    if t.has_tables:
+        return redirect("tournaments:tables-organize", pk=t.pk)
     allowed = _results_already_open(request, t)
     entries = t.entries.select_related("player", "game").order_by("rank", "joined_at")
     rows = []

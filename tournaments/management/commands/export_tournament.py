@@ -61,6 +61,18 @@ class Command(BaseCommand):
         t = Tournament.objects.select_related("club").filter(pk=pk).first()
         if t is None:
             raise CommandError(f"no tournament with id {pk}")
+        if t.has_tables and fmt == "json" and what == "standings":
+            import json
+
+            from tournaments import tables
+
+            text = json.dumps(tables.export(t), ensure_ascii=False, indent=1) + "\n"
+            if opts["output"]:
+                with open(opts["output"], "w", encoding="utf-8") as fh:
+                    fh.write(text)
+            else:
+                self.stdout.write(text, ending="")
+            return
         if fmt.startswith("records") and not t.is_closed:
             raise CommandError(f"tournament {pk} is not closed: its records would reveal the seed")
         if fmt in ("csv", "json", "records"):

@@ -10,6 +10,7 @@ a real one instead of ten identical entries. Every South card goes through
 from __future__ import annotations
 
 import secrets
+import time
 
 from django.contrib.auth import get_user_model
 from django.core.management.base import BaseCommand, CommandError
@@ -28,7 +29,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument("tournament_id", type=int)
-        parser.add_argument("--players", type=int, required=True)
+        parser.add_argument(
+            "--players", type=int, default=None, help="default: the tournament's capacity"
+        )
         parser.add_argument("--prefix", default="bot-player")
         parser.add_argument(
             "--south",
@@ -38,6 +41,9 @@ class Command(BaseCommand):
 
     def handle(self, *args, **opts):
         pk, n, prefix = opts["tournament_id"], opts["players"], opts["prefix"]
+        t = Tournament.objects.filter(pk=pk).first()
+        if n is None:
+            n = t.capacity if t is not None else 0
         if n < 1:
             raise CommandError("--players must be at least 1")
         styles = [s.strip() for s in opts["south"].split(",") if s.strip()]
@@ -55,6 +61,8 @@ class Command(BaseCommand):
         if t.status == Tournament.Status.DRAFT:
             raise CommandError(f"tournament {pk} is a draft: open it first")
         User = get_user_model()
+        if t.has_tables and t.rounds.exists():
+            raise CommandError(f"tournament {pk} has been drawn already: nobody can join")
         entries = []
         for i in range(1, n + 1):
             username = f"{prefix}-{i}"
@@ -67,6 +75,9 @@ class Command(BaseCommand):
                 entries.append(actions.join(t.pk, user))
             except actions.TournamentError as exc:
                 raise CommandError(f"{username} cannot join: {exc}") from exc
+        if t.has_tables:
+            self._play_tables(t, styles, {e.pk for e in entries})
+            return
         for i, entry in enumerate(entries):
             style = styles[i % len(styles)]
             moves = self._play(entry, style)
@@ -106,3 +117,87 @@ class Command(BaseCommand):
                 # A stopped game (window over, tournament closed) or a lost race: say so.
                 raise CommandError(f"{user.get_username()}: {exc}") from exc
             moves += 1
+
+    def _play_tables(self, t: Tournament, styles: list[str], own: set[int]) -> None:
+        """Draw and play every round of a tournament of tables: each simulated entrant's
+        move goes through apply_action with their account, the bots' through play_bots
+        (also run by the workers: both are idempotent), until the tournament closes.
+        Entrants who are real people (not made here) play their own seats; a live start
+        is waited for (the simulation draws at the start time, as the tick would)."""
+        from django.utils import timezone
+
+        from tournaments import tables as tables_read
+        from tournaments.models import TableSeat
+
+        if t.starts_at and timezone.now() < t.starts_at:
+            wait = (t.starts_at - timezone.now()).total_seconds()
+            self.stdout.write(f"live start: waiting {wait:.0f} s for the draw")
+            time.sleep(wait)
+        try:
+            actions.start_tables(t.pk)
+        except actions.TournamentError as exc:
+            raise CommandError(str(exc)) from exc
+        people = Entry.objects.filter(tournament=t).exclude(pk__in=own).exists()
+        patience = 900 if people else 120  # people think; simulated players do not
+        bots = {}
+        moves, idle_since = 0, time.monotonic()
+        while True:
+            t.refresh_from_db()
+            if t.is_closed:
+                break
+            tset = tables_read.current_set(t)
+            if tset.status == tset.Status.DONE and actions.start_next_round(t.pk):
+                continue  # a round waiting for its start time: the simulation starts it now
+            seats = (
+                TableSeat.objects.filter(table__table_set=tset, table__finished=False)
+                .select_related("table__game", "entry__player")
+                .order_by("table__number", "index")
+            )
+            by_game: dict[int, dict[int, TableSeat]] = {}
+            for seat in seats:
+                by_game.setdefault(seat.table.game_id, {})[seat.index] = seat
+            progressed = False
+            for game_id, table_seats in by_game.items():
+                progressed |= self._step(game_id, table_seats, styles, bots, own)
+            if progressed:
+                moves += 1
+                idle_since = time.monotonic()
+            elif time.monotonic() - idle_since > patience:
+                raise CommandError(f"tournament {t.pk} does not move on (set {tset})")
+            else:
+                time.sleep(0.05)  # the workers finish a set / start the next one
+        rounds = t.rounds.count()
+        self.stdout.write(f"tournament {t.pk}: {rounds} rounds played, closed")
+        for row in tables_read.standings(t)[:10]:
+            self.stdout.write(
+                f"{row['rank']:>3}. {row['player']}: {row['raw']} (dup {row['dup_mp']})"
+            )
+
+    def _step(self, game_id: int, seats: dict, styles: list[str], bots: dict, own: set) -> bool:
+        """Play the game's moves until a person's seat is not to move; True if it moved."""
+        game = Game.objects.get(pk=game_id)
+        if game.status != Game.Status.ACTIVE:
+            return False
+        eng = game_actions.replay(game)
+        if eng.is_terminal():
+            return False
+        seat = seats.get(eng.to_move)
+        game_seat = game.seats.get(index=eng.to_move)
+        if seat is None or seat.entry_id is None or game_seat.played_by_bot:
+            return game_actions.play_bots(game.pk, game.seq) > 0
+        if seat.entry_id not in own:
+            return False  # a real person's turn: they play it from their browser
+        user = seat.entry.player
+        style = styles[seat.entry_id % len(styles)]
+        bot = bots.setdefault(style, get_bot(style))
+        seed_base = f"simulate/{game.seed}/{user.get_username()}"
+        action = bot.act(
+            eng.observation(eng.to_move), bot_seed(seed_base, eng.deal_number, eng.to_move)
+        )
+        try:
+            game_actions.apply_action(game.public_id, user, action, game.seq)
+        except game_actions.StaleSeq:
+            return True  # a worker's bot moved first: look again
+        except game_actions.ActionError as exc:
+            raise CommandError(f"{user.get_username()}: {exc}") from exc
+        return True

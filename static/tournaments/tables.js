@@ -1,0 +1,67 @@
+// Live standings of a tournament of tables: the server pushes the whole standing after
+// every finished set (and the progress of the set being played); the page re-renders
+// the table, or reloads when a new set begins (your table may have changed).
+const table = document.querySelector("[data-tables-standings]");
+if (table && table.dataset.live && "WebSocket" in window) {
+  const scheme = location.protocol === "https:" ? "wss" : "ws";
+  const mine = table.dataset.me || "";
+  const duplicate = table.querySelectorAll("thead th").length > 4;
+  let where; // the round.set the page was drawn for (undefined until the first message)
+  const fmt = (v) => (v === null || v === undefined ? "" : Number(v).toFixed(1));
+  const render = (rows) => {
+    const body = table.querySelector("tbody");
+    if (!rows.length) return;
+    body.replaceChildren(...rows.map((r) => {
+      const tr = document.createElement("tr");
+      if (r.player === mine) tr.className = "mine";
+      const cells = [r.rank, r.player, r.raw];
+      if (duplicate) cells.push(fmt(r.dup_mp), fmt(r.dup_diff));
+      cells.push(r.sets);
+      cells.forEach((c, i) => {
+        const td = document.createElement("td");
+        if (i !== 1) td.className = "num";
+        td.textContent = String(c);
+        tr.appendChild(td);
+      });
+      return tr;
+    }));
+  };
+  const connect = () => {
+    const ws = new WebSocket(`${scheme}://${location.host}${table.dataset.ws}`);
+    ws.onmessage = (ev) => {
+      const msg = JSON.parse(ev.data);
+      if (msg.type !== "standings") return;
+      // Only the overall standing is pushed: a page showing a round or set keeps its own.
+      if (!location.search.includes("round=")) render(msg.rows || []);
+      const now = msg.progress ? `${msg.progress.round}.${msg.progress.set}` : null;
+      // A new draw (the live start, the next set or round): your table may have changed.
+      if (where !== undefined && now !== where) location.reload();
+      where = now;
+    };
+    ws.onclose = () => setTimeout(connect, 3000);
+  };
+  connect();
+}
+
+// Without a socket push (it was lost, or the draw was made by another process in the
+// embedded mode), a light poll every 10 s: a new table for you reloads the page.
+const mySeat = document.querySelector("[data-my-seat]");
+if (mySeat && table && table.dataset.live) {
+  const shown = () => {
+    const link = mySeat.querySelector("a.button.primary");
+    return link ? link.getAttribute("href") : null;
+  };
+  const before = shown();
+  setInterval(async () => {
+    if (document.hidden) return;
+    try {
+      const res = await fetch(`${location.pathname}?format=json`, { credentials: "same-origin" });
+      if (!res.ok) return;
+      const data = await res.json();
+      const now = data.seat ? `/game/${data.seat.game}/` : null;
+      if (now !== before) location.reload();
+    } catch (e) {
+      // offline for a moment: the next poll tries again
+    }
+  }, 10000);
+}

@@ -1,0 +1,156 @@
+"""Pages of a tournament of rounds and tables: the player's table and the standings,
+the organizer's view of every table, the big screen for the room. Thin: reads come from
+tournaments/tables.py, the one write (start) from tournaments/actions.py."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
+from django.shortcuts import redirect, render
+from django.utils.translation import gettext as _
+from django.views.decorators.http import require_POST
+
+from . import actions, tables
+from .models import Round, TableSet
+from .views import _require_organizer, _tournament
+
+
+def _seat_label(index: int) -> str:
+    return [_("South"), _("West"), _("North"), _("East")][index]
+
+
+def _context(request: HttpRequest, t, *, round_number=None, set_number=None) -> dict:
+    if not t.has_tables:
+        raise Http404("not a tournament of tables")
+    seat = tables.my_seat(t, request.user)
+    if seat is not None:
+        seat["seat_label"] = _seat_label(seat["seat"])
+    next_round = (
+        Round.objects.filter(tournament=t, status=Round.Status.WAITING).order_by("number").first()
+    )
+    return {
+        "t": t,
+        "s": t.structure,
+        "next_round": next_round,
+        "seat": seat,
+        "entry": actions.entry_of(request.user, t),
+        "rows": tables.standings(t, round_number, set_number),
+        "round_number": round_number,
+        "set_number": set_number,
+        "progress": tables.progress(t),
+        "starts_at": next_round.starts_at if next_round else t.starts_at,
+        "drawn": t.rounds.exists(),
+        "is_organizer": actions.is_organizer(request.user, t),
+        "ws_path": f"/ws/tournaments/{t.pk}/standings/",
+    }
+
+
+def _int(value) -> int | None:
+    try:
+        return int(value) if value not in (None, "") else None
+    except (TypeError, ValueError):
+        return None
+
+
+def overview(request: HttpRequest, pk: int) -> HttpResponse:
+    """The player's page: "you sit at table 7, North", and the standings (overall, or
+    of one round or set with ?round=&set=), updated live."""
+    t = _tournament(request, pk, invited=True)
+    round_number, set_number = _int(request.GET.get("round")), _int(request.GET.get("set"))
+    context = _context(request, t, round_number=round_number, set_number=set_number)
+    if set_number is not None:
+        # The travellers of a finished set (never of one still being played).
+        done = TableSet.objects.filter(
+            round__tournament=t, round__number=round_number, number=set_number,
+            status=TableSet.Status.DONE,
+        ).exists()  # fmt: skip
+        context["deal_numbers"] = range(1, t.structure.deals + 1) if done else ()
+    if request.GET.get("format") == "json":
+        return JsonResponse({"status": t.status, "seat": context["seat"], "rows": context["rows"]})
+    return render(request, "tournaments/tables.html", context)
+
+
+def screen(request: HttpRequest, pk: int) -> HttpResponse:
+    """The big screen for the room: standings, the set being played, the next start."""
+    t = _tournament(request, pk, invited=True)
+    return render(request, "tournaments/tables_screen.html", _context(request, t))
+
+
+@login_required
+def organize(request: HttpRequest, pk: int) -> HttpResponse:
+    """Every table's progress: which deal, whose turn, who is absent."""
+    t = _tournament(request, pk)
+    _require_organizer(request, t)
+    context = _context(request, t)
+    if context["next_round"] is not None:
+        context["next_draw"] = [
+            [e.player.get_username() if e else None for e in table]
+            for table in actions.next_draw(t)
+        ]
+    context["entries"] = t.entries.filter(out_after__isnull=True).select_related("player")
+    context["audit"] = t.audit.select_related("actor", "entry__player")
+    return render(request, "tournaments/tables_organize.html", context)
+
+
+@login_required
+@require_POST
+def start(request: HttpRequest, pk: int) -> HttpResponse:
+    t = _tournament(request, pk)
+    _require_organizer(request, t)
+    try:
+        if t.rounds.exists():
+            actions.start_next_round(t.pk, request.user)  # a round waiting for its time
+        else:
+            actions.start_tables(t.pk, request.user)
+    except actions.TournamentError as exc:
+        messages.error(request, _(str(exc)))
+    return redirect("tournaments:tables-organize", pk=t.pk)
+
+
+def traveller(request: HttpRequest, pk: int, round_number: int, set_number: int, number: int):
+    """Deal `number` of a finished set at every table (hands, trump, points, the play)."""
+    t = _tournament(request, pk)
+    if not t.has_tables:
+        raise Http404("not a tournament of tables")
+    data = tables.traveller(t, round_number, set_number, number)
+    if data is None:
+        raise Http404("no such deal in a finished set")
+    seats = [_seat_label(i) for i in range(4)]
+    for row in data["rows"]:
+        row["hand_rows"] = [
+            {"seat": seats[i], "name": row["names"][i], "cards": row["hands"][i]} for i in range(4)
+        ]
+        row["dealer_name"] = seats[row["dealer"]]
+    deals = t.structure.deals
+    context = {
+        "t": t,
+        "s": t.structure,
+        "d": data,
+        "prev_number": number - 1 if number > 1 else None,
+        "next_number": number + 1 if number < deals else None,
+    }
+    return render(request, "tournaments/tables_traveller.html", context)
+
+
+@login_required
+@require_POST
+def replace(request: HttpRequest, pk: int) -> HttpResponse:
+    """The organizer replaces a player who leaves (entry, the newcomer's username, why)."""
+    from django.contrib.auth import get_user_model
+
+    t = _tournament(request, pk)
+    _require_organizer(request, t)
+    User = get_user_model()
+    new_user = User.objects.filter(
+        **{User.USERNAME_FIELD: request.POST.get("username", "").strip()}
+    ).first()
+    entry_id = _int(request.POST.get("entry"))
+    if new_user is None or entry_id is None or not t.entries.filter(pk=entry_id).exists():
+        messages.error(request, _("Choose a player and the username of an existing account."))
+        return redirect("tournaments:tables-organize", pk=t.pk)
+    try:
+        actions.replace_player(entry_id, request.user, new_user, request.POST.get("reason", ""))
+    except actions.TournamentError as exc:
+        messages.error(request, _(str(exc)))
+    return redirect("tournaments:tables-organize", pk=t.pk)

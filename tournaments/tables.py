@@ -1,0 +1,402 @@
+"""Reading a tournament of rounds and tables: standings (per set, round, overall), where
+a player sits, every table's progress, and the structured export. No writes here: the
+mutations are in tournaments/actions.py."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from typing import Any
+
+from asgiref.sync import async_to_sync
+from channels.layers import get_channel_layer
+
+import engine
+
+from . import scoring
+from .models import Entry, Round, Table, TableSeat, TableSet, Tournament
+
+SEAT_NAMES = ("South", "West", "North", "East")
+
+
+def _seat_rows(t: Tournament, round_number: int | None = None, set_number: int | None = None):
+    # Only sets every table has finished: in duplicate the other tables of a set are
+    # still playing the same deals, and nobody sees a result on a deal before its end.
+    qs = TableSeat.objects.filter(
+        table__table_set__round__tournament=t,
+        table__table_set__status=TableSet.Status.DONE,
+        entry__isnull=False,
+        raw__isnull=False,
+    )
+    if round_number is not None:
+        qs = qs.filter(table__table_set__round__number=round_number)
+    if set_number is not None:
+        qs = qs.filter(table__table_set__number=set_number)
+    return list(qs.values_list("entry_id", "table_id", "index", "raw", "dup_mp", "dup_diff"))
+
+
+def standings(
+    t: Tournament, round_number: int | None = None, set_number: int | None = None
+) -> list[dict[str, Any]]:
+    """Entries best first, over the whole tournament or one round or one set: raw score
+    (own team minus opponents, summed over sets), duplicate matchpoints and difference
+    from the field. Ties: duplicate score, then head-to-head, then lot. Bots never rank;
+    an entry cut after a round stays listed (below those still in, overall)."""
+    rows = _seat_rows(t, round_number, set_number)
+    entries = {
+        e.pk: e
+        # By id: the lot that breaks the last ties must not depend on the ranks stored.
+        for e in Entry.objects.filter(tournament=t)
+        .exclude(status=Entry.Status.REMOVED)
+        .select_related("player")
+        .order_by("pk")
+    }
+    raw, mp, diff = defaultdict(int), defaultdict(float), defaultdict(float)
+    sets = defaultdict(int)
+    at_table: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
+    for entry_id, table_id, index, r, m, d in rows:
+        raw[entry_id] += r
+        mp[entry_id] += m or 0.0
+        diff[entry_id] += d or 0.0
+        sets[entry_id] += 1
+        at_table[table_id].append((entry_id, index, r))
+
+    tables_of: dict[int, list[int]] = defaultdict(list)
+    for table_id, seated in at_table.items():
+        for entry_id, _, _ in seated:
+            tables_of[entry_id].append(table_id)
+
+    def head_to_head(group: list[int]) -> dict[int, int]:
+        """Each tied entry's net score in the sets where it sat against another of them."""
+        members, out = set(group), defaultdict(int)
+        for table_id in {tab for k in group for tab in tables_of[k]}:
+            seated = at_table[table_id]
+            for entry_id, index, r in seated:
+                if entry_id in members and any(
+                    o in members and (oi - index) % 2 for o, oi, _ in seated
+                ):
+                    out[entry_id] += r
+        return out
+
+    keys = [pk for pk in entries if pk in sets or (round_number is None and set_number is None)]
+    # Overall, those cut rank below those still in (whatever their points).
+    if round_number is None and set_number is None:
+        still_in = [k for k in keys if entries[k].out_after is None]
+        cut = sorted(
+            (k for k in keys if entries[k].out_after is not None),
+            key=lambda k: -entries[k].out_after,
+        )
+        groups = [still_in] + [
+            [k for k in cut if entries[k].out_after == r]
+            for r in sorted({entries[k].out_after for k in cut}, reverse=True)
+        ]
+    else:
+        groups = [keys]
+    ordered: list[int] = []
+    for group in groups:
+        order = scoring.table_order(
+            group, [raw[k] for k in group], [mp[k] for k in group], head_to_head, t.seed
+        )
+        ordered.extend(group[i] for i in order)
+    out = []
+    for rank, pk in enumerate(ordered, start=1):
+        e = entries[pk]
+        out.append(
+            {
+                "rank": rank,
+                "entry": pk,
+                "player": e.player.get_username(),
+                "raw": raw[pk],
+                "dup_mp": round(mp[pk], 2),
+                "dup_diff": round(diff[pk], 2),
+                "sets": sets[pk],
+                "out_after": e.out_after,
+            }
+        )
+    return out
+
+
+def push_standings(tournament_id: int, rows: list[dict] | None = None) -> None:
+    """Live: the overall standings and the current round/set to the tournament's group
+    (the standings socket, tournaments/consumers.py)."""
+    layer = get_channel_layer()
+    t = Tournament.objects.filter(pk=tournament_id).first()
+    if layer is None or t is None:
+        return
+    message = {
+        "type": "standings",
+        "version": t.rankings_version,
+        "status": t.status,
+        "rows": standings(t) if rows is None else rows,
+        "progress": progress(t),
+    }
+    async_to_sync(layer.group_send)(t.group_name, {"type": "standings.update", "payload": message})
+
+
+def current_set(t: Tournament) -> TableSet | None:
+    return (
+        TableSet.objects.filter(round__tournament=t)
+        .select_related("round")
+        .order_by("-round__number", "-number")
+        .first()
+    )
+
+
+def my_seat(t: Tournament, user) -> dict[str, Any] | None:
+    """Where `user` sits in the current set ("table 7, North"), or None."""
+    tset = current_set(t)
+    if tset is None or not getattr(user, "is_authenticated", False):
+        return None
+    seat = (
+        TableSeat.objects.filter(table__table_set=tset, entry__player=user)
+        .select_related("table__game")
+        .first()
+    )
+    if seat is None:
+        return None
+    return {
+        "round": tset.round.number,
+        "set": tset.number,
+        "table": seat.table.number,
+        "seat": seat.index,
+        "seat_name": SEAT_NAMES[seat.index],
+        "game": str(seat.table.game.public_id),
+    }
+
+
+def progress(t: Tournament) -> dict[str, Any] | None:
+    """The organizer's view of the current set: per table the deal being played, whose
+    turn, who is absent (a person's seat played by the bot, or no socket open), done or
+    not. Three flat queries (it is part of every standings push)."""
+    from django.contrib.auth import get_user_model
+
+    from game.models import Seat
+
+    tset = current_set(t)
+    if tset is None:
+        return None
+    name_field = f"entry__player__{get_user_model().USERNAME_FIELD}"
+    rows = list(
+        Table.objects.filter(table_set=tset)
+        .order_by("number")
+        .values_list("pk", "number", "finished", "game_id", "game__state")
+    )
+    seats: dict[int, list] = defaultdict(list)
+    for table_id, index, entry_id, name in (
+        TableSeat.objects.filter(table__table_set=tset)
+        .order_by("index")
+        .values_list("table_id", "index", "entry_id", name_field)
+    ):
+        seats[table_id].append((index, entry_id, name))
+    people = {
+        (game_id, index): (bot_control, connections)
+        for game_id, index, bot_control, connections in Seat.objects.filter(
+            game_id__in=[r[3] for r in rows], user__isnull=False
+        ).values_list("game_id", "index", "bot_control", "connections")
+    }
+    tables = []
+    for table_id, number, finished, game_id, state in rows:
+        state = state or {}
+        out = []
+        for index, entry_id, name in seats[table_id]:
+            bot_control, connections = people.get((game_id, index), (False, 1))
+            out.append(
+                {
+                    "seat": index,
+                    "name": name or "",
+                    "bot": entry_id is None,
+                    # A person whose seat the bot plays, or with no socket open.
+                    "absent": entry_id is not None and (bot_control or not connections),
+                    "bot_plays": entry_id is not None and bot_control,
+                }
+            )
+        tables.append(
+            {
+                "table": number,
+                "done": finished,
+                "deal": state.get("deal_number"),
+                "deals": state.get("deals"),
+                "to_move": None if finished else state.get("to_move"),
+                "seats": out,
+            }
+        )
+    return {
+        "round": tset.round.number,
+        "set": tset.number,
+        "deadline": tset.deadline.isoformat() if tset.deadline else None,
+        "tables": tables,
+        "done": sum(1 for x in tables if x["done"]),
+    }
+
+
+def _announcements(actions: list[str]) -> list[str]:
+    return [a for a in actions if not (len(a) == 2 or a.startswith("trump:"))]
+
+
+def export(t: Tournament, reveal: bool | None = None) -> dict[str, Any]:
+    """The whole structure (docs/tournament-export.md): rounds -> sets -> tables ->
+    seats (player or bot) -> deals (dealer, hands per seat, trump, announcements, card
+    points, written score), and the standings per set, per round and overall.
+
+    The hands, plays and seeds are secret until the tournament closes (`reveal`
+    defaults to that): before, deals carry only their results."""
+    from . import replays
+
+    reveal = t.is_closed if reveal is None else reveal
+    s = t.structure
+    rounds_out = []
+    for rnd in Round.objects.filter(tournament=t).order_by("number"):
+        sets_out = []
+        for tset in TableSet.objects.filter(round=rnd).order_by("number"):
+            tables_out = []
+            for tab in (
+                Table.objects.filter(table_set=tset)
+                .select_related("game")
+                .prefetch_related("seats__entry__player")
+                .order_by("number")
+            ):
+                game = tab.game
+                _, played = replays.split_deals(game.seed, game.rules, list(game.actions))
+                deals = []
+                for d in played:
+                    spec = engine.deal_for(game.seed, d.number, game.rules) if reveal else None
+                    r = d.result
+                    deals.append(
+                        {
+                            "number": d.number,
+                            "dealer": r["dealer"],
+                            "hands": [list(h) for h in spec.texts()] if reveal else None,
+                            "trump": r["trump"] or None,
+                            "no_trump": r["no_trump"],
+                            "announcements": _announcements(d.actions) if reveal else None,
+                            "multiplier": r["multiplier"],
+                            "card_points": list(r["card_points"]),
+                            "written": list(r["written"]),
+                            "actions": d.actions if reveal else None,
+                        }
+                    )
+                tables_out.append(
+                    {
+                        "table": tab.number,
+                        "game": str(game.public_id),
+                        "seed": game.seed if reveal else None,
+                        "rules": game.rules,
+                        "finished": tab.finished,
+                        "seats": [
+                            {
+                                "seat": seat.index,
+                                "direction": SEAT_NAMES[seat.index],
+                                "player": seat.entry.player.get_username()
+                                if seat.entry_id
+                                else None,
+                                "bot": seat.entry_id is None,
+                                "raw": seat.raw,
+                                "dup_mp": seat.dup_mp,
+                                "dup_diff": seat.dup_diff,
+                            }
+                            for seat in sorted(tab.seats.all(), key=lambda x: x.index)
+                        ],
+                        "deals": deals,
+                    }
+                )
+            sets_out.append(
+                {
+                    "set": tset.number,
+                    "seed": tset.seed if reveal else None,
+                    "status": tset.status,
+                    "tables": tables_out,
+                    "standings": standings(t, rnd.number, tset.number),
+                }
+            )
+        rounds_out.append(
+            {
+                "round": rnd.number,
+                "status": rnd.status,
+                "sets": sets_out,
+                "standings": standings(t, rnd.number),
+            }
+        )
+    return {
+        "tournament": {
+            "id": t.pk,
+            "name": t.name,
+            "format": t.format,
+            "status": t.status,
+            "rules": s.rules_spec,
+            "rounds": s.rounds,
+            "sets": s.sets,
+            "deals": s.deals,
+            "duplicate": s.duplicate,
+            "tie_carry": s.tie_carry,
+            "cut": s.cut,
+            "cut_fraction": s.cut_fraction,
+            "redraw": s.redraw,
+            "seed_commitment": t.seed_commitment,
+            "seed": t.seed if t.is_closed else None,
+        },
+        "rounds": rounds_out,
+        "standings": standings(t),
+    }
+
+
+def traveller(t: Tournament, round_number: int, set_number: int, number: int) -> dict | None:
+    """Deal `number` of a finished set at every table: the trump choice, announcements,
+    card points and written score, the duplicate matchpoints of South/North on it, the
+    hands and the play trick by trick. None if the set is not finished (in duplicate the
+    other tables are still playing those cards) or has no such deal."""
+    import numpy as np
+
+    from . import replays
+
+    tset = (
+        TableSet.objects.filter(round__tournament=t, round__number=round_number, number=set_number)
+        .select_related("round")
+        .first()
+    )
+    if tset is None or tset.status != TableSet.Status.DONE:
+        return None
+    rows = []
+    for tab in (
+        Table.objects.filter(table_set=tset)
+        .select_related("game")
+        .prefetch_related("seats__entry__player")
+        .order_by("number")
+    ):
+        game = tab.game
+        _, played = replays.split_deals(game.seed, game.rules, list(game.actions))
+        deal = next((d for d in played if d.number == number), None)
+        if deal is None:
+            continue
+        names = ["" for _ in range(4)]
+        for seat in tab.seats.all():
+            names[seat.index] = seat.entry.player.get_username() if seat.entry_id else "bot"
+        spec = engine.deal_for(game.seed, number, game.rules)
+        r = deal.result
+        rows.append(
+            {
+                "table": tab.number,
+                "game": str(game.public_id),
+                "names": names,
+                "dealer": r["dealer"],
+                "trump": "none" if r["no_trump"] else (r["trump"] or ""),
+                "announcements": _announcements(deal.actions),
+                "multiplier": r["multiplier"],
+                "card_points": list(r["card_points"]),
+                "written": list(r["written"]),
+                "hands": [[engine.Card.parse(c).display() for c in h] for h in spec.texts()],
+                # The replay, trick by trick: who played which card.
+                "tricks": [
+                    [(names[seat], engine.Card.parse(c).display()) for seat, c in trick["cards"]]
+                    for trick in deal.tricks
+                ],
+            }
+        )
+    if not rows:
+        return None
+    if t.structure.duplicate and len(rows) > 1:
+        from . import scoring
+
+        written = np.array([[row["written"]] for row in rows], dtype=float)
+        figures = scoring.set_figures(written, duplicate=True)
+        for row, mp, diff in zip(rows, figures.mp[:, 0], figures.diff[:, 0], strict=True):
+            row["mp"], row["diff"] = float(mp), float(diff)
+    return {"round": round_number, "set": set_number, "number": number, "rows": rows}
