@@ -41,11 +41,11 @@ def _run(*args) -> str:
 
 @pytest.fixture
 def played(club, organizer):
-    """10 players (three tables, two bots), 2 rounds of 2 sets of 2 deals, duplicate,
+    """10 players (three tables, two bots), 2 rounds of 1 set of 2 deals, duplicate,
     simulated to the end; one player renamed so that a spreadsheet would run the name."""
     t = actions.create_tables_tournament(
         organizer, name="Tafels export", club=club, fmt="writer-stays", players=10, rounds=2,
-        sets=2, deals=2, duplicate=True, open_now=True, seed="tab-export-seed",
+        sets=1, deals=2, duplicate=True, open_now=True, seed="tab-export-seed",
     )  # fmt: skip
     _run("simulate_tournament", str(t.pk), "--players", "10")
     t.refresh_from_db()
@@ -68,9 +68,9 @@ def test_csv_files_carry_the_structure_in_the_readers_style(played, organizer, c
     assert list(deals[0])[:8] == [
         "round", "set", "table", "deal", "south", "west", "north", "east",
     ]  # fmt: skip
-    # One row per table per deal: 2 rounds x 2 sets x 3 tables x 2 deals.
-    assert Table.objects.filter(table_set__round__tournament=t).count() == 12
-    assert len(deals) == 24
+    # One row per table per deal: 2 rounds x 1 set x 3 tables x 2 deals.
+    assert Table.objects.filter(table_set__round__tournament=t).count() == 6
+    assert len(deals) == 12
     for tab in Table.objects.filter(table_set__round__tournament=t).select_related(
         "table_set__round"
     ):
@@ -101,7 +101,7 @@ def test_csv_files_carry_the_structure_in_the_readers_style(played, organizer, c
         mp = float(d["ns_dup_mp"].replace(",", "."))
         assert mp + float(d["ew_dup_mp"].replace(",", ".")) == 4.0
         by_deal[(d["round"], d["set"], d["deal"])] += mp
-    assert set(by_deal.values()) == {6.0} and len(by_deal) == 8
+    assert set(by_deal.values()) == {6.0} and len(by_deal) == 4
     assert any("," in d["ns_dup_diff"] for d in deals)  # decimal commas
     # Nothing a spreadsheet would run: the player named "=evil" is text.
     cells = [c for row in _rows(body, ";")[1:] for c in row]
@@ -120,18 +120,18 @@ def test_csv_files_carry_the_structure_in_the_readers_style(played, organizer, c
     per_round = _dicts(table_exports.round_standings_csv(t, table_exports.csv_style("en")), ",")
     assert [r["round"] for r in per_round] == ["1"] * 10 + ["2"] * 10
     per_set = _dicts(table_exports.set_standings_csv(t, table_exports.csv_style("en")), ",")
-    assert len(per_set) == 4 * 10 and per_set[-1]["round"] == "2" and per_set[-1]["set"] == "2"
+    assert len(per_set) == 2 * 10 and per_set[-1]["round"] == "2" and per_set[-1]["set"] == "1"
     for r in per_set:  # one set: the entry's seat score at that set
         assert r["sets"] == "1"
     # The solo URL of a CSV file serves the tables' one; the command has the same files.
     same = client.get(f"/tournaments/{t.pk}/export/deals.csv").content.decode()
     assert same == table_exports.deals_csv(t, table_exports.csv_style("en"))
     out = _run("export_tournament", str(t.pk), "--format", "csv", "--what", "set-standings")
-    assert len(_rows(out, ",")) == 1 + 40
+    assert len(_rows(out, ",")) == 1 + 20
     out = _run(
         "export_tournament", str(t.pk), "--format", "csv", "--what", "deals", "--sep", "semicolon"
     )  # noqa: E501
-    assert len(_dicts(out, ";")) == 24
+    assert len(_dicts(out, ";")) == 12
     from django.core.management import CommandError
 
     with pytest.raises(CommandError, match="set-standings"):
@@ -144,12 +144,12 @@ def test_the_printable_results_and_the_pdf(played, organizer, client, tmp_path):
     page = client.get(f"/tournaments/{t.pk}/tables/results/")
     assert page.status_code == 200
     html = page.content.decode()
-    assert html.count("data-print-round=") == 2 and html.count("data-print-set=") == 4
-    assert html.count("data-print-table=") == 12
+    assert html.count("data-print-round=") == 2 and html.count("data-print-set=") == 2
+    assert html.count("data-print-table=") == 6
     assert "deals.csv" in html and f"/tournaments/{t.pk}/tables/results.pdf" in html
     # The solo URLs lead to the same for a tournament of tables.
     assert (
-        client.get(f"/tournaments/{t.pk}/results/").content.decode().count("data-print-set=") == 4
+        client.get(f"/tournaments/{t.pk}/results/").content.decode().count("data-print-set=") == 2
     )  # noqa: E501
     response = client.get(f"/tournaments/{t.pk}/tables/results.pdf")
     assert response.status_code == 200 and response.content.startswith(b"%PDF")
@@ -205,7 +205,7 @@ def test_the_organizer_corrects_a_deal_at_a_table(
     t = played
     pushed = []
     monkeypatch.setattr(tables, "push_standings", lambda pk, rows=None: pushed.append(pk))
-    tset = TableSet.objects.get(round__tournament=t, round__number=1, number=2)
+    tset = TableSet.objects.get(round__tournament=t, round__number=2, number=1)
     tab = Table.objects.get(table_set=tset, number=1)
     before_board = [dict(b) for b in tab.board]
     old = before_board[1]["written"]
@@ -214,7 +214,7 @@ def test_the_organizer_corrects_a_deal_at_a_table(
     standings_before = {r["entry"]: r["raw"] for r in tables.standings(t)}
 
     # Organizer only, POST only, with CSRF, with a reason.
-    form = {"round": 1, "set": 2, "table": 1, "deal": 2, "written_ns": new[0],
+    form = {"round": 2, "set": 1, "table": 1, "deal": 2, "written_ns": new[0],
             "written_ew": new[1], "reason": "wrong card counted"}  # fmt: skip
     player = Entry.objects.filter(tournament=t).first().player
     client.force_login(player)
@@ -258,13 +258,13 @@ def test_the_organizer_corrects_a_deal_at_a_table(
     wait_until(lambda: pushed == [t.pk])
     # The audit trail, the organizer's page, the exports and the traveller show it.
     log = AuditLog.objects.get(tournament=t, action="correct_table")
-    assert log.before == {"round": 1, "set": 2, "table": 1, "deal": 2, "written": old}
+    assert log.before == {"round": 2, "set": 1, "table": 1, "deal": 2, "written": old}
     assert log.after == {"written": new} and log.reason == "wrong card counted"
     page = client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
     assert f"{old[0]} – {old[1]} → {new[0]} – {new[1]}" in page and "wrong card counted" in page
     rows = _dicts(table_exports.deals_csv(t, table_exports.csv_style("en")), ",")
     row = next(
-        r for r in rows if (r["round"], r["set"], r["table"], r["deal"]) == ("1", "2", "1", "2")
+        r for r in rows if (r["round"], r["set"], r["table"], r["deal"]) == ("2", "1", "1", "2")
     )  # noqa: E501
     assert row["corrected"] == "yes" and row["ns_written"] == str(new[0])
     assert [row["ns_written_played"], row["ew_written_played"]] == [str(old[0]), str(old[1])]
@@ -273,23 +273,23 @@ def test_the_organizer_corrects_a_deal_at_a_table(
 
     assert "wrong card counted" in exports.corrections_csv(t, corrections)
     data = json.loads(_run("export_tournament", str(t.pk), "--format", "json"))
-    deal = data["rounds"][0]["sets"][1]["tables"][0]["deals"][1]
+    deal = data["rounds"][1]["sets"][0]["tables"][0]["deals"][1]
     assert deal["written"] == new and deal["written_original"] == old
     assert data["rounds"][0]["sets"][0]["tables"][0]["deals"][0]["written_original"] is None
-    trav = tables.traveller(t, 1, 2, 2)
+    trav = tables.traveller(t, 2, 1, 2)
     assert trav["rows"][0]["written"] == new and trav["rows"][0]["written_original"] == old
-    html = client.get(f"/tournaments/{t.pk}/tables/1/2/deal/2/").content.decode()
+    html = client.get(f"/tournaments/{t.pk}/tables/2/1/deal/2/").content.decode()
     assert "data-written-original" in html
     assert "data-corrected" in client.get(f"/tournaments/{t.pk}/tables/results/").content.decode()
     # Refusals with a reason: a table that does not exist, a negative score.
     with pytest.raises(actions.TournamentError, match="no such table"):
-        actions.correct_table_deal(t.pk, organizer, 1, 2, 9, 1, (0, 0), "x")
+        actions.correct_table_deal(t.pk, organizer, 2, 1, 9, 1, (0, 0), "x")
     with pytest.raises(actions.TournamentError, match="not negative"):
-        actions.correct_table_deal(t.pk, organizer, 1, 2, 1, 1, (-1, 0), "x")
+        actions.correct_table_deal(t.pk, organizer, 2, 1, 1, 1, (-1, 0), "x")
     with pytest.raises(actions.NotAllowed):
-        actions.correct_table_deal(t.pk, make_user("nobody"), 1, 2, 1, 1, (0, 0), "x")
+        actions.correct_table_deal(t.pk, make_user("nobody"), 2, 1, 1, 1, (0, 0), "x")
     # Corrected back to what was played: no correction left on the board.
-    actions.correct_table_deal(t.pk, organizer, 1, 2, 1, 2, old, "my mistake")
+    actions.correct_table_deal(t.pk, organizer, 2, 1, 1, 2, old, "my mistake")
     tab.refresh_from_db()
     assert tab.board == before_board
     assert {r["entry"]: r["raw"] for r in tables.standings(t)} == standings_before
