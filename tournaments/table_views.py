@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -127,6 +128,8 @@ def traveller(request: HttpRequest, pk: int, round_number: int, set_number: int,
         "t": t,
         "s": t.structure,
         "d": data,
+        "is_organizer": actions.is_organizer(request.user, t),
+        "here": request.get_full_path(),
         "prev_number": number - 1 if number > 1 else None,
         "next_number": number + 1 if number < deals else None,
     }
@@ -240,21 +243,27 @@ def export(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
 @require_POST
 def correct(request: HttpRequest, pk: int) -> HttpResponse:
     """The organizer corrects the written score of a deal at a table (round, set,
-    table, deal, the two teams' written points), with a reason."""
+    table, deal, the two teams' written points), with a reason. Back to the page it
+    was sent from (?next=, the traveller's form), else the organizer's view."""
     t = _tournament(request, pk)
     _require_organizer(request, t)
     fields = ["round", "set", "table", "deal", "written_ns", "written_ew"]
     values = [_int(request.POST.get(name)) for name in fields]
     if any(v is None for v in values):
         messages.error(request, _("Give the round, set, table, deal and both written scores."))
-        return redirect("tournaments:tables-organize", pk=t.pk)
-    r, k, table, deal, ns, ew = values
-    try:
-        actions.correct_table_deal(
-            t.pk, request.user, r, k, table, deal, (ns, ew), request.POST.get("reason", "")
-        )
-    except actions.TournamentError as exc:
-        messages.error(request, _(str(exc)))
     else:
-        messages.success(request, _("The score is corrected and the standings recomputed."))
+        r, k, table, deal, ns, ew = values
+        try:
+            actions.correct_table_deal(
+                t.pk, request.user, r, k, table, deal, (ns, ew), request.POST.get("reason", "")
+            )
+        except actions.TournamentError as exc:
+            messages.error(request, _(str(exc)))
+        else:
+            messages.success(request, _("The score is corrected and the standings recomputed."))
+    back = request.POST.get("next", "")
+    if back and url_has_allowed_host_and_scheme(
+        back, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return redirect(back)
     return redirect("tournaments:tables-organize", pk=t.pk)

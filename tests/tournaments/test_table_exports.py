@@ -293,6 +293,24 @@ def test_the_organizer_corrects_a_deal_at_a_table(
     tab.refresh_from_db()
     assert tab.board == before_board
     assert {r["entry"]: r["raw"] for r in tables.standings(t)} == standings_before
+    # From the traveller (organizers only: a form per table, back to the traveller).
+    url = f"/tournaments/{t.pk}/tables/2/1/deal/2/"
+    html = client.get(url).content.decode()
+    assert html.count("data-correct-row=") == Table.objects.filter(table_set=tset).count()
+    client.force_login(player)
+    assert "data-correct-row=" not in client.get(url).content.decode()
+    client.force_login(organizer)
+    back = client.post(f"/tournaments/{t.pk}/tables/correct/", {**form, "next": url})
+    assert back.status_code == 302 and back["Location"] == url
+    tab.refresh_from_db()
+    assert tab.board[1]["written"] == new
+    away = client.post(
+        f"/tournaments/{t.pk}/tables/correct/",
+        {**form, "written_ns": old[0], "next": "https://evil.example/"},
+    )
+    assert away["Location"] == f"/tournaments/{t.pk}/tables/organize/"
+    tab.refresh_from_db()
+    assert tab.board == before_board
 
 
 def test_travellers_link_each_tables_replay(played, client):
