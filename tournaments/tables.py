@@ -248,7 +248,7 @@ def export(t: Tournament, reveal: bool | None = None) -> dict[str, Any]:
 
     The hands, plays and seeds are secret until the tournament closes (`reveal`
     defaults to that): before, deals carry only their results."""
-    from . import replays
+    from . import exports, replays
 
     reveal = t.is_closed if reveal is None else reveal
     s = t.structure
@@ -348,6 +348,9 @@ def export(t: Tournament, reveal: bool | None = None) -> dict[str, Any]:
         },
         "rounds": rounds_out,
         "standings": standings(t),
+        # The audit trail: corrections (with the score before and after, and why),
+        # replacements, removals.
+        "corrections": exports.corrections(t),
     }
 
 

@@ -276,6 +276,8 @@ def test_the_organizer_corrects_a_deal_at_a_table(
     deal = data["rounds"][1]["sets"][0]["tables"][0]["deals"][1]
     assert deal["written"] == new and deal["written_original"] == old
     assert data["rounds"][0]["sets"][0]["tables"][0]["deals"][0]["written_original"] is None
+    [logged] = [c for c in data["corrections"] if c["action"] == "correct_table"]
+    assert logged["before"]["written"] == old and logged["reason"] == "wrong card counted"
     trav = tables.traveller(t, 2, 1, 2)
     assert trav["rows"][0]["written"] == new and trav["rows"][0]["written_original"] == old
     html = client.get(f"/tournaments/{t.pk}/tables/2/1/deal/2/").content.decode()
