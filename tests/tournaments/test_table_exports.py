@@ -342,3 +342,25 @@ def test_travellers_link_each_tables_replay(played, client):
     bots = TableSeat.objects.filter(table=tab, entry__isnull=True).count()
     assert body.count("data-bot-seat") == bots
     assert client.get(f"/tournaments/{t.pk}/tables/2/1/table/9/").status_code == 404
+
+
+def test_without_duplicate_no_duplicate_columns(club, organizer):
+    """Each table its own deals: no matchpoints to compare, so no such columns; a
+    comma-separated file for an English reader, with decimal points."""
+    t = actions.create_tables_tournament(
+        organizer, name="Zonder duplicaat", club=club, fmt="rotating", players=5, sets=3,
+        deals=1, open_now=True,
+    )  # fmt: skip
+    _run("simulate_tournament", str(t.pk), "--players", "5")
+    style = table_exports.csv_style("en")
+    body = table_exports.deals_csv(t, style)
+    assert not body.startswith("\ufeff")
+    deals = _dicts(body, ",")
+    assert len(deals) == 6  # 3 sets x 2 tables (3 seats of 8 bots) x 1 deal
+    assert "ns_dup_mp" not in deals[0] and "south_hand" in deals[0]
+    assert sum(1 for d in deals for x in ("south", "west", "north", "east") if d[x] == "(bot)") == 9
+    overall = _dicts(table_exports.standings_csv(t, style), ",")
+    assert list(overall[0]) == ["rank", "player", "score", "sets", "out_after"]
+    assert len(overall) == 5 and all(r["sets"] == str(
+        TableSeat.objects.filter(entry__player__username=r["player"]).count()
+    ) for r in overall)  # fmt: skip
