@@ -1212,3 +1212,79 @@ def _close_tables(t: Tournament, actor, now=None) -> None:
         tournament=t, actor=actor, action="close", before=None, after=None, reason=""
     )
     write_standings(t)
+
+
+def correct_table_deal(
+    tournament_id: int, actor, round_number: int, set_number: int, table_number: int,
+    deal_number: int, written: tuple[int, int] | list[int], reason: str,
+):  # fmt: skip
+    """The organizer corrects the written score of one deal at one table of a tournament
+    of tables (`written`: [South/North, West/East]), with a reason. The table's board
+    keeps the original next to the correction (shown by the travellers and the
+    exports); the seats' set scores follow, and once the set is finished its duplicate
+    figures and the standings (set, round, overall) are recomputed and pushed live.
+    Logged in the audit trail. A cut already made after a round is not undone."""
+    from . import tables as tables_read
+    from .models import Table, TableSeat, TableSet
+
+    reason = (reason or "").strip()
+    if not reason:
+        raise TournamentError(N_("a correction needs a reason"))
+    try:
+        new = [int(written[0]), int(written[1])]
+    except (TypeError, ValueError, IndexError):
+        raise TournamentError(N_("a written score is two whole numbers")) from None
+    if min(new) < 0:
+        raise TournamentError(N_("a written score is not negative"))
+    t = Tournament.objects.get(pk=tournament_id)
+    if not is_organizer(actor, t):
+        raise NotAllowed(N_("only organizers can correct scores"))
+    if not t.has_tables:
+        raise TournamentError(N_("not a tournament of tables"))
+    with transaction.atomic():
+        tset = (
+            TableSet.objects.select_for_update()
+            .filter(round__tournament=t, round__number=round_number, number=set_number)
+            .first()
+        )
+        if tset is None:
+            raise TournamentError(N_("no such round and set"))
+        t = Tournament.objects.select_for_update().get(pk=tournament_id)  # advance_set's order
+        table = (
+            Table.objects.select_for_update().filter(table_set=tset, number=table_number).first()
+        )
+        if table is None:
+            raise TournamentError(N_("no such table in this set"))
+        if not table.finished:
+            raise TournamentError(N_("only a finished table's score can be corrected"))
+        board = [dict(b) for b in table.board]
+        row = next((b for b in board if b.get("deal") == deal_number), None)
+        if row is None:
+            raise TournamentError(N_("this table played no such deal"))
+        old = list(row["written"])
+        if old == new:
+            raise TournamentError(N_("the corrected score is the score already written"))
+        row.setdefault("original_written", old)  # the score as played, kept once
+        row["written"] = new
+        if row["original_written"] == new:
+            del row["original_written"]  # corrected back to what was played
+        table.board = board
+        table.save(update_fields=["board"])
+        delta = (new[0] - new[1]) - (old[0] - old[1])  # for team 0 (South/North)
+        seats = list(TableSeat.objects.filter(table=table))
+        for seat in seats:
+            seat.raw = (seat.raw or 0) + (delta if seat.index % 2 == 0 else -delta)
+        TableSeat.objects.bulk_update(seats, ["raw"])
+        AuditLog.objects.create(
+            tournament=t, actor=actor, action="correct_table",
+            before={"round": round_number, "set": set_number, "table": table_number,
+                    "deal": deal_number, "written": old},
+            after={"written": new}, reason=reason,
+        )  # fmt: skip
+        rows = None
+        if tset.status == TableSet.Status.DONE:
+            score_set(tset)
+            rows = write_standings(t)
+        pk = t.pk
+        transaction.on_commit(lambda: tables_read.push_standings(pk, rows))
+    return table

@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -127,6 +128,8 @@ def traveller(request: HttpRequest, pk: int, round_number: int, set_number: int,
         "t": t,
         "s": t.structure,
         "d": data,
+        "is_organizer": actions.is_organizer(request.user, t),
+        "here": request.get_full_path(),
         "prev_number": number - 1 if number > 1 else None,
         "next_number": number + 1 if number < deals else None,
     }
@@ -153,4 +156,114 @@ def replace(request: HttpRequest, pk: int) -> HttpResponse:
         actions.replace_player(entry_id, request.user, new_user, request.POST.get("reason", ""))
     except actions.TournamentError as exc:
         messages.error(request, _(str(exc)))
+    return redirect("tournaments:tables-organize", pk=t.pk)
+
+
+def table_replay(request: HttpRequest, pk: int, round_number: int, set_number: int, number: int):
+    """One table's game of a finished set, deal after deal: the hands, the trump, the
+    play trick by trick and the scores (the travellers link here for each table)."""
+    t = _tournament(request, pk)
+    if not t.has_tables:
+        raise Http404("not a tournament of tables")
+    data = tables.table_game(t, round_number, set_number, number)
+    if data is None:
+        raise Http404("no such table in a finished set")
+    seats = [_seat_label(i) for i in range(4)]
+    names = [name or _("bot") for name in data["names"]]
+    for deal in data["deals"]:
+        deal["dealer_name"] = seats[deal["dealer"]]
+        deal["hand_rows"] = [
+            {"seat": seats[i], "name": names[i], "cards": deal["hands"][i]} for i in range(4)
+        ]
+        for trick in deal["tricks"]:
+            trick["plays"] = [(seats[seat], names[seat], card) for seat, card in trick["cards"]]
+            trick["winner_name"] = seats[trick["winner"]] if trick["winner"] is not None else ""
+    seating = list(zip(seats, names, data["bots"], strict=True))
+    context = {"t": t, "s": t.structure, "g": data, "seating": seating}
+    return render(request, "tournaments/tables_game.html", context)
+
+
+def _results_allowed(request: HttpRequest, t) -> None:
+    from .views import _require_results
+
+    if not t.has_tables:
+        raise Http404("not a tournament of tables")
+    _require_results(request, t)
+
+
+def results_print(request: HttpRequest, pk: int) -> HttpResponse:
+    """The printable results: standings overall and per round, every finished set's
+    table results, the corrections (only finished sets: see table_exports)."""
+    from . import table_exports
+
+    t = _tournament(request, pk)
+    _results_allowed(request, t)
+    context = table_exports.results_context(t)
+    context["csv_kinds"] = list(table_exports.CSV_FILES)
+    return render(request, "tournaments/tables_results_print.html", context)
+
+
+def results_pdf_bytes(t, request: HttpRequest | None = None, base_url: str = "http://localhost/"):
+    from django.template.loader import render_to_string
+
+    from . import pdf, table_exports  # WeasyPrint loads Pango: only here
+
+    context = table_exports.results_context(t)
+    context["csv_kinds"] = list(table_exports.CSV_FILES)
+    html = render_to_string("tournaments/tables_results_print.html", context, request=request)
+    return pdf.html_to_pdf(html, base_url=base_url)
+
+
+def results_pdf(request: HttpRequest, pk: int) -> HttpResponse:
+    """The printable results as PDF; the same gates as the page."""
+    from .views import _download
+
+    t = _tournament(request, pk)
+    _results_allowed(request, t)
+    data = results_pdf_bytes(t, request, request.build_absolute_uri("/"))
+    return _download(data, "application/pdf", f"tournament-{t.pk}-results.pdf")
+
+
+def export(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
+    """CSV files of a tournament of tables (table_exports.CSV_FILES, and the audit
+    trail as corrections.csv), in the reader's spreadsheet style (?sep= overrides)."""
+    from . import exports, table_exports
+    from .views import _download
+
+    t = _tournament(request, pk)
+    _results_allowed(request, t)
+    files = {**table_exports.CSV_FILES, "corrections.csv": exports.corrections_csv}
+    if kind not in files:
+        raise Http404("no such export")
+    style = exports.csv_style(request.LANGUAGE_CODE, request.GET.get("sep"))
+    return _download(files[kind](t, style), "text/csv; charset=utf-8", f"tournament-{t.pk}-{kind}")
+
+
+@login_required
+@require_POST
+def correct(request: HttpRequest, pk: int) -> HttpResponse:
+    """The organizer corrects the written score of a deal at a table (round, set,
+    table, deal, the two teams' written points), with a reason. Back to the page it
+    was sent from (?next=, the traveller's form), else the organizer's view."""
+    t = _tournament(request, pk)
+    _require_organizer(request, t)
+    fields = ["round", "set", "table", "deal", "written_ns", "written_ew"]
+    values = [_int(request.POST.get(name)) for name in fields]
+    if any(v is None for v in values):
+        messages.error(request, _("Give the round, set, table, deal and both written scores."))
+    else:
+        r, k, table, deal, ns, ew = values
+        try:
+            actions.correct_table_deal(
+                t.pk, request.user, r, k, table, deal, (ns, ew), request.POST.get("reason", "")
+            )
+        except actions.TournamentError as exc:
+            messages.error(request, _(str(exc)))
+        else:
+            messages.success(request, _("The score is corrected and the standings recomputed."))
+    back = request.POST.get("next", "")
+    if back and url_has_allowed_host_and_scheme(
+        back, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
+        return redirect(back)
     return redirect("tournaments:tables-organize", pk=t.pk)

@@ -228,6 +228,15 @@ def progress(t: Tournament) -> dict[str, Any] | None:
     }
 
 
+def corrections_of(board: list[dict]) -> dict[int, tuple[list[int], list[int]]]:
+    """A finished table's corrected deals: deal number -> (written now, as played)."""
+    return {
+        b["deal"]: (list(b["written"]), list(b["original_written"]))
+        for b in board or ()
+        if "original_written" in b
+    }
+
+
 def _announcements(actions: list[str]) -> list[str]:
     return [a for a in actions if not (len(a) == 2 or a.startswith("trump:"))]
 
@@ -239,7 +248,7 @@ def export(t: Tournament, reveal: bool | None = None) -> dict[str, Any]:
 
     The hands, plays and seeds are secret until the tournament closes (`reveal`
     defaults to that): before, deals carry only their results."""
-    from . import replays
+    from . import exports, replays
 
     reveal = t.is_closed if reveal is None else reveal
     s = t.structure
@@ -256,10 +265,12 @@ def export(t: Tournament, reveal: bool | None = None) -> dict[str, Any]:
             ):
                 game = tab.game
                 _, played = replays.split_deals(game.seed, game.rules, list(game.actions))
+                corrected = corrections_of(tab.board)
                 deals = []
                 for d in played:
                     spec = engine.deal_for(game.seed, d.number, game.rules) if reveal else None
                     r = d.result
+                    written, original = corrected.get(d.number, (list(r["written"]), None))
                     deals.append(
                         {
                             "number": d.number,
@@ -270,7 +281,9 @@ def export(t: Tournament, reveal: bool | None = None) -> dict[str, Any]:
                             "announcements": _announcements(d.actions) if reveal else None,
                             "multiplier": r["multiplier"],
                             "card_points": list(r["card_points"]),
-                            "written": list(r["written"]),
+                            "written": written,
+                            # An organizer's correction: the score as played (else null).
+                            "written_original": original,
                             "actions": d.actions if reveal else None,
                         }
                     )
@@ -335,6 +348,9 @@ def export(t: Tournament, reveal: bool | None = None) -> dict[str, Any]:
         },
         "rounds": rounds_out,
         "standings": standings(t),
+        # The audit trail: corrections (with the score before and after, and why),
+        # replacements, removals.
+        "corrections": exports.corrections(t),
     }
 
 
@@ -371,6 +387,7 @@ def traveller(t: Tournament, round_number: int, set_number: int, number: int) ->
             names[seat.index] = seat.entry.player.get_username() if seat.entry_id else "bot"
         spec = engine.deal_for(game.seed, number, game.rules)
         r = deal.result
+        written, original = corrections_of(tab.board).get(number, (list(r["written"]), None))
         rows.append(
             {
                 "table": tab.number,
@@ -381,7 +398,8 @@ def traveller(t: Tournament, round_number: int, set_number: int, number: int) ->
                 "announcements": _announcements(deal.actions),
                 "multiplier": r["multiplier"],
                 "card_points": list(r["card_points"]),
-                "written": list(r["written"]),
+                "written": written,
+                "written_original": original,  # before an organizer's correction
                 "hands": [[engine.Card.parse(c).display() for c in h] for h in spec.texts()],
                 # The replay, trick by trick: who played which card.
                 "tricks": [
@@ -400,3 +418,71 @@ def traveller(t: Tournament, round_number: int, set_number: int, number: int) ->
         for row, mp, diff in zip(rows, figures.mp[:, 0], figures.diff[:, 0], strict=True):
             row["mp"], row["diff"] = float(mp), float(diff)
     return {"round": round_number, "set": set_number, "number": number, "rows": rows}
+
+
+def table_game(t: Tournament, round_number: int, set_number: int, table_number: int) -> dict | None:
+    """The replay of one table's game of a finished set, deal after deal: who sat where,
+    the dealer, the four hands, trump, announcements, the play trick by trick (with the
+    trick's winner and points), card points and the written score (and the score as
+    played, where the organizer corrected it). None while any table of the set still
+    plays (in duplicate they hold the same cards)."""
+    from . import replays
+
+    tab = (
+        Table.objects.filter(
+            table_set__round__tournament=t,
+            table_set__round__number=round_number,
+            table_set__number=set_number,
+            number=table_number,
+        )
+        .select_related("game", "table_set")
+        .prefetch_related("seats__entry__player")
+        .first()
+    )
+    if tab is None or tab.table_set.status != TableSet.Status.DONE:
+        return None
+    game = tab.game
+    names = ["" for _ in range(4)]
+    bots = [False] * 4
+    for seat in tab.seats.all():
+        names[seat.index] = seat.entry.player.get_username() if seat.entry_id else ""
+        bots[seat.index] = seat.entry_id is None
+    _, played = replays.split_deals(game.seed, game.rules, list(game.actions))
+    corrected = corrections_of(tab.board)
+    deals = []
+    for d in played:
+        spec = engine.deal_for(game.seed, d.number, game.rules)
+        r = d.result
+        written, original = corrected.get(d.number, (list(r["written"]), None))
+        deals.append(
+            {
+                "number": d.number,
+                "dealer": r["dealer"],
+                "trump": "none" if r["no_trump"] else (r["trump"] or ""),
+                "announcements": _announcements(d.actions),
+                "multiplier": r["multiplier"],
+                "card_points": list(r["card_points"]),
+                "written": written,
+                "written_original": original,
+                "hands": [[engine.Card.parse(c).display() for c in h] for h in spec.texts()],
+                "tricks": [
+                    {
+                        "cards": [
+                            (seat, engine.Card.parse(c).display()) for seat, c in trick["cards"]
+                        ],
+                        "winner": trick.get("winner"),
+                        "points": trick.get("points", 0),
+                    }
+                    for trick in d.tricks
+                ],
+            }
+        )
+    return {
+        "round": round_number,
+        "set": set_number,
+        "table": table_number,
+        "game": str(game.public_id),
+        "names": names,
+        "bots": bots,
+        "deals": deals,
+    }

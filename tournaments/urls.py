@@ -30,6 +30,15 @@ urlpatterns = [
     path("<int:pk>/tables/organize/", table_views.organize, name="tables-organize"),
     path("<int:pk>/tables/start/", table_views.start, name="tables-start"),
     path("<int:pk>/tables/replace/", table_views.replace, name="tables-replace"),
+    path("<int:pk>/tables/correct/", table_views.correct, name="tables-correct"),
+    path("<int:pk>/tables/results/", table_views.results_print, name="tables-results"),
+    path("<int:pk>/tables/results.pdf", table_views.results_pdf, name="tables-results-pdf"),
+    path("<int:pk>/tables/export/<str:kind>", table_views.export, name="tables-export"),
+    path(
+        "<int:pk>/tables/<int:round_number>/<int:set_number>/table/<int:number>/",
+        table_views.table_replay,
+        name="tables-table",
+    ),
     path(
         "<int:pk>/tables/<int:round_number>/<int:set_number>/deal/<int:number>/",
         table_views.traveller,

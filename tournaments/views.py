@@ -450,6 +450,10 @@ def _download(body, content_type: str, filename: str) -> HttpResponse:
 def export(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
     t = _tournament(request, pk)
     _require_results(request, t)
+    if t.has_tables and kind.endswith(".csv"):
+        from . import table_views  # a tournament of tables has CSV files of its own
+
+        return table_views.export(request, pk, kind)
     name = f"tournament-{t.pk}"
     csv_files = {
         "standings.csv": exports.standings_csv,
@@ -497,6 +501,10 @@ def _results_print_context(t: Tournament) -> dict:
 def results_print(request: HttpRequest, pk: int) -> HttpResponse:
     t = _tournament(request, pk)
     _require_results(request, t)
+    if t.has_tables:
+        from . import table_views
+
+        return table_views.results_print(request, pk)
     return render(request, "tournaments/results_print.html", _results_print_context(t))
 
 
@@ -504,6 +512,10 @@ def results_pdf(request: HttpRequest, pk: int) -> HttpResponse:
     """The printable results page as PDF; the same gates as results_print."""
     t = _tournament(request, pk)
     _require_results(request, t)
+    if t.has_tables:
+        from . import table_views
+
+        return table_views.results_pdf(request, pk)
     from . import pdf  # WeasyPrint loads Pango: only for this view
 
     html = render_to_string(

@@ -25,6 +25,11 @@ def results_pdf(t: Tournament) -> bytes:
 
     from tournaments import pdf, views
 
+    if t.has_tables:
+        from tournaments import table_views
+
+        return table_views.results_pdf_bytes(t)
+
     html = render_to_string("tournaments/results_print.html", views._results_print_context(t))
     return pdf.html_to_pdf(html, base_url="http://localhost/")
 
@@ -38,7 +43,10 @@ class Command(BaseCommand):
             "--format", required=True, help="csv, json, pdf, records (one text file) or records-zip"
         )
         parser.add_argument(
-            "--what", default="standings", help="standings or travellers (csv: also corrections)"
+            "--what",
+            default="standings",
+            help="standings or travellers (csv: also corrections); a tournament of tables "
+            "in csv: standings, round-standings, set-standings, deals or corrections",
         )
         parser.add_argument(
             "--sep",
@@ -53,6 +61,10 @@ class Command(BaseCommand):
         fmt, what = opts["format"], opts["what"]
         if fmt not in FORMATS:
             raise CommandError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
+        if fmt == "csv":
+            t = Tournament.objects.filter(pk=opts["tournament_id"]).first()
+            if t is not None and t.has_tables:
+                return self._tables_csv(t, what, opts)
         if (fmt, what) not in TEXT and what not in ("standings", "travellers"):
             raise CommandError(f"unknown --what {what!r}: choose standings or travellers")
         if fmt in ("csv", "json") and (fmt, what) not in TEXT:
@@ -99,3 +111,20 @@ class Command(BaseCommand):
             raise CommandError(f"--format {fmt} is binary: give a file with -o")
         buffer.write(data)
         buffer.flush()
+
+    def _tables_csv(self, t: Tournament, what: str, opts) -> None:
+        from tournaments import table_exports
+
+        files = {name.removesuffix(".csv"): f for name, f in table_exports.CSV_FILES.items()}
+        files["corrections"] = exports.corrections_csv
+        if what not in files:
+            raise CommandError(
+                f"unknown --what {what!r} for a tournament of tables: choose one of "
+                + ", ".join(files)
+            )
+        text = files[what](t, exports.csv_style(sep=opts["sep"]))
+        if opts["output"]:
+            with open(opts["output"], "w", encoding="utf-8", newline="") as fh:
+                fh.write(text)
+        else:
+            self.stdout.write(text, ending="")
