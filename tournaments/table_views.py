@@ -104,7 +104,7 @@ def start(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             actions.start_tables(t.pk, request.user)
     except actions.TournamentError as exc:
-        messages.error(request, _(str(exc)))
+        messages.error(request, exc.translated())
     return redirect("tournaments:tables-organize", pk=t.pk)
 
 
@@ -152,5 +152,5 @@ def replace(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         actions.replace_player(entry_id, request.user, new_user, request.POST.get("reason", ""))
     except actions.TournamentError as exc:
-        messages.error(request, _(str(exc)))
+        messages.error(request, exc.translated())
     return redirect("tournaments:tables-organize", pk=t.pk)

@@ -189,7 +189,7 @@ def join(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         entry = actions.join(t.pk, request.user, code)
     except actions.CannotJoin as exc:
-        messages.error(request, _(str(exc)))
+        messages.error(request, exc.translated())
         if may_view:
             return redirect("tournaments:detail", pk=t.pk)
         if _brings_invite_code(request, t):
@@ -545,7 +545,7 @@ def create(request: HttpRequest) -> HttpResponse:
                 open_now=data["open_now"],
             )
         except actions.TournamentError as exc:
-            form.add_error(None, _(str(exc)))
+            form.add_error(None, exc.translated())
         else:
             return redirect("tournaments:manage", pk=t.pk)
     if not form.fields["club"].queryset.exists() and not request.user.is_staff:
@@ -624,7 +624,7 @@ def manage_action(request: HttpRequest, pk: int, what: str) -> HttpResponse:
         else:
             raise Http404("unknown action")
     except actions.TournamentError as exc:
-        messages.error(request, _(str(exc)))
+        messages.error(request, exc.translated())
     return redirect("tournaments:manage", pk=t.pk)
 
 
@@ -658,7 +658,7 @@ def manage_entry(request: HttpRequest, pk: int, entry_id: int, what: str) -> Htt
         else:
             raise Http404("unknown action")
     except actions.TournamentError as exc:
-        messages.error(request, _(str(exc)))
+        messages.error(request, exc.translated())
     return redirect("tournaments:manage", pk=t.pk)
 
 
@@ -697,7 +697,7 @@ def club_join(request: HttpRequest) -> HttpResponse:
     try:
         club = actions.join_club(request.user, code)
     except actions.CannotJoin as exc:
-        messages.error(request, _(str(exc)))
+        messages.error(request, exc.translated())
         return redirect("clubs:list")
     return redirect("clubs:detail", slug=club.slug)
 
