@@ -1210,7 +1210,13 @@ def start_due_tables(now=None) -> int:
     ).exclude(format=Tournament.Format.SOLO_DUPLICATE)
     for t in due:
         if Entry.objects.filter(tournament=t).count() >= MIN_TABLE_PLAYERS:
-            start_tables(t.pk, None, now)
+            try:
+                start_tables(t.pk, None, now)
+            except TournamentError as exc:
+                # E.g. a cut larger than the players who came: the organizer's page
+                # says so when they start it; the other tournaments still start.
+                logger.warning("tournament %s not started at its time: %s", t.pk, exc)
+                continue
             started += 1
     return started
 
