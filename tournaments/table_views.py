@@ -105,7 +105,7 @@ def organize(request: HttpRequest, pk: int) -> HttpResponse:
     signup = request.build_absolute_uri(reverse("tournaments:tables", args=[t.pk]))
     if t.invite_code:
         signup += "?" + urlencode({"code": t.invite_code})
-    context["signup_url"] = signup
+    context["share_url"] = signup
     if t.club is not None:
         context["club_join_url"] = request.build_absolute_uri(
             reverse("clubs:join") + "?" + urlencode({"code": t.club.invite_code})
