@@ -42,9 +42,9 @@ def _fits(page) -> None:
 
 
 def test_an_organizer_runs_a_rotating_duplicate_knockout_from_the_browser(
-    rounds_server,
+    rounds_server,  # noqa: F811 - the fixture imported above
     two_phones,
-    tmp_path,  # noqa: F811 - the fixture imported above
+    tmp_path,
 ):
     base, env = rounds_server
     org, anna = two_phones
