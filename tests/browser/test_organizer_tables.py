@@ -149,3 +149,31 @@ def test_an_organizer_runs_a_rotating_duplicate_knockout_from_the_browser(
     _fits(anna)
     for pg in (org, anna):
         assert not pg.js_errors, pg.js_errors
+
+
+def test_the_new_tournament_form_works_without_script(request, browser, asgi_server):
+    """Without script both parts of the form show, each under its title; a table
+    format's refusal comes back in Dutch at its field, and a valid one is made."""
+    ctx, page = _new_page(request, browser, java_script_enabled=False, **PHONE)
+    try:
+        _sign_up(page, asgi_server, "organisator-zonder-script")
+        page.goto(asgi_server + "/clubs/")
+        page.fill("form[action$='/clubs/new/'] input[name=name]", "Klaverjas Zonder Script")
+        page.locator("form[action$='/clubs/new/'] button").click()
+        page.locator("a.button[href*='/tournaments/new/']").click()
+        expect(page.locator("[data-for-format='tables']")).to_be_visible()
+        expect(page.locator("[data-for-format='solo']")).to_be_visible()
+        _fits(page)
+        page.fill("input[name=name]", "Schrijver blijft")
+        page.locator("input[name=format][value=writer-stays]").check()
+        page.fill("input[name=capacity]", "6")
+        page.fill("input[name=set_deals]", "1")
+        page.locator("#content form [type=submit]").click()
+        expect(page.locator(".t-field.has-errors")).to_contain_text("minstens 8 spelers")
+        page.fill("input[name=capacity]", "12")
+        page.locator("#content form [type=submit]").click()
+        page.wait_for_url("**/tables/organize/")
+        expect(page.locator("[data-organize]")).to_contain_text("één schrijver blijft")
+        expect(page.locator("[data-start]")).to_be_visible()
+    finally:
+        _finish(request, ctx, page)
