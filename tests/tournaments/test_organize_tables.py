@@ -115,3 +115,25 @@ def test_the_lists_name_the_format(client, organizer, club, tables_tournament):
     for url in ("/tournaments/", f"/clubs/{club.slug}/"):
         page = client.get(url).content.decode()
         assert f'href="/tournaments/{t.pk}/"' in page and "wisselende partners" in page
+
+
+def test_a_live_start_that_cannot_be_drawn_does_not_stop_the_others(
+    club, make_user, tables_tournament
+):
+    """At the live start the tick draws every tournament due; one whose players cannot
+    fill its structure (a cut larger than who came) waits for the organizer, logged,
+    and the next one is still drawn."""
+    import datetime as dt
+
+    from django.utils import timezone
+
+    soon = timezone.now() + dt.timedelta(minutes=5)
+    stuck = tables_tournament(name="Te weinig", open_now=True, rounds=2, cut=6, starts_at=soon)
+    fine = tables_tournament(name="Genoeg", open_now=True, starts_at=soon)
+    for k in range(5):
+        user = make_user(f"s{k}")
+        club.members.add(user)
+        actions.join(stuck.pk, user)
+        actions.join(fine.pk, user)
+    assert actions.start_due_tables(soon + dt.timedelta(seconds=1)) == 1
+    assert not stuck.rounds.exists() and fine.rounds.exists()
