@@ -283,7 +283,12 @@ class TournamentForm(forms.Form):
 
     def clean(self):
         data = super().clean()
-        if data.get("format") in TABLE_FORMATS:
+        tables = data.get("format") in TABLE_FORMATS
+        # The other format's fields are not used: a slip there (hidden on the page
+        # when script runs) does not refuse the tournament.
+        for name in SOLO_FIELDS if tables else TABLE_FIELDS:
+            self._errors.pop(name, None)
+        if tables:
             self._clean_tables(data)
             return data
         start, end = data.get("starts_at"), data.get("ends_at")

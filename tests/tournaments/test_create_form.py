@@ -140,10 +140,19 @@ def test_the_messages_follow_the_language(client, organizer, club):
 
 def test_solo_is_unchanged_and_ignores_the_table_fields(client, organizer, club):
     client.force_login(organizer)
-    data = dict(BASE, club=club.pk, capacity=12, deals=8, sets=2, cut=99)  # no format sent
+    # No format sent; a slip in the (hidden) table fields does not matter.
+    data = dict(BASE, club=club.pk, capacity=12, deals=8, sets=2, cut=99, cut_percent=150)
     response = client.post("/tournaments/new/", data)
     t = Tournament.objects.get(name="Kampioenschap")
     assert response["Location"] == f"/tournaments/{t.pk}/manage/"
     assert t.format == Tournament.Format.SOLO_DUPLICATE and t.fixed_deals == 8
     assert not Structure.objects.filter(tournament=t).exists()
     assert t.deals.count() == 8
+
+
+def test_a_slip_in_the_solo_fields_does_not_refuse_a_table_tournament(client, organizer, club):
+    client.force_login(organizer)
+    response = client.post("/tournaments/new/", tables_post(club, deals=0, ends_at="gisteren"))
+    t = Tournament.objects.get(name="Kampioenschap")
+    assert response["Location"] == f"/tournaments/{t.pk}/tables/organize/"
+    assert t.ends_at is None and t.fixed_deals is None and t.structure.deals == 8
