@@ -82,6 +82,12 @@ def test_an_organizer_runs_a_rotating_duplicate_knockout_from_the_browser(
     expect(org.locator("[data-organize]")).to_contain_text("wisselende partners · duplicaat")
     expect(org.locator("[data-organize]")).to_contain_text("de beste 4 door")
     _fits(org)
+    # The page follows the tables every 15 s, but not under an open question.
+    org.locator("details.t-confirm > summary").click()  # "Het toernooi nu afsluiten"
+    org.evaluate("window.stillHere = true")
+    org.wait_for_timeout(16_000)
+    assert org.evaluate("window.stillHere === true"), "reloaded under the close question"
+    org.locator("details.t-confirm > summary").click()
     share = org.locator("[data-signup-link]").get_attribute("href")
     club_link = org.locator("[data-club-link]").inner_text()
 
