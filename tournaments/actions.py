@@ -35,9 +35,23 @@ logger = logging.getLogger(__name__)
 
 class TournamentError(Exception):
     """Refused. The message is English (logs, tests) and marked for translation: views
-    show it with gettext."""
+    show it with `translated()`. A message may name values as %(name)s placeholders,
+    filled from `params` (str() is the English text with them filled in), and `field`
+    names what was wrong (e.g. "sets", "cut"): a form puts the message at that field,
+    the command line names the option."""
 
     code = "error"
+
+    def __init__(self, message: str = "", params: dict | None = None, field: str | None = None):
+        self.message, self.params, self.field = message, params or {}, field
+        super().__init__(message % self.params if self.params else message)
+
+    def translated(self) -> str:
+        """The message in the active language, its values filled in."""
+        from django.utils.translation import gettext
+
+        text = gettext(self.message) if self.message else ""
+        return text % self.params if self.params else text
 
 
 class NotAllowed(TournamentError):
@@ -692,49 +706,92 @@ def check_structure(
     cut: int | None = None,
     cut_fraction: float | None = None,
 ) -> None:
-    """Refuse, with what would work, a structure the format cannot serve."""
+    """Refuse, with why and what would work, a structure the format cannot serve. The
+    one authority on it: the command line, the create form and the start (with the
+    players who joined) all ask here. Each refusal names its `field`."""
     from engine.rules import MAX_FIXED_DEALS
 
     if fmt not in TABLE_FORMATS:
         raise TournamentError(
-            f"unknown format {fmt!r}: choose solo, rotating, writer-stays or pairs"
+            N_("unknown format %(format)s: choose solo, rotating, writer-stays or pairs"),
+            {"format": repr(fmt)},
+            field="format",
         )
     if deals < 1 or deals > MAX_FIXED_DEALS:
         raise TournamentError(
-            f"a set is a game of 1 to {MAX_FIXED_DEALS} deals (asked: {deals}); e.g. 8 or 12"
+            N_("a set is a game of 1 to %(max)s deals (asked: %(deals)s); 8 or 12 are usual"),
+            {"max": MAX_FIXED_DEALS, "deals": deals},
+            field="deals",
         )
     if rounds < 1:
-        raise TournamentError(f"a tournament needs at least 1 round (asked: {rounds})")
+        raise TournamentError(
+            N_("a tournament needs at least 1 round (asked: %(rounds)s)"),
+            {"rounds": rounds},
+            field="rounds",
+        )
     if sets < 1:
-        raise TournamentError(f"a round needs at least 1 set (asked: {sets})")
+        raise TournamentError(
+            N_("a round needs at least 1 set (asked: %(sets)s)"), {"sets": sets}, field="sets"
+        )
     if players < MIN_TABLE_PLAYERS:
         raise TournamentError(
-            f"a tournament of tables needs at least {MIN_TABLE_PLAYERS} players "
-            f"(asked: {players}); bots fill the seats of a count that is not a multiple of 4"
+            N_(
+                "a tournament of tables needs at least %(min)s players (asked: %(players)s); "
+                "bots fill the seats when the count is not a multiple of 4"
+            ),
+            {"min": MIN_TABLE_PLAYERS, "players": players},
+            field="players",
         )
     if fmt == Tournament.Format.ROTATING and sets % 3:
         raise TournamentError(
-            f"rotating partners plays a round in threes of sets (AB-CD, AC-BD, AD-BC), "
-            f"so each player partners each other player of the table once: use --sets 3 "
-            f"(or 6, 9; asked: {sets})"
+            N_(
+                "rotating partners plays a round in threes of sets (AB-CD, AC-BD, AD-BC), "
+                "so that each player partners each other player of the table once: use 3 "
+                "sets a round (or 6, 9; asked: %(sets)s)"
+            ),
+            {"sets": sets},
+            field="sets",
         )
     if fmt == Tournament.Format.WRITER_STAYS and players < 8:
         raise TournamentError(
-            f"with {players} players there is one table: nobody can move on. Writer-stays "
-            f"needs at least 8 players (two tables); for 4 to 7 use rotating"
+            N_(
+                "with %(players)s players there is one table: nobody can move on. Writer "
+                "stays needs at least 8 players (two tables); for 4 to 7 players choose "
+                "rotating partners"
+            ),
+            {"players": players},
+            field="players",
+        )
+    if cut is not None and cut_fraction is not None:
+        raise TournamentError(
+            N_("choose a cut of a number of players or a fraction of the field, not both"),
+            field="cut",
         )
     if cut is not None:
         if cut < 1:
-            raise TournamentError(f"a cut keeps at least 1 entry (asked: {cut})")
+            raise TournamentError(
+                N_("a cut keeps at least 1 player (asked: %(cut)s)"), {"cut": cut}, field="cut"
+            )
         if cut > players:
             raise TournamentError(
-                f"a cut of {cut} is larger than the field of {players} players: "
-                f"choose at most {players}"
+                N_(
+                    "a cut of %(cut)s is larger than the field of %(players)s players: "
+                    "choose at most %(players)s"
+                ),
+                {"cut": cut, "players": players},
+                field="cut",
             )
     if cut_fraction is not None and not 0 < cut_fraction < 1:
-        raise TournamentError(f"a cut fraction lies between 0 and 1 (asked: {cut_fraction})")
+        raise TournamentError(
+            N_("a cut fraction lies between 0 and 1 (asked: %(fraction)s)"),
+            {"fraction": cut_fraction},
+            field="cut_fraction",
+        )
     if (cut is not None or cut_fraction is not None) and rounds < 2:
-        raise TournamentError("a cut needs a round after it: use --rounds 2 or more")
+        raise TournamentError(
+            N_("a cut needs a round after it: choose 2 rounds or more"),
+            field="rounds",
+        )
 
 
 def create_tables_tournament(
@@ -765,9 +822,15 @@ def create_tables_tournament(
         fmt, players, rounds=rounds, sets=sets, deals=deals, cut=cut, cut_fraction=cut_fraction
     )
     if redraw not in Structure.Redraw.values:
-        raise TournamentError(f"unknown redraw {redraw!r}: choose standing or random")
+        raise TournamentError(
+            N_("unknown redraw %(redraw)s: choose standing or random"),
+            {"redraw": repr(redraw)},
+            field="redraw",
+        )
     if clock not in game_actions.CLOCK_CHOICES:
-        raise TournamentError("the clock is off (0), 15, 30 or 60 seconds a move")
+        raise TournamentError(
+            N_("the clock is off (0), 15, 30 or 60 seconds a move"), field="clock"
+        )
     with transaction.atomic():
         t = create_tournament(actor, name=name, capacity=players, **kwargs)
         t.format = fmt
@@ -793,7 +856,7 @@ def start_tables(tournament_id: int, actor=None, now=None) -> Tournament:
         if actor is not None and not is_organizer(actor, t):
             raise NotAllowed(N_("only organizers can start the tournament"))
         if not t.has_tables:
-            raise TournamentError("only a tournament of tables is started by a draw")
+            raise TournamentError(N_("only a tournament of tables is started by a draw"))
         if t.status not in (Tournament.Status.OPEN, Tournament.Status.RUNNING):
             raise TournamentError(N_("this tournament is not open"))
         if Round.objects.filter(tournament=t).exists():
@@ -947,9 +1010,9 @@ def _start_set(t: Tournament, rnd, number: int, now=None):
     seating = draw_set(t, rnd.number, number, list(entries), previous, field_changed)
     seated = [p for table in seating for p in table if p is not None]
     if len(seated) != len(set(seated)):
-        raise TournamentError("a player would be seated twice in one set: the draw is refused")
+        raise TournamentError(N_("a player would be seated twice in one set: the draw is refused"))
     if set(seated) != set(entries):
-        raise TournamentError("the draw leaves a player out: refused")
+        raise TournamentError(N_("the draw leaves a player out: refused"))
     set_seed = f"{t.seed}/r{rnd.number}/s{number}"
     deadline = now + dt.timedelta(minutes=s.set_minutes) if s.set_minutes else None
     tset = TableSet.objects.create(round=rnd, number=number, seed=set_seed, deadline=deadline)
@@ -1147,7 +1210,13 @@ def start_due_tables(now=None) -> int:
     ).exclude(format=Tournament.Format.SOLO_DUPLICATE)
     for t in due:
         if Entry.objects.filter(tournament=t).count() >= MIN_TABLE_PLAYERS:
-            start_tables(t.pk, None, now)
+            try:
+                start_tables(t.pk, None, now)
+            except TournamentError as exc:
+                # E.g. a cut larger than the players who came: the organizer's page
+                # says so when they start it; the other tournaments still start.
+                logger.warning("tournament %s not started at its time: %s", t.pk, exc)
+                continue
             started += 1
     return started
 

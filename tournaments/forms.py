@@ -2,14 +2,17 @@ from __future__ import annotations
 
 from django import forms
 from django.utils import timezone
+from django.utils.text import capfirst
 from django.utils.translation import gettext_lazy as _
 
 import engine
 from engine.records import is_one_line
 from engine.rules import MAX_FIXED_DEALS
 from game.levels import level_choices
+from game.models import CLOCK_CHOICES
 
-from .models import Club, Tournament
+from .actions import TABLE_FORMATS, TournamentError, check_structure
+from .models import Club, Structure, Tournament
 from .templatetags.tournament_tags import rules_choices
 
 # What <input type="datetime-local"> shows and sends back: a form shown again (after an
@@ -27,8 +30,48 @@ def one_line(value: str) -> None:
         )
 
 
+# The fields only a solo tournament uses, and those only a tournament of tables uses
+# (the page shows them by the format chosen; without script both, each under its title).
+SOLO_FIELDS = (
+    "deals", "ends_at", "live_start", "results_visibility", "unfinished_rule", "ranking",
+)  # fmt: skip
+TABLE_FIELDS = (
+    "rounds", "sets", "set_deals", "duplicate", "cut", "cut_percent", "redraw", "clock",
+    "set_minutes", "round_break",
+)  # fmt: skip
+# A refusal of actions.check_structure names its field; here it sits at this one.
+STRUCTURE_FIELDS = {
+    "players": "capacity",
+    "deals": "set_deals",
+    "cut_fraction": "cut_percent",
+    "format": "format",
+    "rounds": "rounds",
+    "sets": "sets",
+    "cut": "cut",
+    "redraw": "redraw",
+    "clock": "clock",
+}
+
+
+def _clock_label(seconds: int) -> str:
+    return str(_("off")) if not seconds else f"{seconds} s"
+
+
 class TournamentForm(forms.Form):
     name = forms.CharField(label=_("Name"), max_length=120, validators=[one_line])
+    format = forms.ChoiceField(
+        label=_("Format"),
+        choices=Tournament.Format.choices,
+        initial=Tournament.Format.SOLO_DUPLICATE,
+        required=False,  # not sent: solo, as before formats existed
+        widget=forms.RadioSelect(attrs={"data-format": ""}),
+        help_text=_(
+            "Solo: every entry plays the same deals alone against bots, when it suits them. "
+            "Tables: rounds of sets at tables of four people (bots fill empty seats), drawn "
+            "by the movement: partners rotate within a round, one writer stays and the "
+            "others move on, or fixed pairs."
+        ),
+    )
     club = forms.ModelChoiceField(label=_("Club"), queryset=Club.objects.none(), required=False)
     rules = forms.ChoiceField(label=_("Rules"), choices=())
     deals = forms.IntegerField(
@@ -106,6 +149,91 @@ class TournamentForm(forms.Form):
         ),
     )
     open_now = forms.BooleanField(label=_("Open now"), required=False, initial=True)
+    # A tournament of tables (the players are the capacity above).
+    rounds = forms.IntegerField(
+        label=_("Rounds"),
+        required=False,
+        initial=1,
+        max_value=20,
+        error_messages={"max_value": _("At most %(limit_value)s rounds.")},
+    )
+    sets = forms.IntegerField(
+        label=_("Sets per round"),
+        required=False,
+        initial=3,
+        max_value=30,
+        help_text=_("Rotating partners: 3 (or 6, 9): each player partners each other once."),
+        error_messages={"max_value": _("At most %(limit_value)s sets per round.")},
+    )
+    set_deals = forms.IntegerField(
+        label=_("Deals per set"),
+        required=False,
+        initial=8,
+        help_text=_("Every set is a game of exactly this many deals, e.g. 8 or 12."),
+    )
+    duplicate = forms.BooleanField(
+        label=_("Duplicate: every table of a set plays the same deals"),
+        required=False,
+        help_text=_(
+            "Then each player also gets a duplicate score: their result against every "
+            "other table that held the same cards."
+        ),
+    )
+    cut = forms.IntegerField(
+        label=_("Cut after each round: the best N go on (optional)"),
+        required=False,
+        help_text=_("A knockout: empty = everyone plays every round."),
+    )
+    cut_percent = forms.IntegerField(
+        label=_("… or the best percentage goes on (optional)"),
+        required=False,
+        min_value=1,
+        max_value=99,
+        error_messages={
+            "min_value": _("A percentage of 1 to 99: the part of the field that goes on."),
+            "max_value": _("A percentage of 1 to 99: the part of the field that goes on."),
+        },
+    )
+    redraw = forms.ChoiceField(
+        label=_("Draw of the next rounds"),
+        choices=Structure.Redraw.choices,
+        initial=Structure.Redraw.STANDING,
+        required=False,
+    )
+    clock = forms.TypedChoiceField(
+        label=_("Clock per move"),
+        choices=[(c, c) for c in CLOCK_CHOICES],
+        coerce=int,
+        initial=0,
+        required=False,
+        empty_value=0,
+    )
+    set_minutes = forms.IntegerField(
+        label=_("Deadline of a set in minutes (optional)"),
+        required=False,
+        min_value=1,
+        max_value=600,
+        help_text=_("At the deadline the bots finish the deals still being played."),
+        error_messages={
+            "min_value": _("A deadline of at least 1 minute, or empty for none."),
+            "max_value": _("A deadline of at most %(limit_value)s minutes."),
+        },
+    )
+    round_break = forms.IntegerField(
+        label=_("Break between rounds in minutes"),
+        required=False,
+        initial=0,
+        min_value=0,
+        max_value=600,
+        help_text=_(
+            "0: the next round starts as soon as the last table is done; otherwise it is "
+            "drawn for all to see and starts after the break (or when you start it)."
+        ),
+        error_messages={
+            "min_value": _("A break of 0 minutes or more."),
+            "max_value": _("A break of at most %(limit_value)s minutes."),
+        },
+    )
 
     def __init__(self, *args, user=None, club_slug: str = "", **kwargs):
         kwargs.setdefault("label_suffix", "")
@@ -122,6 +250,7 @@ class TournamentForm(forms.Form):
         }
         for name in ("starts_at", "ends_at"):
             self.fields[name].help_text = zone
+        self.fields["clock"].choices = [(c, _clock_label(c)) for c in CLOCK_CHOICES]
         club = self.fields["club"]
         if user is not None and user.is_authenticated:
             club.queryset = Club.objects.filter(organizers=user)
@@ -131,11 +260,37 @@ class TournamentForm(forms.Form):
         if club_slug:  # "New tournament" on a club's page
             club.initial = club.queryset.filter(slug=club_slug).first()
 
+    def _bound(self, names) -> list:
+        return [self[name] for name in names]
+
+    @property
+    def common_fields(self) -> list:
+        return self._bound(n for n in self.fields if n not in SOLO_FIELDS and n not in TABLE_FIELDS)
+
+    @property
+    def solo_fields(self) -> list:
+        return self._bound(SOLO_FIELDS)
+
+    @property
+    def table_fields(self) -> list:
+        return self._bound(TABLE_FIELDS)
+
     def clean_ranking(self) -> str:
         return self.cleaned_data.get("ranking") or Tournament.Ranking.SCORE
 
+    def clean_format(self) -> str:
+        return self.cleaned_data.get("format") or Tournament.Format.SOLO_DUPLICATE
+
     def clean(self):
         data = super().clean()
+        tables = data.get("format") in TABLE_FORMATS
+        # The other format's fields are not used: a slip there (hidden on the page
+        # when script runs) does not refuse the tournament.
+        for name in SOLO_FIELDS if tables else TABLE_FIELDS:
+            self._errors.pop(name, None)
+        if tables:
+            self._clean_tables(data)
+            return data
         start, end = data.get("starts_at"), data.get("ends_at")
         if start and end and end <= start:
             raise forms.ValidationError(_("The play window ends before it starts."))
@@ -145,6 +300,41 @@ class TournamentForm(forms.Form):
                 "ends_at", _("The play window would be over already: choose an end in the future.")
             )
         return data
+
+    def _clean_tables(self, data: dict) -> None:
+        """A tournament of tables: the structure is checked by actions.check_structure
+        (the one authority, also for the command line and the start), its refusal put
+        at the field it names, in the page's language."""
+        missing = False
+        for name in ("rounds", "sets", "set_deals"):
+            if data.get(name) is None and name not in self.errors:
+                self.add_error(name, self.fields[name].error_messages["required"])
+                missing = True
+        start = data.get("starts_at")
+        if start and start <= timezone.now():
+            self.add_error(
+                "starts_at",
+                _(
+                    "The live start would be in the past: choose a time in the future, or "
+                    "leave it empty and start the tournament on the organizer's page."
+                ),
+            )
+        if missing or data.get("capacity") is None or "cut_percent" in self.errors:
+            return
+        percent = data.get("cut_percent")
+        data["cut_fraction"] = percent / 100 if percent else None
+        try:
+            check_structure(
+                data["format"],
+                data["capacity"],
+                rounds=data["rounds"],
+                sets=data["sets"],
+                deals=data["set_deals"],
+                cut=data.get("cut"),
+                cut_fraction=data["cut_fraction"],
+            )
+        except TournamentError as exc:
+            self.add_error(STRUCTURE_FIELDS.get(exc.field or ""), capfirst(exc.translated()))
 
 
 class ClubForm(forms.Form):

@@ -4,16 +4,19 @@ tournaments/tables.py, the one write (start) from tournaments/actions.py."""
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from . import actions, tables
-from .models import Round, TableSet
+from .models import Entry, Round, TableSet
 from .views import _require_organizer, _tournament
 
 
@@ -67,6 +70,14 @@ def overview(request: HttpRequest, pk: int) -> HttpResponse:
             status=TableSet.Status.DONE,
         ).exists()  # fmt: skip
         context["deal_numbers"] = range(1, t.structure.deals + 1) if done else ()
+    if context["entry"] is None and not context["drawn"]:
+        # Who may sign up, and how (as on a solo tournament's page): a club's members
+        # enter directly, others with the invite code the organizer's link carries.
+        context["needs_code"] = bool(t.invite_code) and not (
+            t.club is not None and actions.can_view_tournament(request.user, t)
+        )
+        context["invite_code"] = request.GET.get("code", "") if context["needs_code"] else ""
+        context["full"] = t.entries.exclude(status=Entry.Status.REMOVED).count() >= t.capacity
     if request.GET.get("format") == "json":
         return JsonResponse({"status": t.status, "seat": context["seat"], "rows": context["rows"]})
     return render(request, "tournaments/tables.html", context)
@@ -90,6 +101,18 @@ def organize(request: HttpRequest, pk: int) -> HttpResponse:
             for table in actions.next_draw(t)
         ]
     context["entries"] = t.entries.filter(out_after__isnull=True).select_related("player")
+    # What the organizer shares: the page where players sign up (with the invite code,
+    # which lets a non-member in) and, for a club's tournament, the club's invite link.
+    signup = request.build_absolute_uri(reverse("tournaments:tables", args=[t.pk]))
+    if t.invite_code:
+        signup += "?" + urlencode({"code": t.invite_code})
+    context["share_url"] = signup
+    if t.club is not None:
+        context["club_join_url"] = request.build_absolute_uri(
+            reverse("clubs:join") + "?" + urlencode({"code": t.club.invite_code})
+        )
+    if t.structure.cut_fraction:
+        context["cut_percent"] = round(t.structure.cut_fraction * 100)
     context["audit"] = t.audit.select_related("actor", "entry__player")
     return render(request, "tournaments/tables_organize.html", context)
 
@@ -105,7 +128,7 @@ def start(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             actions.start_tables(t.pk, request.user)
     except actions.TournamentError as exc:
-        messages.error(request, _(str(exc)))
+        messages.error(request, exc.translated())
     return redirect("tournaments:tables-organize", pk=t.pk)
 
 
@@ -155,7 +178,7 @@ def replace(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         actions.replace_player(entry_id, request.user, new_user, request.POST.get("reason", ""))
     except actions.TournamentError as exc:
-        messages.error(request, _(str(exc)))
+        messages.error(request, exc.translated())
     return redirect("tournaments:tables-organize", pk=t.pk)
 
 
@@ -258,7 +281,7 @@ def correct(request: HttpRequest, pk: int) -> HttpResponse:
                 t.pk, request.user, r, k, table, deal, (ns, ew), request.POST.get("reason", "")
             )
         except actions.TournamentError as exc:
-            messages.error(request, _(str(exc)))
+            messages.error(request, exc.translated())
         else:
             messages.success(request, _("The score is corrected and the standings recomputed."))
     back = request.POST.get("next", "")

@@ -27,7 +27,7 @@ import engine
 
 from . import actions, exports, rankings, replays
 from .forms import ClubForm, CorrectionForm, JoinClubForm, RemovalForm, TournamentForm
-from .models import Club, DealPlay, DealResult, Entry, Tournament, TournamentDeal
+from .models import Club, DealPlay, DealResult, Entry, Structure, Tournament, TournamentDeal
 from .templatetags.tournament_tags import SUIT_SYMBOLS, sort_hand
 
 SEATS = (gettext_lazy("South"), gettext_lazy("West"), gettext_lazy("North"), gettext_lazy("East"))
@@ -189,7 +189,7 @@ def join(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         entry = actions.join(t.pk, request.user, code)
     except actions.CannotJoin as exc:
-        messages.error(request, _(str(exc)))
+        messages.error(request, exc.translated())
         if may_view:
             return redirect("tournaments:detail", pk=t.pk)
         if _brings_invite_code(request, t):
@@ -535,30 +535,56 @@ def create(request: HttpRequest) -> HttpResponse:
     )
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
+        common = dict(
+            name=data["name"],
+            club=data["club"],
+            rules=data["rules"],
+            tie_carry=data["tie_carry"],
+            bot_level=data["bot_level"],
+            starts_at=data["starts_at"],
+            results_audience=data["results_audience"] or None,
+            invite_code=data["invite_code"],
+            seed=data["seed"],
+            open_now=data["open_now"],
+        )
         try:
-            t = actions.create_tournament(
-                request.user,
-                name=data["name"],
-                club=data["club"],
-                rules=data["rules"],
-                deals=data["deals"],
-                tie_carry=data["tie_carry"],
-                bot_level=data["bot_level"],
-                capacity=data["capacity"],
-                starts_at=data["starts_at"],
-                ends_at=data["ends_at"],
-                live_start=data["live_start"],
-                results_visibility=data["results_visibility"],
-                results_audience=data["results_audience"] or None,
-                unfinished_rule=data["unfinished_rule"],
-                ranking=data["ranking"],
-                invite_code=data["invite_code"],
-                seed=data["seed"],
-                open_now=data["open_now"],
-            )
+            if data["format"] in actions.TABLE_FORMATS:
+                # As `create_tournament --format ...`: the capacity is the field the
+                # structure is checked for; a start time is the live start.
+                t = actions.create_tables_tournament(
+                    request.user,
+                    fmt=data["format"],
+                    players=data["capacity"],
+                    rounds=data["rounds"],
+                    sets=data["sets"],
+                    deals=data["set_deals"],
+                    duplicate=data["duplicate"],
+                    cut=data["cut"],
+                    cut_fraction=data["cut_fraction"],
+                    redraw=data["redraw"] or Structure.Redraw.STANDING,
+                    clock=data["clock"],
+                    set_minutes=data["set_minutes"],
+                    round_break=data["round_break"] or 0,
+                    live_start=data["starts_at"] is not None,
+                    **common,
+                )
+            else:
+                t = actions.create_tournament(
+                    request.user,
+                    deals=data["deals"],
+                    capacity=data["capacity"],
+                    ends_at=data["ends_at"],
+                    live_start=data["live_start"],
+                    results_visibility=data["results_visibility"],
+                    unfinished_rule=data["unfinished_rule"],
+                    ranking=data["ranking"],
+                    **common,
+                )
         except actions.TournamentError as exc:
-            form.add_error(None, _(str(exc)))
+            form.add_error(None, exc.translated())
         else:
+            if t.has_tables:
+                return redirect("tournaments:tables-organize", pk=t.pk)
             return redirect("tournaments:manage", pk=t.pk)
     if not form.fields["club"].queryset.exists() and not request.user.is_staff:
         messages.info(request, _("Create a club first: tournaments belong to a club."))
@@ -636,7 +662,7 @@ def manage_action(request: HttpRequest, pk: int, what: str) -> HttpResponse:
         else:
             raise Http404("unknown action")
     except actions.TournamentError as exc:
-        messages.error(request, _(str(exc)))
+        messages.error(request, exc.translated())
     return redirect("tournaments:manage", pk=t.pk)
 
 
@@ -670,7 +696,7 @@ def manage_entry(request: HttpRequest, pk: int, entry_id: int, what: str) -> Htt
         else:
             raise Http404("unknown action")
     except actions.TournamentError as exc:
-        messages.error(request, _(str(exc)))
+        messages.error(request, exc.translated())
     return redirect("tournaments:manage", pk=t.pk)
 
 
@@ -709,7 +735,7 @@ def club_join(request: HttpRequest) -> HttpResponse:
     try:
         club = actions.join_club(request.user, code)
     except actions.CannotJoin as exc:
-        messages.error(request, _(str(exc)))
+        messages.error(request, exc.translated())
         return redirect("clubs:list")
     return redirect("clubs:detail", slug=club.slug)
 

@@ -14,6 +14,7 @@ if (table && table.dataset.live && "WebSocket" in window) {
     body.replaceChildren(...rows.map((r) => {
       const tr = document.createElement("tr");
       if (r.player === mine) tr.className = "mine";
+      if (r.out_after) tr.dataset.out = ""; // cut after that round: shown as the page does
       const cells = [r.rank, r.player, r.raw];
       if (duplicate) cells.push(fmt(r.dup_mp), fmt(r.dup_diff));
       cells.push(r.sets);
@@ -21,6 +22,14 @@ if (table && table.dataset.live && "WebSocket" in window) {
         const td = document.createElement("td");
         if (i !== 1) td.className = "num";
         td.textContent = String(c);
+        if (i === 1) {
+          td.className = "t-player";
+          if (r.out_after && table.dataset.outLabel) {
+            const small = document.createElement("small");
+            small.textContent = `(${table.dataset.outLabel.replace("{n}", r.out_after)})`;
+            td.append(" ", small);
+          }
+        }
         tr.appendChild(td);
       });
       return tr;

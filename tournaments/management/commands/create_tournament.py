@@ -20,6 +20,19 @@ FORMATS = {
     "pairs": Tournament.Format.PAIRS,
 }
 
+# The option that sets what a refusal names (TournamentError.field).
+OPTIONS = {
+    "players": "--players",
+    "rounds": "--rounds",
+    "sets": "--sets",
+    "deals": "--deals",
+    "cut": "--cut",
+    "cut_fraction": "--cut-fraction",
+    "redraw": "--redraw",
+    "clock": "--clock",
+    "format": "--format",
+}
+
 
 class Command(BaseCommand):
     help = "Create a duplicate tournament; prints its id and seed commitment."
@@ -141,7 +154,8 @@ class Command(BaseCommand):
                     **common,
                 )
         except actions.TournamentError as exc:
-            raise CommandError(str(exc)) from exc
+            option = OPTIONS.get(exc.field or "")
+            raise CommandError(f"{exc} [{option}]" if option else str(exc)) from exc
         except ValueError as exc:
             raise CommandError(f"invalid value: {exc}") from exc
         self.stdout.write(f"id: {t.pk}")

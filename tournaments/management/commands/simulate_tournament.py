@@ -34,6 +34,18 @@ class Command(BaseCommand):
         )
         parser.add_argument("--prefix", default="bot-player")
         parser.add_argument(
+            "--wait-draw",
+            action="store_true",
+            help="tables: after joining, wait for the organizer to draw and start each round"
+            " (or the live start, the end of a round break) instead of starting it",
+        )
+        parser.add_argument(
+            "--play-all",
+            action="store_true",
+            help="tables: also play the seats of entrants who joined otherwise (people who"
+            " are away), with their accounts",
+        )
+        parser.add_argument(
             "--south",
             default="heuristic,club,random",
             help="bots that play South, cycled over the players (default: heuristic,club,random)",
@@ -76,7 +88,9 @@ class Command(BaseCommand):
             except actions.TournamentError as exc:
                 raise CommandError(f"{username} cannot join: {exc}") from exc
         if t.has_tables:
-            self._play_tables(t, styles, {e.pk for e in entries})
+            if opts["play_all"]:
+                entries = list(Entry.objects.filter(tournament=t))
+            self._play_tables(t, styles, {e.pk for e in entries}, opts["wait_draw"])
             return
         for i, entry in enumerate(entries):
             style = styles[i % len(styles)]
@@ -118,7 +132,9 @@ class Command(BaseCommand):
                 raise CommandError(f"{user.get_username()}: {exc}") from exc
             moves += 1
 
-    def _play_tables(self, t: Tournament, styles: list[str], own: set[int]) -> None:
+    def _play_tables(
+        self, t: Tournament, styles: list[str], own: set[int], wait_draw: bool = False
+    ) -> None:
         """Draw and play every round of a tournament of tables: each simulated entrant's
         move goes through apply_action with their account, the bots' through play_bots
         (also run by the workers: both are idempotent), until the tournament closes.
@@ -129,14 +145,24 @@ class Command(BaseCommand):
         from tournaments import tables as tables_read
         from tournaments.models import TableSeat
 
-        if t.starts_at and timezone.now() < t.starts_at:
-            wait = (t.starts_at - timezone.now()).total_seconds()
-            self.stdout.write(f"live start: waiting {wait:.0f} s for the draw")
-            time.sleep(wait)
-        try:
-            actions.start_tables(t.pk)
-        except actions.TournamentError as exc:
-            raise CommandError(str(exc)) from exc
+        if wait_draw:
+            # The organizer starts it (their page's "Draw and start now"), or the tick
+            # at the live start: the entrants play from the draw on.
+            self.stdout.write("joined: waiting for the draw")
+            deadline = time.monotonic() + 900
+            while not t.rounds.exists():
+                if time.monotonic() > deadline:
+                    raise CommandError(f"tournament {t.pk} was not drawn within 900 s")
+                time.sleep(0.2)
+        else:
+            if t.starts_at and timezone.now() < t.starts_at:
+                wait = (t.starts_at - timezone.now()).total_seconds()
+                self.stdout.write(f"live start: waiting {wait:.0f} s for the draw")
+                time.sleep(wait)
+            try:
+                actions.start_tables(t.pk)
+            except actions.TournamentError as exc:
+                raise CommandError(str(exc)) from exc
         people = Entry.objects.filter(tournament=t).exclude(pk__in=own).exists()
         patience = 900 if people else 120  # people think; simulated players do not
         bots = {}
@@ -146,8 +172,13 @@ class Command(BaseCommand):
             if t.is_closed:
                 break
             tset = tables_read.current_set(t)
-            if tset.status == tset.Status.DONE and actions.start_next_round(t.pk):
-                continue  # a round waiting for its start time: the simulation starts it now
+            if tset.status == tset.Status.DONE:
+                if wait_draw and t.rounds.filter(status="waiting").exists():
+                    idle_since = time.monotonic()  # the organizer starts it (or the tick)
+                    time.sleep(0.2)
+                    continue
+                if not wait_draw and actions.start_next_round(t.pk):
+                    continue  # a round waiting for its start time: started now
             seats = (
                 TableSeat.objects.filter(table__table_set=tset, table__finished=False)
                 .select_related("table__game", "entry__player")

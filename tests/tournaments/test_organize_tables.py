@@ -1,0 +1,139 @@
+"""Everything an organizer needs to run a tournament of tables is on its pages (issue
+12, from the browser): open it for sign-up, share the link (with the invite code; the
+club's link for non-members), see who joined, start it, see the standings and the cut,
+close it; players sign up on the tables page."""
+
+from __future__ import annotations
+
+import pytest
+
+from tournaments import actions
+from tournaments.models import Entry, Tournament
+
+pytestmark = pytest.mark.usefixtures("live_game_db")
+
+
+@pytest.fixture
+def tables_tournament(club, organizer):
+    def make(**kwargs):
+        kwargs.setdefault("name", "Kampioenschap")
+        kwargs.setdefault("club", club)
+        kwargs.setdefault("fmt", Tournament.Format.ROTATING)
+        kwargs.setdefault("players", 8)
+        kwargs.setdefault("sets", 3)
+        kwargs.setdefault("deals", 1)
+        return actions.create_tables_tournament(organizer, **kwargs)
+
+    return make
+
+
+def test_a_draft_is_opened_from_the_organizer_view(client, organizer, tables_tournament):
+    t = tables_tournament()
+    client.force_login(organizer)
+    page = client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
+    assert "data-open" in page and "Openen voor inschrijving" in page
+    assert "data-start" not in page  # nothing to draw before anyone can sign up
+    response = client.post(f"/tournaments/{t.pk}/manage/open/", follow=True)
+    assert response.redirect_chain[-1][0] == f"/tournaments/{t.pk}/tables/organize/"
+    t.refresh_from_db()
+    assert t.status == Tournament.Status.RUNNING  # open; drawn when the organizer starts
+    page = response.content.decode()
+    assert "data-open" not in page and "data-start" in page
+
+
+def test_the_organizer_view_gives_the_links_to_share_and_who_joined(
+    client, organizer, club, make_user, tables_tournament
+):
+    t = tables_tournament(open_now=True, invite_code="TROEF7")
+    anna = make_user("anna")
+    club.members.add(anna)
+    actions.join(t.pk, anna)
+    client.force_login(organizer)
+    page = client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
+    assert f"http://testserver/tournaments/{t.pk}/tables/?code=TROEF7" in page
+    assert f"/clubs/join/?code={club.invite_code}" in page
+    assert "1 inschrijvingen." in page and "anna" in page
+
+
+def test_a_player_signs_up_on_the_tables_page(client, make_user, tables_tournament):
+    t = tables_tournament(open_now=True, invite_code="TROEF7")
+    # Not logged in: a way to log in that comes back here.
+    page = client.get(f"/tournaments/{t.pk}/tables/?code=TROEF7").content.decode()
+    assert "data-login" in page and "next=" in page
+    # An outsider with the organizer's link: the code is filled in, and joining works.
+    ben = make_user("ben")
+    client.force_login(ben)
+    page = client.get(f"/tournaments/{t.pk}/tables/?code=TROEF7").content.decode()
+    assert 'name="invite_code"' in page and 'value="TROEF7"' in page
+    response = client.post(f"/tournaments/{t.pk}/join/", {"invite_code": "TROEF7"})
+    assert response["Location"] == f"/tournaments/{t.pk}/tables/"
+    assert Entry.objects.filter(tournament=t, player=ben).exists()
+    page = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
+    assert "Je bent ingeschreven" in page
+
+
+def test_a_start_the_players_cannot_fill_says_why_in_dutch(
+    client, organizer, club, make_user, tables_tournament
+):
+    t = tables_tournament(open_now=True, rounds=2, cut=6)
+    for name in ("a1", "a2", "a3", "a4", "a5"):
+        user = make_user(name)
+        club.members.add(user)
+        actions.join(t.pk, user)
+    client.force_login(organizer)
+    response = client.post(f"/tournaments/{t.pk}/tables/start/", follow=True)
+    page = response.content.decode()
+    assert "een cut van 6 is groter dan het veld van 5 spelers: kies hoogstens 5" in page
+    assert not t.rounds.exists()
+
+
+def test_the_organizer_sees_the_standings_and_closes(
+    client, organizer, club, make_user, tables_tournament
+):
+    t = tables_tournament(open_now=True, sets=3, rounds=2, cut=4)
+    for k in range(8):
+        user = make_user(f"p{k}")
+        club.members.add(user)
+        actions.join(t.pk, user)
+    client.force_login(organizer)
+    client.post(f"/tournaments/{t.pk}/tables/start/")
+    page = client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
+    assert "data-tables-standings" in page and "data-progress" in page
+    assert "na elke ronde gaan de beste 4 door" in page
+    assert "data-confirm-close" in page
+    response = client.post(f"/tournaments/{t.pk}/manage/close/", follow=True)
+    assert response.redirect_chain[-1][0] == f"/tournaments/{t.pk}/tables/organize/"
+    t.refresh_from_db()
+    assert t.is_closed
+    page = response.content.decode()
+    assert "data-closed" in page and "data-confirm-close" not in page
+
+
+def test_the_lists_name_the_format(client, organizer, club, tables_tournament):
+    t = tables_tournament(open_now=True)
+    client.force_login(organizer)
+    for url in ("/tournaments/", f"/clubs/{club.slug}/"):
+        page = client.get(url).content.decode()
+        assert f'href="/tournaments/{t.pk}/"' in page and "wisselende partners" in page
+
+
+def test_a_live_start_that_cannot_be_drawn_does_not_stop_the_others(
+    club, make_user, tables_tournament
+):
+    """At the live start the tick draws every tournament due; one whose players cannot
+    fill its structure (a cut larger than who came) waits for the organizer, logged,
+    and the next one is still drawn."""
+    import datetime as dt
+
+    from django.utils import timezone
+
+    soon = timezone.now() + dt.timedelta(minutes=5)
+    stuck = tables_tournament(name="Te weinig", open_now=True, rounds=2, cut=6, starts_at=soon)
+    fine = tables_tournament(name="Genoeg", open_now=True, starts_at=soon)
+    for k in range(5):
+        user = make_user(f"s{k}")
+        club.members.add(user)
+        actions.join(stuck.pk, user)
+        actions.join(fine.pk, user)
+    assert actions.start_due_tables(soon + dt.timedelta(seconds=1)) == 1
+    assert not stuck.rounds.exists() and fine.rounds.exists()
