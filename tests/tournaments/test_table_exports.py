@@ -164,6 +164,10 @@ def test_the_printable_results_and_the_pdf(played, organizer, client, tmp_path):
     )  # fmt: skip
     for row in tables.standings(t):
         assert row["player"] in text
+    # The organizer's view offers them too.
+    organize = client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
+    assert "data-organizer-exports" in organize
+    assert f"/tournaments/{t.pk}/tables/export/deals.csv" in organize
     target = tmp_path / "r.pdf"
     _run("export_tournament", str(t.pk), "--format", "pdf", "-o", str(target))
     assert target.read_bytes().startswith(b"%PDF")
