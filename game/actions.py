@@ -401,6 +401,19 @@ def record_event(game: Game) -> tuple[str, str | None]:
     return t.name, (t.club.name if t.club_id else None)
 
 
+def tournament_table_of(game: Game) -> tuple[int, str] | None:
+    """(tournament id, name) if the game is a table of a tournament of rounds and tables
+    (tournaments.Table, reverse one-to-one "tournament_table": no import of tournaments),
+    else None. Such a table plays one set; the player's next table is the tournament's."""
+    prefix = "tournament_table__table_set__round__tournament"
+    row = (
+        Game.objects.filter(pk=game.pk, tournament_table__isnull=False)
+        .values_list(f"{prefix}_id", f"{prefix}__name")
+        .first()
+    )
+    return (row[0], row[1]) if row else None
+
+
 def record_tags(game: Game, seats: list[Seat] | None = None) -> dict[str, str]:
     """Who played and when, for the game's record (the engine adds seed, rules, result).
     A seat names its person, or `bot:<level>`; moves a bot made for a person are listed
@@ -869,6 +882,14 @@ def rematch(public_id, user) -> Game:
             raise SeatRefused(N_("the game is not over yet"))
         if game.rematch_id:
             return game.rematch
+        if tournament_table_of(game) is not None or _is_entry_game(game):
+            # The tournament draws the next table (or has none): no game of its own.
+            raise SeatRefused(
+                N_(
+                    "a tournament's game has no rematch: your next table and the standings"
+                    " are on the tournament's page"
+                )
+            )
         first = engine.deal_for(game.seed, 1, game.rules).dealer
         seed = _seed_with_first_dealer((first + 1) % 4, game.rules)
         holders = [s.user if s.user_id else (s.bot_level or game.bot_level) for s in seats]
@@ -888,6 +909,11 @@ def rematch(public_id, user) -> Game:
         game.save(update_fields=["rematch", "updated"])
         _notify_table(game, seats)
     return new
+
+
+def _is_entry_game(game: Game) -> bool:
+    """A solo tournament entry's game (reverse one-to-one "tournament_entry")."""
+    return Game.objects.filter(pk=game.pk, tournament_entry__isnull=False).exists()
 
 
 def _seed_with_first_dealer(dealer: int, rules: str) -> str:
