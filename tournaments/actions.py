@@ -800,9 +800,13 @@ def start_tables(tournament_id: int, actor=None, now=None) -> Tournament:
             return t  # started already (idempotent)
         players = _active_entries(t)
         s = t.structure
+        # The structure was checked for the capacity; fewer may have come. A cut larger
+        # than the players who came keeps them all (apply_cut): no reason to refuse the
+        # start. A movement the players who came cannot fill is refused, with why.
         check_structure(
             t.format, len(players), rounds=s.rounds, sets=s.sets, deals=s.deals,
-            cut=s.cut, cut_fraction=s.cut_fraction,
+            cut=min(s.cut, max(len(players), 1)) if s.cut else None,
+            cut_fraction=s.cut_fraction,
         )  # fmt: skip
         t.status = Tournament.Status.RUNNING
         t.save(update_fields=["status"])
