@@ -799,8 +799,8 @@ def leave(public_id, user) -> Game:
         if mine.left:
             raise SeatRefused(N_("you have already left this game"))
         mine.left = True
-        if not mine.bot_control:
-            mine.bot_reason = BotReason.LEFT
+        # Even from a seat the bot held already (absent): a socket no longer gives it back.
+        mine.bot_reason = BotReason.LEFT
         mine.bot_control = True
         mine.save(update_fields=["left", "bot_control", "bot_reason"])
         _seats_changed(game, seats)

@@ -164,6 +164,22 @@ def test_present_then_gone_is_for_the_away_takeover_and_needs_take_back(settings
     assert not seat(game, 1).bot_control and seat(game, 1).bot_reason == ""
 
 
+def test_leaving_while_absent_keeps_the_seat_with_the_bot(settings, make_user):
+    """Someone who was away at the start and then leaves the table: their next socket
+    (a look at the table) does not give them the seat back."""
+    settings.TABLES_ABSENT_GRACE = 60
+    _, game, people = four_at_a_table(make_user, "quit")
+    for index in (1, 2, 3):
+        game_actions.connect(game.public_id, people[index])
+    grace_over(game)
+    assert game_actions.absence_expired(game.pk) == 1
+    people_turn(game)
+    game_actions.leave(game.public_id, people[0])
+    assert seat(game, 0).bot_reason == "left"
+    game_actions.connect(game.public_id, people[0])
+    assert seat(game, 0).bot_control
+
+
 def test_a_table_of_one_person_counts_their_socket(settings, make_user):
     """A live-start table with one person and three bots counts that person's sockets
     (a solo game does not): connected, they are not taken; gone, they are."""
