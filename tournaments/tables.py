@@ -165,8 +165,9 @@ def my_seat(t: Tournament, user) -> dict[str, Any] | None:
 
 def progress(t: Tournament) -> dict[str, Any] | None:
     """The organizer's view of the current set: per table the deal being played, whose
-    turn, who is absent (a person's seat played by the bot, or no socket open), done or
-    not. Three flat queries (it is part of every standings push)."""
+    turn, who is absent (no socket open at their table), whose seat the bot plays and
+    why (game.models.BotReason: "absent" until they arrive, "away", "clock", ...), done
+    or not. Three flat queries (it is part of every standings push)."""
     from django.contrib.auth import get_user_model
 
     from game.models import Seat
