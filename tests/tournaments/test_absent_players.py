@@ -298,3 +298,40 @@ def test_absent_players_at_the_start_are_played_by_the_scheduled_task(
     game.refresh_from_db()
     assert game.status == Game.Status.FINISHED
     assert len(game.bot_moves) == game.seq  # every move was the bot's, for the people
+
+
+async def test_the_table_socket_of_an_absent_player_gives_them_their_seat(settings, make_user):
+    """Through the game's websocket, as a browser opens it: the snapshot already shows
+    the seat as theirs; closing it counts the socket off again."""
+    from channels.db import database_sync_to_async
+    from channels.testing import WebsocketCommunicator
+    from django.test import Client
+
+    from config.asgi import application
+
+    settings.TABLES_ABSENT_GRACE = 60
+
+    @database_sync_to_async
+    def absent_table():
+        _, game, people = four_at_a_table(make_user, "sock")
+        for index in (0, 1, 3):
+            game_actions.connect(game.public_id, people[index])
+        grace_over(game)
+        assert game_actions.absence_expired(game.pk) == 1
+        client = Client()
+        client.force_login(people[2])
+        return game, f"sessionid={client.cookies['sessionid'].value}".encode()
+
+    game, cookie = await absent_table()
+    headers = [(b"origin", b"http://testserver"), (b"host", b"testserver"), (b"cookie", cookie)]
+    comm = WebsocketCommunicator(application, f"/ws/game/{game.public_id}/", headers=headers)
+    connected, _ = await comm.connect(timeout=10)
+    assert connected
+    snapshot = await comm.receive_json_from(timeout=10)
+    assert snapshot["table"]["seat"] == 2
+    assert snapshot["table"]["players"][2]["bot_control"] is False
+    mine = await database_sync_to_async(seat)(game, 2)
+    assert not mine.bot_control and mine.connections == 1
+    await comm.disconnect()
+    mine = await database_sync_to_async(seat)(game, 2)
+    assert mine.connections == 0 and mine.disconnected_at is not None
