@@ -291,6 +291,10 @@ GAME_WS_MAX_MESSAGE_BYTES = env_int("GAME_WS_MAX_MESSAGE_BYTES", 1024)
 # Seconds a person at a table of several people may be away (no socket open) before
 # the bot takes their seat until they take it back.
 GAME_DISCONNECT_TAKEOVER = env_int("GAME_DISCONNECT_TAKEOVER", 60)
+# Seconds after a tournament set's start within which each person opens their table: a
+# seat with no socket open by then is played by the bot until they arrive (their first
+# socket gives it back). 0 turns the absence takeover off.
+TABLES_ABSENT_GRACE = env_int("TABLES_ABSENT_GRACE", 30)
 # Embedded mode (eager Celery): clocks and the away-takeover run on timer threads in
 # the process (the test suite turns them off and calls the tasks itself).
 GAME_EMBEDDED_TIMERS = env_bool("GAME_EMBEDDED_TIMERS", True)

@@ -35,7 +35,16 @@ from django.utils.translation import gettext_noop as N_
 import engine
 from engine.bots import bot_seed, get_bot
 
-from .models import CLOCK_CHOICES, SEATS, Game, Seat, seat_group, watch_group
+from .models import (
+    CLOCK_CHOICES,
+    RETURN_ON_ARRIVAL,
+    SEATS,
+    BotReason,
+    Game,
+    Seat,
+    seat_group,
+    watch_group,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -296,6 +305,7 @@ def table_info(game: Game, seats: list[Seat]) -> dict[str, Any]:
                 "person": s.user_id is not None,
                 "bot": (s.bot_level or game.bot_level) if s.played_by_bot else None,
                 "bot_control": s.bot_control,
+                "bot_reason": s.bot_reason,
                 "left": s.left,
                 "free": s.is_free,
             }
@@ -322,16 +332,63 @@ def snapshot(public_id, user, code: str | None = None) -> dict[str, Any]:
     return snapshot_message(viewer.game, viewer.seat, viewer.seats)
 
 
+def counts_sockets(game: Game, seats: list[Seat]) -> bool:
+    """Whether the people's open sockets are counted: at a table of several people (the
+    away-takeover) and at a tournament's table (arrive_by: the absence takeover), never
+    in a solo game (nobody waits on its player). Fixed for a game's life, so every close
+    is counted as its open was."""
+    return game.arrive_by is not None or sum(1 for s in seats if s.user_id is not None) > 1
+
+
 def connect(public_id, user, code: str | None = None) -> dict[str, Any]:
     """A socket opens: the viewer's snapshot; a seated person's socket is counted (the
-    away-takeover starts when the last one closes)."""
+    away-takeover starts when the last one closes). A person whose seat the bot plays
+    because they had not arrived (absent at the set's start, or a replacement) gets it
+    back now: arriving is taking it. A seat taken otherwise (away, clock, left) stays
+    with the bot until "take your seat back"."""
     viewer = get_viewer(public_id, user, code)
-    people = sum(1 for s in viewer.seats if s.user_id is not None)
-    if viewer.seat is not None and viewer.game.status == Game.Status.ACTIVE and people > 1:
-        Seat.objects.filter(pk=viewer.seats[viewer.seat].pk).update(
-            connections=F("connections") + 1, disconnected_at=None
-        )
+    if (
+        viewer.seat is not None
+        and viewer.game.status == Game.Status.ACTIVE
+        and counts_sockets(viewer.game, viewer.seats)
+    ):
+        pk = viewer.seats[viewer.seat].pk
+        # Counted first, then the seat read again: an absence check that locked the seat
+        # before this update has committed its takeover by now (we see it and undo it);
+        # one that locks it after sees the socket (and takes nothing).
+        Seat.objects.filter(pk=pk).update(connections=F("connections") + 1, disconnected_at=None)
+        taken, reason = Seat.objects.filter(pk=pk).values_list("bot_control", "bot_reason")[0]
+        if taken and reason in RETURN_ON_ARRIVAL and arrive(viewer.game.pk, viewer.seat, user):
+            viewer = get_viewer(public_id, user, code)
     return snapshot_message(viewer.game, viewer.seat, viewer.seats)
+
+
+def arrive(game_pk: int, index: int, user) -> bool:
+    """The person of seat `index` has a socket open: a seat the bot played because they
+    had not arrived goes back to them. Idempotent (False if there is nothing to give
+    back: they play it already, or the bot has it for another reason)."""
+    with transaction.atomic():
+        try:
+            game = _locked_for_move().get(pk=game_pk)
+        except Game.DoesNotExist:
+            return False
+        if game.status != Game.Status.ACTIVE:
+            return False
+        seats = seats_of(game)
+        seat = seats[index]
+        if (
+            seat.user_id != getattr(user, "pk", None)
+            or not seat.bot_control
+            or seat.bot_reason not in RETURN_ON_ARRIVAL
+            or not seat.connections
+        ):
+            return False
+        seat.bot_control = seat.left = False
+        seat.bot_reason = ""
+        seat.timeouts = 0
+        seat.save(update_fields=["bot_control", "left", "bot_reason", "timeouts"])
+        _seats_changed(game, seats)
+        return True
 
 
 def record_event(game: Game) -> tuple[str, str | None]:
@@ -342,6 +399,19 @@ def record_event(game: Game) -> tuple[str, str | None]:
     except ObjectDoesNotExist:
         return "Manillen", None
     return t.name, (t.club.name if t.club_id else None)
+
+
+def tournament_table_of(game: Game) -> tuple[int, str] | None:
+    """(tournament id, name) if the game is a table of a tournament of rounds and tables
+    (tournaments.Table, reverse one-to-one "tournament_table": no import of tournaments),
+    else None. Such a table plays one set; the player's next table is the tournament's."""
+    prefix = "tournament_table__table_set__round__tournament"
+    row = (
+        Game.objects.filter(pk=game.pk, tournament_table__isnull=False)
+        .values_list(f"{prefix}_id", f"{prefix}__name")
+        .first()
+    )
+    return (row[0], row[1]) if row else None
 
 
 def record_tags(game: Game, seats: list[Seat] | None = None) -> dict[str, str]:
@@ -500,13 +570,32 @@ def create_table(
 
 
 def create_seated_game(
-    host, holders, *, seed: str, rules: str, bot_level: str, clock: int = 0
+    host,
+    holders,
+    *,
+    seed: str,
+    rules: str,
+    bot_level: str,
+    clock: int = 0,
+    arrive_within: float | None = None,
 ) -> Game:
     """A private game whose four seats are given (a tournament's table): per seat a
-    user or a bot level. It starts at once; bots move first if it is their turn."""
+    user or a bot level. It starts at once; bots move first if it is their turn.
+
+    `arrive_within` (seconds; a live start): each person who has no socket open at the
+    table by then is played by the bot until they arrive (`absence_expired`)."""
     if clock not in CLOCK_CHOICES:
         raise SeatRefused(N_("this clock is not offered: choose off, 15, 30 or 60 seconds"))
-    return _new_game(host, holders, seed=seed, rules=rules, bot_level=bot_level, clock=clock)
+    extra = {}
+    if arrive_within is not None and arrive_within > 0:
+        extra["arrive_by"] = timezone.now() + dt.timedelta(seconds=arrive_within)
+    game = _new_game(
+        host, holders, seed=seed, rules=rules, bot_level=bot_level, clock=clock, **extra
+    )
+    if game.arrive_by is not None:
+        pk, delay = game.pk, arrive_within
+        transaction.on_commit(lambda: _schedule("absent", (pk,), delay))
+    return game
 
 
 def _new_game(host, holders, *, seed, rules, bot_level, status=Game.Status.ACTIVE, **fields):
@@ -710,8 +799,10 @@ def leave(public_id, user) -> Game:
         if mine.left:
             raise SeatRefused(N_("you have already left this game"))
         mine.left = True
+        # Even from a seat the bot held already (absent): a socket no longer gives it back.
+        mine.bot_reason = BotReason.LEFT
         mine.bot_control = True
-        mine.save(update_fields=["left", "bot_control"])
+        mine.save(update_fields=["left", "bot_control", "bot_reason"])
         _seats_changed(game, seats)
     return game
 
@@ -729,8 +820,9 @@ def take_back(public_id, user) -> Game:
         if not mine.bot_control:
             raise SeatRefused(N_("you are playing your seat already"))
         mine.bot_control = mine.left = False
+        mine.bot_reason = ""
         mine.timeouts = 0
-        mine.save(update_fields=["bot_control", "left", "timeouts"])
+        mine.save(update_fields=["bot_control", "left", "bot_reason", "timeouts"])
         _seats_changed(game, seats)
     return game
 
@@ -761,7 +853,16 @@ def hand_over_seat(game_pk: int, index: int, old_user, new_user) -> Game:
         seat.left = False
         seat.timeouts = 0
         seat.bot_control = game.status == Game.Status.ACTIVE
-        seat.save(update_fields=["user", "left", "timeouts", "bot_control"])
+        # The newcomer has not arrived: their first socket gives them the seat.
+        seat.bot_reason = BotReason.REPLACED if seat.bot_control else ""
+        # The sockets counted were the old person's.
+        seat.connections, seat.disconnected_at = 0, None
+        seat.save(
+            update_fields=[
+                "user", "left", "timeouts", "bot_control", "bot_reason", "connections",
+                "disconnected_at",
+            ]
+        )  # fmt: skip
         if game.status == Game.Status.ACTIVE:
             _seats_changed(game, seats)
         else:
@@ -781,6 +882,14 @@ def rematch(public_id, user) -> Game:
             raise SeatRefused(N_("the game is not over yet"))
         if game.rematch_id:
             return game.rematch
+        if tournament_table_of(game) is not None or _is_entry_game(game):
+            # The tournament draws the next table (or has none): no game of its own.
+            raise SeatRefused(
+                N_(
+                    "a tournament's game has no rematch: your next table and the standings"
+                    " are on the tournament's page"
+                )
+            )
         first = engine.deal_for(game.seed, 1, game.rules).dealer
         seed = _seed_with_first_dealer((first + 1) % 4, game.rules)
         holders = [s.user if s.user_id else (s.bot_level or game.bot_level) for s in seats]
@@ -800,6 +909,11 @@ def rematch(public_id, user) -> Game:
         game.save(update_fields=["rematch", "updated"])
         _notify_table(game, seats)
     return new
+
+
+def _is_entry_game(game: Game) -> bool:
+    """A solo tournament entry's game (reverse one-to-one "tournament_entry")."""
+    return Game.objects.filter(pk=game.pk, tournament_entry__isnull=False).exists()
 
 
 def _seed_with_first_dealer(dealer: int, rules: str) -> str:
@@ -951,7 +1065,8 @@ def clock_expired(game_pk: int, expected_seq: int) -> int:
         seat.timeouts += 1
         if seat.timeouts >= TIMEOUTS_BEFORE_TAKEOVER:
             seat.bot_control = True
-        seat.save(update_fields=["timeouts", "bot_control"])
+            seat.bot_reason = BotReason.CLOCK
+        seat.save(update_fields=["timeouts", "bot_control", "bot_reason"])
         if seat.bot_control:
             _notify_table(game, seats)
         return _bot_moves(game, seats, all_seats=False, first=seat.index, eng=eng)
@@ -967,12 +1082,14 @@ def seat_disconnected(public_id, user) -> None:
             rows = list(
                 Seat.objects.filter(game__public_id=public_id, game__status=Game.Status.ACTIVE)
                 .filter(game__seats__user=user)
-                .values_list("pk", "user_id", "index", "game_id", "connections")
+                .values_list("pk", "user_id", "index", "game_id", "connections", "game__arrive_by")
             )
             mine = next((r for r in rows if r[1] == user.pk), None)
-            if mine is None or sum(1 for r in rows if r[1] is not None) < 2:
+            if mine is None:
                 return
-            pk, _, index, game_pk, connections = mine
+            pk, _, index, game_pk, connections, arrive_by = mine
+            if arrive_by is None and sum(1 for r in rows if r[1] is not None) < 2:
+                return  # not counted (counts_sockets)
             if connections > 1:
                 Seat.objects.filter(pk=pk).update(connections=F("connections") - 1)
                 return
@@ -1006,9 +1123,50 @@ def disconnect_expired(game_pk: int, index: int, stamp: str) -> int:
         ):
             return 0
         seat.bot_control = True
-        seat.save(update_fields=["bot_control"])
+        seat.bot_reason = BotReason.AWAY
+        seat.save(update_fields=["bot_control", "bot_reason"])
         _seats_changed(game, seats)
         return 1
+
+
+def absence_expired(game_pk: int) -> int:
+    """The grace of a tournament table's start is over: every person who has not opened
+    the table (no socket counted, never one closed) is played by the bot until they
+    arrive (`connect` gives the seat back). Idempotent, and safe against a connect at the
+    same moment: the seats are locked, so a socket counted before is seen, and one
+    counted after sees the takeover and undoes it. Returns the seats taken."""
+    with transaction.atomic():
+        try:
+            game = _locked_for_move().get(pk=game_pk)
+        except Game.DoesNotExist:
+            return 0
+        if (
+            game.status != Game.Status.ACTIVE
+            or game.arrive_by is None
+            or timezone.now() < game.arrive_by
+        ):
+            return 0
+        seats = list(
+            Seat.objects.select_for_update(of=("self",)).filter(game=game)
+            .select_related("user").order_by("index")
+        )  # fmt: skip
+        absent = [
+            s
+            for s in seats
+            if s.user_id is not None
+            and not s.bot_control
+            and not s.connections
+            # A socket that opened and closed again is the away-takeover's business.
+            and s.disconnected_at is None
+        ]
+        if not absent:
+            return 0
+        for s in absent:
+            s.bot_control = True
+            s.bot_reason = BotReason.ABSENT
+        Seat.objects.bulk_update(absent, ["bot_control", "bot_reason"])
+        _seats_changed(game, seats)
+        return len(absent)
 
 
 def autoplay(game_pk: int) -> int:
@@ -1270,11 +1428,15 @@ def _table_groups(game: Game, seats: list[Seat]) -> list[str]:
 
 
 def _schedule(kind: str, args: tuple, countdown: float) -> None:
-    """Queue a clock or disconnection task for later. With a broker: a Celery countdown.
+    """Queue a clock, disconnection or absence task for later. With a broker: a Celery countdown.
     Embedded (eager Celery runs tasks at once): a timer thread in this process."""
     from . import tasks
 
-    task = tasks.clock_expired if kind == "clock" else tasks.disconnect_expired
+    task = {
+        "clock": tasks.clock_expired,
+        "disconnect": tasks.disconnect_expired,
+        "absent": tasks.absence_expired,
+    }[kind]
     if not settings.CELERY_TASK_ALWAYS_EAGER:
         task.apply_async(args, countdown=countdown, queue=settings.GAME_BOTS_QUEUE)
         return

@@ -6,7 +6,16 @@ from .models import Game, Seat
 class SeatInline(admin.TabularInline):
     model = Seat
     extra = 0
-    fields = ("index", "user", "bot_level", "bot_control", "left", "timeouts", "final_score")
+    fields = (
+        "index",
+        "user",
+        "bot_level",
+        "bot_control",
+        "bot_reason",
+        "left",
+        "timeouts",
+        "final_score",
+    )
     readonly_fields = fields
     can_delete = False
 

@@ -65,6 +65,10 @@ class Game(models.Model):
     clock = models.PositiveSmallIntegerField(default=0)
     deadline = models.DateTimeField(null=True, blank=True)
     chat_enabled = models.BooleanField(default=False)
+    # A tournament table's live start: a person whose seat has no socket open by then
+    # is played by the bot until they arrive (game/actions.py absence_expired). Null at
+    # other tables. Such a table counts its people's sockets even with one person.
+    arrive_by = models.DateTimeField(null=True, blank=True)
     # True while the seat to move is played by a bot (the sweeper's scan).
     awaiting_bot = models.BooleanField(default=False)
     # Move numbers (seq) that a bot played for a person's seat (clock, takeover).
@@ -103,6 +107,18 @@ class Game(models.Model):
         return f"/ws/game/{self.public_id}/"
 
 
+class BotReason(models.TextChoices):
+    ABSENT = "absent", "absent"  # never opened the table since the set's start
+    REPLACED = "replaced", "replaced"  # handed to a newcomer who has not arrived yet
+    AWAY = "away", "away"  # the last socket closed for GAME_DISCONNECT_TAKEOVER
+    CLOCK = "clock", "clock"  # the clock ran out three times in a row
+    LEFT = "left", "left"  # the person left the game
+
+
+# Taken because the person was not there yet: their arrival (a socket) gives it back.
+RETURN_ON_ARRIVAL = (BotReason.ABSENT, BotReason.REPLACED)
+
+
 class Seat(models.Model):
     game = models.ForeignKey(Game, on_delete=models.CASCADE, related_name="seats")
     index = models.PositiveSmallIntegerField()  # 0 South, 1 West, 2 North, 3 East
@@ -117,6 +133,10 @@ class Seat(models.Model):
     bot_level = models.CharField(max_length=32, blank=True, default="")
     # The person's seat is played by the bot until they take it back.
     bot_control = models.BooleanField(default=False)
+    # Why the bot plays a person's seat ("" while they play it themselves). A seat taken
+    # because its person had not arrived (absent, replaced) goes back to them when their
+    # socket connects; the others need "take your seat back".
+    bot_reason = models.CharField(max_length=8, choices=BotReason.choices, blank=True, default="")
     left = models.BooleanField(default=False)  # the person left the game mid-play
     timeouts = models.PositiveSmallIntegerField(default=0)  # in a row
     connections = models.PositiveSmallIntegerField(default=0)  # open sockets

@@ -21,3 +21,10 @@ def clock_expired(game_pk: int, expected_seq: int) -> int:
 @shared_task(name="game.tasks.disconnect_expired", ignore_result=True)
 def disconnect_expired(game_pk: int, index: int, stamp: str) -> int:
     return actions.disconnect_expired(game_pk, index, stamp)
+
+
+# Queued at a tournament table's start for its grace (TABLES_ABSENT_GRACE): the people
+# who have not opened the table by then are played by the bot until they arrive.
+@shared_task(name="game.tasks.absence_expired", ignore_result=True)
+def absence_expired(game_pk: int) -> int:
+    return actions.absence_expired(game_pk)

@@ -19,6 +19,7 @@ from django.contrib.auth import get_user_model, login
 from django.db.models import F
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_http_methods, require_POST
@@ -114,6 +115,9 @@ def render_table(request: HttpRequest, viewer, *, code="", error="", status=200)
     snap = actions.snapshot_message(game, viewer.seat, viewer.seats)
     state, table_facts = snap["state"], snap["table"]
     people = sum(1 for s in viewer.seats if s.user_id is not None)
+    # A tournament's table: no "another game"; the way back to the tournament's tables
+    # (the player's next table and the standings).
+    tournament_table = actions.tournament_table_of(game)
     context = {
         "game": game,
         "state": state,
@@ -132,6 +136,10 @@ def render_table(request: HttpRequest, viewer, *, code="", error="", status=200)
         # "Another game" keeps the level of a solo game.
         "replay_level": game.bot_level if game.bot_level in PLAY_LEVELS else "",
         "replay_rules": game.rules,
+        "tables_url": (
+            reverse("tournaments:tables", args=[tournament_table[0]]) if tournament_table else ""
+        ),
+        "tables_name": tournament_table[1] if tournament_table else "",
     }
     return render(request, "game/table.html", context, status=status)
 

@@ -86,6 +86,9 @@ def bot_worker(django_db_setup, django_db_blocker):
     env = {
         **os.environ,
         "DATABASE_NAME": connection.settings_dict["NAME"],
+        # A bot turn the worker itself queues (after a disconnect, clock or absence
+        # takeover it ran) must come back to this run's queue, not the default "bots".
+        "GAME_BOTS_QUEUE": queue,
         "TOURNAMENTS_RANKINGS_QUEUE": settings.TOURNAMENTS_RANKINGS_QUEUE,
         "TOURNAMENTS_EXPORTS_QUEUE": settings.TOURNAMENTS_EXPORTS_QUEUE,
     }

@@ -863,9 +863,13 @@ def start_tables(tournament_id: int, actor=None, now=None) -> Tournament:
             return t  # started already (idempotent)
         players = _active_entries(t)
         s = t.structure
+        # The structure was checked for the capacity; fewer may have come. A cut larger
+        # than the players who came keeps them all (apply_cut): no reason to refuse the
+        # start. A movement the players who came cannot fill is refused, with why.
         check_structure(
             t.format, len(players), rounds=s.rounds, sets=s.sets, deals=s.deals,
-            cut=s.cut, cut_fraction=s.cut_fraction,
+            cut=min(s.cut, max(len(players), 1)) if s.cut else None,
+            cut_fraction=s.cut_fraction,
         )  # fmt: skip
         t.status = Tournament.Status.RUNNING
         t.save(update_fields=["status"])
@@ -1023,9 +1027,12 @@ def _start_set(t: Tournament, rnd, number: int, now=None):
         host = next((h for h in holders if not isinstance(h, str)), host_default)
         # Duplicate: one deal source for the set (same hands per seat, same dealer).
         seed = set_seed if s.duplicate else f"{set_seed}/t{i}"
+        # A live start: whoever has not opened their table within the grace is played by
+        # the bot until they arrive (game/actions.py absence_expired).
         game = game_actions.create_seated_game(
-            host, holders, seed=seed, rules=rules, bot_level=t.bot_level, clock=s.clock
-        )
+            host, holders, seed=seed, rules=rules, bot_level=t.bot_level, clock=s.clock,
+            arrive_within=settings.TABLES_ABSENT_GRACE,
+        )  # fmt: skip
         tab = Table.objects.create(table_set=tset, number=i, game=game)
         TableSeat.objects.bulk_create(
             TableSeat(table=tab, index=k, entry_id=p) for k, p in enumerate(table)

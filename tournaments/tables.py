@@ -165,8 +165,9 @@ def my_seat(t: Tournament, user) -> dict[str, Any] | None:
 
 def progress(t: Tournament) -> dict[str, Any] | None:
     """The organizer's view of the current set: per table the deal being played, whose
-    turn, who is absent (a person's seat played by the bot, or no socket open), done or
-    not. Three flat queries (it is part of every standings push)."""
+    turn, who is absent (no socket open at their table), whose seat the bot plays and
+    why (game.models.BotReason: "absent" until they arrive, "away", "clock", ...), done
+    or not. Three flat queries (it is part of every standings push)."""
     from django.contrib.auth import get_user_model
 
     from game.models import Seat
@@ -188,25 +189,29 @@ def progress(t: Tournament) -> dict[str, Any] | None:
     ):
         seats[table_id].append((index, entry_id, name))
     people = {
-        (game_id, index): (bot_control, connections)
-        for game_id, index, bot_control, connections in Seat.objects.filter(
+        (game_id, index): (bot_control, connections, reason)
+        for game_id, index, bot_control, connections, reason in Seat.objects.filter(
             game_id__in=[r[3] for r in rows], user__isnull=False
-        ).values_list("game_id", "index", "bot_control", "connections")
+        ).values_list("game_id", "index", "bot_control", "connections", "bot_reason")
     }
     tables = []
     for table_id, number, finished, game_id, state in rows:
         state = state or {}
         out = []
         for index, entry_id, name in seats[table_id]:
-            bot_control, connections = people.get((game_id, index), (False, 1))
+            bot_control, connections, reason = people.get((game_id, index), (False, 1, ""))
+            person = entry_id is not None and not finished
             out.append(
                 {
                     "seat": index,
                     "name": name or "",
                     "bot": entry_id is None,
-                    # A person whose seat the bot plays, or with no socket open.
-                    "absent": entry_id is not None and (bot_control or not connections),
-                    "bot_plays": entry_id is not None and bot_control,
+                    # A person with no socket open at their table (while it plays).
+                    "absent": person and not connections,
+                    # The bot plays a person's seat, and why: "absent" (not arrived
+                    # since the set's start), "replaced", "away", "clock", "left".
+                    "bot_plays": person and bot_control,
+                    "bot_reason": reason if person and bot_control else "",
                 }
             )
         tables.append(

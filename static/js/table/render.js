@@ -332,7 +332,7 @@ export function renderEnd(box, state, t) {
       : winner === myTeam
         ? t(state.deals ? "won_deals" : "won")
         : t(state.deals ? "lost_deals" : "lost");
-  if (opening) box.querySelector("[data-new-game], [data-rematch]")?.focus();
+  if (opening) box.querySelector("[data-new-game], [data-rematch], [data-tables-link]")?.focus();
 }
 
 export { signed };

@@ -166,6 +166,7 @@ class Command(BaseCommand):
         people = Entry.objects.filter(tournament=t).exclude(pk__in=own).exists()
         patience = 900 if people else 120  # people think; simulated players do not
         bots = {}
+        arrived: set[int] = set()  # games whose simulated players opened their table
         moves, idle_since = 0, time.monotonic()
         while True:
             t.refresh_from_db()
@@ -189,6 +190,13 @@ class Command(BaseCommand):
                 by_game.setdefault(seat.table.game_id, {})[seat.index] = seat
             progressed = False
             for game_id, table_seats in by_game.items():
+                if game_id not in arrived:
+                    # Each simulated player opens their table (a socket, as a browser
+                    # does): present, so the absence takeover leaves their seat alone.
+                    arrived.add(game_id)
+                    for seat in table_seats.values():
+                        if seat.entry_id in own:
+                            game_actions.connect(seat.table.game.public_id, seat.entry.player)
                 progressed |= self._step(game_id, table_seats, styles, bots, own)
             if progressed:
                 moves += 1
@@ -227,8 +235,8 @@ class Command(BaseCommand):
         )
         try:
             game_actions.apply_action(game.public_id, user, action, game.seq)
-        except game_actions.StaleSeq:
-            return True  # a worker's bot moved first: look again
+        except (game_actions.StaleSeq, game_actions.BotPlaying):
+            return True  # a worker's bot moved first, or took the seat: look again
         except game_actions.ActionError as exc:
             raise CommandError(f"{user.get_username()}: {exc}") from exc
         return True
