@@ -86,6 +86,8 @@ def overview(request: HttpRequest, pk: int) -> HttpResponse:
         )
         context["invite_code"] = request.GET.get("code", "") if context["needs_code"] else ""
         context["full"] = t.entries.exclude(status=Entry.Status.REMOVED).count() >= t.capacity
+    if context["overdue"]:
+        context["signed_up"] = t.entries.exclude(status=Entry.Status.REMOVED).count()
     if request.GET.get("format") == "json":
         return JsonResponse({"status": t.status, "seat": context["seat"], "rows": context["rows"]})
     return render(request, "tournaments/tables.html", context)

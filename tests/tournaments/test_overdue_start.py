@@ -74,7 +74,7 @@ def test_too_few_players_after_the_start_time_is_said_on_both_pages(
     assert "data-play-rotating" not in page  # already rotating partners
     client.force_login(players[0])
     page = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
-    assert STUCK_PLAYERS in page and TOO_FEW in page
+    assert STUCK_PLAYERS in page and TOO_FEW in page and "3 spelers zijn ingeschreven." in page
     assert "De organisator kan op meer spelers wachten" in page
 
 
