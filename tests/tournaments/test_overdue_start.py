@@ -76,6 +76,9 @@ def test_too_few_players_after_the_start_time_is_said_on_both_pages(
     page = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
     assert STUCK_PLAYERS in page and TOO_FEW in page and "3 spelers zijn ingeschreven." in page
     assert "De organisator kan op meer spelers wachten" in page
+    # The big screen of the room says it too, instead of a start time gone by.
+    page = client.get(f"/tournaments/{t.pk}/tables/screen/").content.decode()
+    assert STUCK_PLAYERS in page and TOO_FEW in page and "data-next-round" not in page
 
 
 def test_once_enough_players_are_in_the_organizer_starts_now(
