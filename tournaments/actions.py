@@ -861,16 +861,7 @@ def start_tables(tournament_id: int, actor=None, now=None) -> Tournament:
             raise TournamentError(N_("this tournament is not open"))
         if Round.objects.filter(tournament=t).exists():
             return t  # started already (idempotent)
-        players = _active_entries(t)
-        s = t.structure
-        # The structure was checked for the capacity; fewer may have come. A cut larger
-        # than the players who came keeps them all (apply_cut): no reason to refuse the
-        # start. A movement the players who came cannot fill is refused, with why.
-        check_structure(
-            t.format, len(players), rounds=s.rounds, sets=s.sets, deals=s.deals,
-            cut=min(s.cut, max(len(players), 1)) if s.cut else None,
-            cut_fraction=s.cut_fraction,
-        )  # fmt: skip
+        _check_start(t, t.format, len(_active_entries(t)))
         t.status = Tournament.Status.RUNNING
         t.save(update_fields=["status"])
         _start_round(t, 1, now)
@@ -879,6 +870,115 @@ def start_tables(tournament_id: int, actor=None, now=None) -> Tournament:
         pk = t.pk  # every open page learns the draw (and reloads to show its table)
         transaction.on_commit(lambda: tables_read.push_standings(pk))
     return t
+
+
+def _check_start(t: Tournament, fmt: str, players: int) -> None:
+    """Refuse (check_structure's TournamentError) a start of `t` in format `fmt` with
+    `players` players. The structure was checked for the capacity; fewer may have come.
+    A cut larger than the players who came keeps them all (apply_cut): no reason to
+    refuse the start. A movement the players who came cannot fill is refused, with why."""
+    s = t.structure
+    check_structure(
+        fmt, players, rounds=s.rounds, sets=s.sets, deals=s.deals,
+        cut=min(s.cut, max(players, 1)) if s.cut else None,
+        cut_fraction=s.cut_fraction,
+    )  # fmt: skip
+
+
+def overdue_start(t: Tournament, now=None) -> TournamentError | None:
+    """Why a tournament of tables whose live start has passed is not drawn (the refusal
+    `start_tables` would give now), or None: not a table tournament, no start time set,
+    not yet due, drawn already, closed, or nothing in the way (tick draws it within a
+    minute). Shown on the organizer's and the players' pages, so that nobody waits
+    without knowing why."""
+    now = now or timezone.now()
+    if not t.has_tables or t.starts_at is None or t.starts_at > now:
+        return None
+    if t.status not in (Tournament.Status.OPEN, Tournament.Status.RUNNING):
+        return None
+    if t.rounds.exists():
+        return None
+    try:
+        _check_start(t, t.format, len(_active_entries(t)))
+    except TournamentError as exc:
+        return exc
+    return None
+
+
+def _not_drawn_yet(t: Tournament, actor, refusal: str) -> None:
+    """The common refusals of a change to a table tournament before its draw (`t`
+    locked by the caller)."""
+    if not is_organizer(actor, t):
+        raise NotAllowed(refusal)
+    if not t.has_tables:
+        raise TournamentError(N_("not a tournament of tables"))
+    if t.status not in (Tournament.Status.OPEN, Tournament.Status.RUNNING):
+        raise TournamentError(N_("this tournament is not open"))
+    if t.rounds.exists():
+        raise TournamentError(N_("the draw has been made: the start can no longer change"))
+
+
+def play_as_rotating(tournament_id: int, actor, reason: str = "") -> Tournament:
+    """The organizer of a writer-stays tournament that too few players came to (the
+    movement needs two tables) plays it as rotating partners instead, before the draw.
+    The structure stays as it is and must suit rotating partners (check_structure);
+    audited as "change_format"."""
+    with transaction.atomic():
+        t = Tournament.objects.select_for_update().get(pk=tournament_id)
+        _not_drawn_yet(t, actor, N_("only organizers can change the format"))
+        if t.format != Tournament.Format.WRITER_STAYS:
+            raise TournamentError(N_("only a writer-stays tournament changes to rotating partners"))
+        s = t.structure
+        # The new format must suit the structure for the field it was made for, and
+        # for the players who came once enough of them are in.
+        check_structure(
+            Tournament.Format.ROTATING, max(t.capacity, MIN_TABLE_PLAYERS), rounds=s.rounds,
+            sets=s.sets, deals=s.deals, cut=s.cut, cut_fraction=s.cut_fraction,
+        )  # fmt: skip
+        before = t.format
+        t.format = Tournament.Format.ROTATING
+        t.save(update_fields=["format"])
+        AuditLog.objects.create(
+            tournament=t, actor=actor, action="change_format", before={"format": before},
+            after={"format": t.format}, reason=(reason or "").strip(),
+        )  # fmt: skip
+    return t
+
+
+def move_start(tournament_id: int, actor, starts_at: dt.datetime, now=None) -> Tournament:
+    """The organizer moves the live start of a tournament of tables not drawn yet to a
+    new time in the future (before the end of its window, if it has one). Audited as
+    "move_start"."""
+    now = now or timezone.now()
+    if starts_at is None:
+        raise TournamentError(N_("give the new start time"), field="starts_at")
+    with transaction.atomic():
+        t = Tournament.objects.select_for_update().get(pk=tournament_id)
+        _not_drawn_yet(t, actor, N_("only organizers can move the start"))
+        if starts_at <= now:
+            raise TournamentError(
+                N_("the new start time has passed: choose a time in the future"),
+                field="starts_at",
+            )
+        if t.ends_at and starts_at >= t.ends_at:
+            raise TournamentError(
+                N_("the new start time is after the end of the play window"), field="starts_at"
+            )
+        before = t.starts_at
+        t.starts_at = starts_at
+        t.live_start = True
+        t.save(update_fields=["starts_at", "live_start"])
+        AuditLog.objects.create(
+            tournament=t, actor=actor, action="move_start",
+            before={"starts_at": _iso_local(before)}, after={"starts_at": _iso_local(starts_at)},
+            reason="",
+        )  # fmt: skip
+    return t
+
+
+def _iso_local(moment: dt.datetime | None) -> str | None:
+    """A moment as the audit trail keeps it: ISO, in the site's time zone, to the minute."""
+    return timezone.localtime(moment).isoformat(timespec="minutes") if moment else None
 
 
 def _active_entries(t: Tournament) -> list[Entry]:

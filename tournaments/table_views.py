@@ -46,8 +46,16 @@ def _context(request: HttpRequest, t, *, round_number=None, set_number=None) -> 
         "starts_at": next_round.starts_at if next_round else t.starts_at,
         "drawn": t.rounds.exists(),
         "is_organizer": actions.is_organizer(request.user, t),
+        "overdue": _overdue(t),
         "ws_path": f"/ws/tournaments/{t.pk}/standings/",
     }
+
+
+def _overdue(t) -> str:
+    """Why the live start has passed without a draw, in the page's language ("" if it
+    has not, or nothing is in the way)."""
+    refusal = actions.overdue_start(t)
+    return refusal.translated() if refusal is not None else ""
 
 
 def _int(value) -> int | None:
@@ -78,6 +86,8 @@ def overview(request: HttpRequest, pk: int) -> HttpResponse:
         )
         context["invite_code"] = request.GET.get("code", "") if context["needs_code"] else ""
         context["full"] = t.entries.exclude(status=Entry.Status.REMOVED).count() >= t.capacity
+    if context["overdue"]:
+        context["signed_up"] = t.entries.exclude(status=Entry.Status.REMOVED).count()
     if request.GET.get("format") == "json":
         return JsonResponse({"status": t.status, "seat": context["seat"], "rows": context["rows"]})
     return render(request, "tournaments/tables.html", context)
@@ -289,4 +299,45 @@ def correct(request: HttpRequest, pk: int) -> HttpResponse:
         back, allowed_hosts={request.get_host()}, require_https=request.is_secure()
     ):
         return redirect(back)
+    return redirect("tournaments:tables-organize", pk=t.pk)
+
+
+@login_required
+@require_POST
+def play_as_rotating(request: HttpRequest, pk: int) -> HttpResponse:
+    """The organizer plays a writer-stays tournament as rotating partners (before the
+    draw: too few players came for two tables)."""
+    t = _tournament(request, pk)
+    _require_organizer(request, t)
+    try:
+        actions.play_as_rotating(t.pk, request.user, request.POST.get("reason", ""))
+    except actions.TournamentError as exc:
+        messages.error(request, exc.translated())
+    else:
+        messages.success(request, _("The tournament is now played as rotating partners."))
+    return redirect("tournaments:tables-organize", pk=t.pk)
+
+
+@login_required
+@require_POST
+def move_start(request: HttpRequest, pk: int) -> HttpResponse:
+    """The organizer moves the live start (a datetime-local, in the site's time zone)."""
+    from django import forms
+
+    from .forms import LOCAL_INPUT
+
+    t = _tournament(request, pk)
+    _require_organizer(request, t)
+    field = forms.DateTimeField(input_formats=[LOCAL_INPUT, "%Y-%m-%d %H:%M"])
+    try:
+        starts_at = field.clean(request.POST.get("starts_at", ""))
+    except forms.ValidationError:
+        messages.error(request, _("Give the new start time as a date and a time."))
+        return redirect("tournaments:tables-organize", pk=t.pk)
+    try:
+        actions.move_start(t.pk, request.user, starts_at)
+    except actions.TournamentError as exc:
+        messages.error(request, exc.translated())
+    else:
+        messages.success(request, _("The start time is moved."))
     return redirect("tournaments:tables-organize", pk=t.pk)

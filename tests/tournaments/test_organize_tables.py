@@ -75,7 +75,9 @@ def test_a_player_signs_up_on_the_tables_page(client, make_user, tables_tourname
 def test_a_start_the_players_cannot_fill_says_why_in_dutch(
     client, organizer, club, make_user, tables_tournament
 ):
-    t = tables_tournament(open_now=True, rounds=2, cut=6)
+    # (A cut larger than who came no longer refuses: it keeps them all. Writer stays
+    # with one table does.)
+    t = tables_tournament(open_now=True, fmt=Tournament.Format.WRITER_STAYS)
     for name in ("a1", "a2", "a3", "a4", "a5"):
         user = make_user(name)
         club.members.add(user)
@@ -83,7 +85,7 @@ def test_a_start_the_players_cannot_fill_says_why_in_dutch(
     client.force_login(organizer)
     response = client.post(f"/tournaments/{t.pk}/tables/start/", follow=True)
     page = response.content.decode()
-    assert "een cut van 6 is groter dan het veld van 5 spelers: kies hoogstens 5" in page
+    assert "met 5 spelers is er één tafel: niemand kan doorschuiven" in page
     assert not t.rounds.exists()
 
 
@@ -121,14 +123,16 @@ def test_a_live_start_that_cannot_be_drawn_does_not_stop_the_others(
     club, make_user, tables_tournament
 ):
     """At the live start the tick draws every tournament due; one whose players cannot
-    fill its structure (a cut larger than who came) waits for the organizer, logged,
-    and the next one is still drawn."""
+    fill its structure (writer stays with one table) waits for the organizer, logged
+    (and said on its pages: test_overdue_start), and the next one is still drawn."""
     import datetime as dt
 
     from django.utils import timezone
 
     soon = timezone.now() + dt.timedelta(minutes=5)
-    stuck = tables_tournament(name="Te weinig", open_now=True, rounds=2, cut=6, starts_at=soon)
+    stuck = tables_tournament(
+        name="Te weinig", open_now=True, fmt=Tournament.Format.WRITER_STAYS, starts_at=soon
+    )
     fine = tables_tournament(name="Genoeg", open_now=True, starts_at=soon)
     for k in range(5):
         user = make_user(f"s{k}")
