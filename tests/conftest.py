@@ -74,6 +74,7 @@ def bot_worker(django_db_setup, django_db_blocker):
     from config.celery import app
 
     name = f"manillen-test-{os.getpid()}@localhost"
+    os.environ["MANILLEN_TEST_WORKER"] = name  # tests.helpers.wait_for_idle_worker
     # A queue of our own: another run (or a dev worker) on the same Redis must neither
     # take our tasks (its database is not ours) nor have its tasks purged by us.
     queue = f"bots-test-{os.getpid()}"

@@ -88,8 +88,10 @@ def start_new_game(page, base: str, level: str | None = None, rules: str | None 
 
 
 def wait_for_idle_bots(timeout: float = 20.0) -> None:
-    """Wait until no active game waits on a bot: with a real worker, a test that ends
-    while bots still play would race the database flush of its teardown."""
+    """Wait until no active game waits on a bot, and (with a real worker) until the
+    worker has no task running or queued: a test that ends while bots still play, or
+    while a task a finished game queued (a set's advance, the rankings) still runs,
+    would race the database flush of its teardown (a deadlock against TRUNCATE)."""
     from game.models import Game
 
     deadline = time.monotonic() + timeout
@@ -97,3 +99,31 @@ def wait_for_idle_bots(timeout: float = 20.0) -> None:
         if time.monotonic() > deadline:
             return  # the teardown will say more than a failure here
         time.sleep(0.05)
+    wait_for_idle_worker(max(0.0, deadline - time.monotonic()))
+
+
+def wait_for_idle_worker(timeout: float = 20.0) -> None:
+    """Production stack: until this run's worker answers that it runs nothing and its
+    queues are empty (tasks with a countdown still ahead are not waited for)."""
+    name = os.environ.get("MANILLEN_TEST_WORKER")
+    if not (PRODUCTION_STACK and name):
+        return
+    from django.conf import settings
+
+    from config.celery import app
+
+    queues = [
+        settings.GAME_BOTS_QUEUE,
+        settings.TOURNAMENTS_RANKINGS_QUEUE,
+        settings.TOURNAMENTS_EXPORTS_QUEUE,
+    ]
+    deadline = time.monotonic() + timeout
+    with app.connection_for_read() as conn:
+        client = conn.default_channel.client
+        while time.monotonic() < deadline:
+            queued = sum(client.llen(q) for q in queues)
+            # A solo-pool worker answers between tasks: no answer means still busy.
+            active = app.control.inspect(destination=[name], timeout=1.0).active()
+            if not queued and active and not any(active.values()):
+                return
+            time.sleep(0.05)

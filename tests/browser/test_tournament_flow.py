@@ -105,9 +105,9 @@ def sign_up(*persons: Person) -> None:
         person.page.locator("form").get_by_role("button", name="Account maken").click(
             no_wait_after=True
         )
-    # Three password hashes side by side take seconds on a busy 2-core machine.
+    # Three password hashes side by side take seconds, more on a busy 2-core machine.
     for person in persons:
-        expect(person.page.locator(".site-header")).to_contain_text(person.name, timeout=30_000)
+        expect(person.page.locator(".site-header")).to_contain_text(person.name, timeout=60_000)
 
 
 # --- the table -------------------------------------------------------------------------
