@@ -145,6 +145,11 @@ class PIMCConfig:
     # hard full deals of the opening lead; when no deal fits, the rule-based bot's card);
     # None: every deal is solved in full.
     solve_limit: int | None = None
+    # A hard bound on the solver nodes of one decision (play, or the flemish-table
+    # announce): each solve may use only what is left of it (a solve that would go past
+    # it is cut off and its deal left out), so the worst decision is bounded by a fixed
+    # amount of search.  None: only node_budget / solve_limit apply.
+    node_cap: int | None = None
 
 
 class PIMCBot(PhaseBot):
@@ -199,11 +204,14 @@ class PIMCBot(PhaseBot):
                 and (nodes > 2 * budget or (nodes > budget and solved >= self.config.min_deals))
             ):
                 break  # a fixed amount of search, not of time: the same on every machine
-            if limit is None:
+            lim = self._limit(nodes)
+            if lim is not None and lim < 1:
+                break  # the hard node cap is spent
+            if lim is None:
                 vals = solver.solve_moves(hands, trump, seat, trick, rules, backend=self.backend)
             else:
                 vals = solver.solve_moves_limited(
-                    hands, trump, seat, trick, rules, limit=limit, backend=self.backend
+                    hands, trump, seat, trick, rules, limit=lim, backend=self.backend
                 )
             nodes += solver.last_nodes(self.backend)
             if vals is None:
@@ -219,6 +227,14 @@ class PIMCBot(PhaseBot):
             card = HeuristicBot()._play(obs, seed)
             return {t: (1.0 if t == card else 0.0) for t in obs["legal"]}
         return {CARD_TEXT[c]: totals[c] / n for c in legal}
+
+    def _limit(self, nodes: int) -> int | None:
+        """Nodes the next solve may use: the solve limit, within what is left of the cap."""
+        limit, cap = self.config.solve_limit, self.config.node_cap
+        if cap is None:
+            return limit
+        left = cap - nodes
+        return left if limit is None else min(limit, left)
 
     def _play(self, obs: dict, seed: bytes) -> str:
         values = self.card_values(obs, seed)
@@ -286,6 +302,26 @@ class PIMCBot(PhaseBot):
         order = {a: i for i, a in enumerate(obs["legal"])}
         return max(est, key=lambda a: (est[a], -order[a]))
 
+    def _bounded_points(self, deals, trump, leader: int, side: int, rules) -> float:
+        """Mean card points of ``side`` over the full ``deals`` solved within the node cap
+        (a deal cut off by it is left out; none solved: the threshold, i.e. no edge)."""
+        solver = _solver()
+        total = 60 + 8 * rules.trick_bonus + rules.last_trick_bonus
+        nodes, got = 0, []
+        for hands in deals:
+            lim = self._limit(nodes)
+            if lim is not None and lim < 1:
+                break
+            vals = solver.solve_moves_limited(
+                hands, trump, leader, (), rules, limit=lim, backend=self.backend
+            )
+            nodes += solver.last_nodes(self.backend)
+            if vals is None:
+                continue
+            v = max(vals.values())
+            got.append(v if (leader & 1) == side else total - v)
+        return sum(got) / len(got) if got else float(rules.threshold)
+
     # ----------------------------------------------------------------- kloppen
     def _announce(self, obs: dict, seed: bytes) -> str:
         rules = get_rules(obs.get("rules"))
@@ -293,7 +329,12 @@ class PIMCBot(PhaseBot):
         leader = (dealer + rules.direction) % 4
         trump = None if obs.get("trump") is None else SUITS.index(obs["trump"])
         deals = self._completions(obs, seed, self.config.announce_samples)
-        pts = sum(self._deal_points(h, trump, leader, seat & 1, rules) for h in deals) / len(deals)
+        if self.config.node_cap is None:
+            pts = sum(self._deal_points(h, trump, leader, seat & 1, rules) for h in deals) / len(
+                deals
+            )
+        else:
+            pts = self._bounded_points(deals, trump, leader, seat & 1, rules)
         call = next(a for a in obs["legal"] if a != "pass")
         return call if pts >= rules.threshold + self.config.announce_margin else "pass"
 
@@ -316,12 +357,18 @@ EXPERT_2026_11_30 = PIMCConfig(
 # self-play, the deals drawn and weighted in the compiled core (a sixth of the CPU per
 # decision), more deals from trick 3 on, and the opening lead bounded by a fixed amount
 # of search (node budget, very hard deals left out) instead of by time.
-EXPERT = replace(
+EXPERT_2026_12_01 = replace(
     EXPERT_2026_11_30,
     samples=(8, 12, 24, 48),
     inference=replace(EXPERT_2026_11_30.inference, model="policy"),
     node_budget=1_600_000,
     solve_limit=800_000,
+)
+EXPERT = replace(
+    EXPERT_2026_12_01,
+    samples=(8, 12, 32, 96, 160, 200, 200, 200),
+    exact_limit=200,
+    node_cap=3_200_000,
 )
 
 
@@ -339,13 +386,17 @@ LEVELS = {"club": club, "expert": expert}
 # earlier settings and the ones screened against it.
 VARIANTS: dict[str, PIMCConfig] = {
     "2026-11-30": EXPERT_2026_11_30,
+    "2026-12-01": EXPERT_2026_12_01,
     # screened against ismcts:20000 (bench/results/bots-2026-12-01.md)
     "policy-w": replace(
-        EXPERT,
+        EXPERT_2026_12_01,
         samples=(8, 20, 32, 48),
         node_budget=2_000_000,
         solve_limit=None,
     ),
+    # trump by sampled double-dummy solving instead of the fitted table
+    "dd-trump": replace(EXPERT, trump_table=False, trump_samples=6),
+    "dd-trump12": replace(EXPERT, trump_table=False, trump_samples=12),
 }
 
 
