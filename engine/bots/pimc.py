@@ -364,9 +364,16 @@ EXPERT_2026_12_01 = replace(
     node_budget=1_600_000,
     solve_limit=800_000,
 )
+# 2026-12-01b: more deals from trick 2 on (the late tricks are cheap to solve: about
+# 1 ms CPU for 48 deals at trick 5, so 200 there cost little; every deal is enumerated
+# when at most 200 agree), and a hard node cap per decision that also bounds the
+# flemish-table announce.  Screened in self-play against the expert it replaces
+# (trump fixed, bench/results/bots-2026-12-01b.md): 20/48/96.. at tricks 2/3/4..
+# +0.21 [-0.07, +0.50] over 1,000 deals (+0.20 over 300 more), then 20/48 instead of
+# 12/32 at tricks 2/3 a further +0.30 [-0.05, +0.65] over 1,000 deals.
 EXPERT = replace(
     EXPERT_2026_12_01,
-    samples=(8, 12, 32, 96, 160, 200, 200, 200),
+    samples=(8, 20, 48, 96, 160, 200, 200, 200),
     exact_limit=200,
     node_cap=3_200_000,
 )
@@ -394,9 +401,13 @@ VARIANTS: dict[str, PIMCConfig] = {
         node_budget=2_000_000,
         solve_limit=None,
     ),
-    # trump by sampled double-dummy solving instead of the fitted table
+    # the first step of 2026-12-01b (12/32 deals at tricks 2/3), screened against
+    "late": replace(EXPERT, samples=(8, 12, 32, 96, 160, 200, 200, 200)),
+    # trump by 6 sampled completions solved double-dummy per option instead of the
+    # fitted table: measured alone (--trump only, heuristic card play, 1,000 deals) it
+    # lost to the table (-0.68 card points and +0.09 written vs the heuristic's chooser,
+    # the table +0.13 / +0.88) at up to 1.7 s per choice: not used
     "dd-trump": replace(EXPERT, trump_table=False, trump_samples=6),
-    "dd-trump12": replace(EXPERT, trump_table=False, trump_samples=12),
 }
 
 
