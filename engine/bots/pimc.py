@@ -30,7 +30,9 @@ then suit), so the choice is a fixed function of the averages.
 
 - Bounded work: ``node_budget`` stops solving further deals once that many solver
   nodes are spent (at least ``min_deals`` solved), which bounds the hardest opening
-  leads by an amount of search rather than of time.
+  leads by an amount of search rather than of time; ``node_cap`` is a hard bound on the
+  nodes of one decision (each solve may use only what is left of it), which also
+  bounds the flemish-table announce.
 
 Determinism: every choice is a pure function of (observation, seed): the RNG is
 :func:`engine.bots.base.decision_rng` of both, the sample counts are fixed, there is
@@ -368,9 +370,9 @@ EXPERT_2026_12_01 = replace(
 # 1 ms CPU for 48 deals at trick 5, so 200 there cost little; every deal is enumerated
 # when at most 200 agree), and a hard node cap per decision that also bounds the
 # flemish-table announce.  Screened in self-play against the expert it replaces
-# (trump fixed, bench/results/bots-2026-12-01b.md): 20/48/96.. at tricks 2/3/4..
-# +0.21 [-0.07, +0.50] over 1,000 deals (+0.20 over 300 more), then 20/48 instead of
-# 12/32 at tricks 2/3 a further +0.30 [-0.05, +0.65] over 1,000 deals.
+# (trump fixed, bench/results/bots-2026-12-01b.md): 12/32/96/160/200 at tricks 2..6
+# (expert@late) +0.21 [-0.07, +0.50] over 1,000 deals (+0.20 over 300 more), then
+# 20/48 instead of 12/32 at tricks 2/3 a further +0.30 [-0.05, +0.65] over 1,000 deals.
 EXPERT = replace(
     EXPERT_2026_12_01,
     samples=(8, 20, 48, 96, 160, 200, 200, 200),
