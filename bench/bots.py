@@ -239,6 +239,7 @@ def main() -> None:
                     if getattr(cfg, "solve_limit", None)
                     else ""
                 )
+                + (f", node cap {cfg.node_cap:,}" if getattr(cfg, "node_cap", None) else "")
             )
     try:
         import subprocess

@@ -30,7 +30,9 @@ then suit), so the choice is a fixed function of the averages.
 
 - Bounded work: ``node_budget`` stops solving further deals once that many solver
   nodes are spent (at least ``min_deals`` solved), which bounds the hardest opening
-  leads by an amount of search rather than of time.
+  leads by an amount of search rather than of time; ``node_cap`` is a hard bound on the
+  nodes of one decision (each solve may use only what is left of it), which also
+  bounds the flemish-table announce.
 
 Determinism: every choice is a pure function of (observation, seed): the RNG is
 :func:`engine.bots.base.decision_rng` of both, the sample counts are fixed, there is
@@ -145,6 +147,11 @@ class PIMCConfig:
     # hard full deals of the opening lead; when no deal fits, the rule-based bot's card);
     # None: every deal is solved in full.
     solve_limit: int | None = None
+    # A hard bound on the solver nodes of one decision (play, or the flemish-table
+    # announce): each solve may use only what is left of it (a solve that would go past
+    # it is cut off and its deal left out), so the worst decision is bounded by a fixed
+    # amount of search.  None: only node_budget / solve_limit apply.
+    node_cap: int | None = None
 
 
 class PIMCBot(PhaseBot):
@@ -199,11 +206,14 @@ class PIMCBot(PhaseBot):
                 and (nodes > 2 * budget or (nodes > budget and solved >= self.config.min_deals))
             ):
                 break  # a fixed amount of search, not of time: the same on every machine
-            if limit is None:
+            lim = self._limit(nodes)
+            if lim is not None and lim < 1:
+                break  # the hard node cap is spent
+            if lim is None:
                 vals = solver.solve_moves(hands, trump, seat, trick, rules, backend=self.backend)
             else:
                 vals = solver.solve_moves_limited(
-                    hands, trump, seat, trick, rules, limit=limit, backend=self.backend
+                    hands, trump, seat, trick, rules, limit=lim, backend=self.backend
                 )
             nodes += solver.last_nodes(self.backend)
             if vals is None:
@@ -219,6 +229,14 @@ class PIMCBot(PhaseBot):
             card = HeuristicBot()._play(obs, seed)
             return {t: (1.0 if t == card else 0.0) for t in obs["legal"]}
         return {CARD_TEXT[c]: totals[c] / n for c in legal}
+
+    def _limit(self, nodes: int) -> int | None:
+        """Nodes the next solve may use: the solve limit, within what is left of the cap."""
+        limit, cap = self.config.solve_limit, self.config.node_cap
+        if cap is None:
+            return limit
+        left = cap - nodes
+        return left if limit is None else min(limit, left)
 
     def _play(self, obs: dict, seed: bytes) -> str:
         values = self.card_values(obs, seed)
@@ -286,6 +304,26 @@ class PIMCBot(PhaseBot):
         order = {a: i for i, a in enumerate(obs["legal"])}
         return max(est, key=lambda a: (est[a], -order[a]))
 
+    def _bounded_points(self, deals, trump, leader: int, side: int, rules) -> float:
+        """Mean card points of ``side`` over the full ``deals`` solved within the node cap
+        (a deal cut off by it is left out; none solved: the threshold, i.e. no edge)."""
+        solver = _solver()
+        total = 60 + 8 * rules.trick_bonus + rules.last_trick_bonus
+        nodes, got = 0, []
+        for hands in deals:
+            lim = self._limit(nodes)
+            if lim is not None and lim < 1:
+                break
+            vals = solver.solve_moves_limited(
+                hands, trump, leader, (), rules, limit=lim, backend=self.backend
+            )
+            nodes += solver.last_nodes(self.backend)
+            if vals is None:
+                continue
+            v = max(vals.values())
+            got.append(v if (leader & 1) == side else total - v)
+        return sum(got) / len(got) if got else float(rules.threshold)
+
     # ----------------------------------------------------------------- kloppen
     def _announce(self, obs: dict, seed: bytes) -> str:
         rules = get_rules(obs.get("rules"))
@@ -293,7 +331,12 @@ class PIMCBot(PhaseBot):
         leader = (dealer + rules.direction) % 4
         trump = None if obs.get("trump") is None else SUITS.index(obs["trump"])
         deals = self._completions(obs, seed, self.config.announce_samples)
-        pts = sum(self._deal_points(h, trump, leader, seat & 1, rules) for h in deals) / len(deals)
+        if self.config.node_cap is None:
+            pts = sum(self._deal_points(h, trump, leader, seat & 1, rules) for h in deals) / len(
+                deals
+            )
+        else:
+            pts = self._bounded_points(deals, trump, leader, seat & 1, rules)
         call = next(a for a in obs["legal"] if a != "pass")
         return call if pts >= rules.threshold + self.config.announce_margin else "pass"
 
@@ -316,12 +359,25 @@ EXPERT_2026_11_30 = PIMCConfig(
 # self-play, the deals drawn and weighted in the compiled core (a sixth of the CPU per
 # decision), more deals from trick 3 on, and the opening lead bounded by a fixed amount
 # of search (node budget, very hard deals left out) instead of by time.
-EXPERT = replace(
+EXPERT_2026_12_01 = replace(
     EXPERT_2026_11_30,
     samples=(8, 12, 24, 48),
     inference=replace(EXPERT_2026_11_30.inference, model="policy"),
     node_budget=1_600_000,
     solve_limit=800_000,
+)
+# 2026-12-01b: more deals from trick 2 on (the late tricks are cheap to solve: about
+# 1 ms CPU for 48 deals at trick 5, so 200 there cost little; every deal is enumerated
+# when at most 200 agree), and a hard node cap per decision that also bounds the
+# flemish-table announce.  Screened in self-play against the expert it replaces
+# (trump fixed, bench/results/bots-2026-12-01b.md): 12/32/96/160/200 at tricks 2..6
+# (expert@late) +0.21 [-0.07, +0.50] over 1,000 deals (+0.20 over 300 more), then
+# 20/48 instead of 12/32 at tricks 2/3 a further +0.30 [-0.05, +0.65] over 1,000 deals.
+EXPERT = replace(
+    EXPERT_2026_12_01,
+    samples=(8, 20, 48, 96, 160, 200, 200, 200),
+    exact_limit=200,
+    node_cap=3_200_000,
 )
 
 
@@ -339,13 +395,21 @@ LEVELS = {"club": club, "expert": expert}
 # earlier settings and the ones screened against it.
 VARIANTS: dict[str, PIMCConfig] = {
     "2026-11-30": EXPERT_2026_11_30,
+    "2026-12-01": EXPERT_2026_12_01,
     # screened against ismcts:20000 (bench/results/bots-2026-12-01.md)
     "policy-w": replace(
-        EXPERT,
+        EXPERT_2026_12_01,
         samples=(8, 20, 32, 48),
         node_budget=2_000_000,
         solve_limit=None,
     ),
+    # the first step of 2026-12-01b (12/32 deals at tricks 2/3), screened against
+    "late": replace(EXPERT, samples=(8, 12, 32, 96, 160, 200, 200, 200)),
+    # trump by 6 sampled completions solved double-dummy per option instead of the
+    # fitted table: measured alone (--trump only, heuristic card play, 1,000 deals) it
+    # lost to the table (-0.68 card points and +0.09 written vs the heuristic's chooser,
+    # the table +0.13 / +0.88) at up to 1.7 s per choice: not used
+    "dd-trump": replace(EXPERT, trump_table=False, trump_samples=6),
 }
 
 

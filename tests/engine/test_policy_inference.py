@@ -184,3 +184,70 @@ def test_the_limited_solve_is_exact_or_none_and_a_fixed_function_of_the_position
         fits += big is not None
         misses += small is None
     assert fits == misses == 12
+
+
+def test_the_node_cap_bounds_the_whole_decision_and_cuts_off_the_solve_that_would_pass_it(
+    monkeypatch,
+):
+    from dataclasses import replace
+
+    from engine import solver
+    from engine.bots.pimc import EXPERT, PIMCBot
+
+    obs = next(o for o in _observations("flemish", 4, "budget") if not o["tricks"])
+    spent, limits = [], []
+    real = solver.solve_moves_limited
+
+    def counting(*a, **k):
+        limits.append(k["limit"])
+        out = real(*a, **k)
+        spent.append(solver.last_nodes())
+        return out
+
+    monkeypatch.setattr(solver, "solve_moves_limited", counting)
+    free = PIMCBot("x", replace(EXPERT, node_cap=None)).card_values(obs, b"s")
+    assert max(limits) == EXPERT.solve_limit  # without a cap: only the per-deal limit
+    n_free = sum(spent)
+    cap = n_free // 3
+    spent.clear()
+    limits.clear()
+    capped = PIMCBot("x", replace(EXPERT, node_cap=cap))
+    first = capped.card_values(obs, b"s")
+    # every solve may use only what is left: the decision never searches past the cap
+    assert sum(spent) <= cap + 1000  # (a cut-off search unwinds a few nodes past it)
+    assert min(limits) < EXPERT.solve_limit
+    assert capped.card_values(obs, b"s") == first  # a pure function of (observation, seed)
+    assert set(first) == set(free) == set(obs["legal"])
+
+
+def test_the_flemish_table_announce_is_bounded_by_the_node_cap(monkeypatch):
+    from dataclasses import replace
+
+    from engine import solver
+    from engine.bots.pimc import EXPERT, PIMCBot
+
+    legal = ["trump:S", "trump:H", "trump:D", "trump:C", "trump:none"]
+    obs = {
+        "seat": 1, "rules": "flemish-table", "dealer": 0, "phase": "announce",
+        "hand": "TS AS KS QS JS TH AH TD".split(), "hand_sizes": [8, 8, 8, 8], "trump": "S",
+        "no_trump": False, "turned_card": None, "tricks": [],
+        "current_trick": {"leader": 1, "cards": []}, "legal": ["mee", "pass"],
+        "tie_factor": 1, "deal_number": 1,
+    }  # fmt: skip
+    assert legal  # (the trump options are not offered in this phase)
+    spent = []
+    real = solver.solve_moves_limited
+
+    def counting(*a, **k):
+        out = real(*a, **k)
+        spent.append(solver.last_nodes())
+        return out
+
+    monkeypatch.setattr(solver, "solve_moves_limited", counting)
+    bot = PIMCBot("x", EXPERT)
+    assert bot.act(obs, b"a") == "mee"  # strong: announces
+    assert spent and sum(spent) <= EXPERT.node_cap + 1000
+    spent.clear()
+    tiny = PIMCBot("x", replace(EXPERT, node_cap=1000))
+    tiny.act(obs, b"a")
+    assert sum(spent) <= 1000 + 1000
