@@ -66,6 +66,11 @@ def _server_env(request, sqlite: Path, cache_tag: str, **extra: str):
     env = {**os.environ, "DEBUG": "1", "PYTHONUNBUFFERED": "1", **extra}
     # A quick bot keeps a whole game well inside the test's time budget.
     env.setdefault("GAME_DEFAULT_BOT", "heuristic")
+    # Every browser test comes from 127.0.0.1, and the session's server is shared by
+    # many of them: the per-address limits (meant for one real client) would refuse the
+    # later tests' sign-ups, logins and new games. The limits have tests of their own.
+    for limit in ("SIGNUP_RATE_LIMIT", "LOGIN_RATE_LIMIT_ADDRESS", "PLAY_RATE_LIMIT"):
+        env.setdefault(limit, "1000")
     if PRODUCTION_STACK:
         # The worker fixture makes sure the test database exists and bots get played.
         request.getfixturevalue("bot_worker")
