@@ -31,6 +31,34 @@ def pytest_configure(config):
     cache = settings.CACHES.get("default", {})
     if "redis" in cache.get("BACKEND", "").lower():
         cache["KEY_PREFIX"] = f"{cache.get('KEY_PREFIX', '')}test{os.getpid()}"
+    # The absence check at a tournament table's start is a task with a countdown: in a
+    # test that does not ask for it, it would fire seconds later into another test.
+    # Tests of absent players set their own grace.
+    settings.TABLES_ABSENT_GRACE = 0
+    os.environ.setdefault("TABLES_ABSENT_GRACE", "0")  # the worker and test servers
+    if PRODUCTION_STACK:
+        _flush_retries_deadlocks()
+
+
+def _flush_retries_deadlocks() -> None:
+    """A test's teardown empties the tables (TRUNCATE) while the real worker may still
+    run a task queued with a countdown (a clock, a takeover): PostgreSQL then breaks the
+    deadlock by aborting one of them. The flush is all or nothing, so it is tried again."""
+    from django.db import OperationalError
+    from django.db.backends.postgresql.operations import DatabaseOperations
+
+    flush = DatabaseOperations.execute_sql_flush
+
+    def execute_sql_flush(self, sql_list):
+        for attempt in range(5):
+            try:
+                return flush(self, sql_list)
+            except OperationalError as exc:
+                if "deadlock" not in str(exc) or attempt == 4:
+                    raise
+                time.sleep(0.2 * (attempt + 1))
+
+    DatabaseOperations.execute_sql_flush = execute_sql_flush
 
 
 @pytest.fixture(autouse=True)
