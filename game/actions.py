@@ -383,11 +383,7 @@ def arrive(game_pk: int, index: int, user) -> bool:
             or not seat.connections
         ):
             return False
-        seat.bot_control = seat.left = False
-        seat.bot_reason = ""
-        seat.timeouts = 0
-        seat.save(update_fields=["bot_control", "left", "bot_reason", "timeouts"])
-        _seats_changed(game, seats)
+        _give_seat_back(game, seats, seat)
         return True
 
 
@@ -819,12 +815,18 @@ def take_back(public_id, user) -> Game:
             raise SeatRefused(N_("this game is not being played"))
         if not mine.bot_control:
             raise SeatRefused(N_("you are playing your seat already"))
-        mine.bot_control = mine.left = False
-        mine.bot_reason = ""
-        mine.timeouts = 0
-        mine.save(update_fields=["bot_control", "left", "bot_reason", "timeouts"])
-        _seats_changed(game, seats)
+        _give_seat_back(game, seats, mine)
     return game
+
+
+def _give_seat_back(game: Game, seats: list[Seat], seat: Seat) -> None:
+    """Inside the locked transaction: the person plays `seat` again instead of the bot
+    (arriving, or "take your seat back")."""
+    seat.bot_control = seat.left = False
+    seat.bot_reason = ""
+    seat.timeouts = 0
+    seat.save(update_fields=["bot_control", "left", "bot_reason", "timeouts"])
+    _seats_changed(game, seats)
 
 
 def _seats_changed(game: Game, seats: list[Seat]) -> None:

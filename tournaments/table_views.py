@@ -24,9 +24,14 @@ def _seat_label(index: int) -> str:
     return [_("South"), _("West"), _("North"), _("East")][index]
 
 
-def _context(request: HttpRequest, t, *, round_number=None, set_number=None) -> dict:
+def _require_tables(t) -> None:
+    """These pages are of tournaments of rounds and tables only."""
     if not t.has_tables:
         raise Http404("not a tournament of tables")
+
+
+def _context(request: HttpRequest, t, *, round_number=None, set_number=None) -> dict:
+    _require_tables(t)
     seat = tables.my_seat(t, request.user)
     if seat is not None:
         seat["seat_label"] = _seat_label(seat["seat"])
@@ -145,8 +150,7 @@ def start(request: HttpRequest, pk: int) -> HttpResponse:
 def traveller(request: HttpRequest, pk: int, round_number: int, set_number: int, number: int):
     """Deal `number` of a finished set at every table (hands, trump, points, the play)."""
     t = _tournament(request, pk)
-    if not t.has_tables:
-        raise Http404("not a tournament of tables")
+    _require_tables(t)
     data = tables.traveller(t, round_number, set_number, number)
     if data is None:
         raise Http404("no such deal in a finished set")
@@ -196,8 +200,7 @@ def table_replay(request: HttpRequest, pk: int, round_number: int, set_number: i
     """One table's game of a finished set, deal after deal: the hands, the trump, the
     play trick by trick and the scores (the travellers link here for each table)."""
     t = _tournament(request, pk)
-    if not t.has_tables:
-        raise Http404("not a tournament of tables")
+    _require_tables(t)
     data = tables.table_game(t, round_number, set_number, number)
     if data is None:
         raise Http404("no such table in a finished set")
@@ -219,8 +222,7 @@ def table_replay(request: HttpRequest, pk: int, round_number: int, set_number: i
 def _results_allowed(request: HttpRequest, t) -> None:
     from .views import _require_results
 
-    if not t.has_tables:
-        raise Http404("not a tournament of tables")
+    _require_tables(t)
     _require_results(request, t)
 
 
