@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import json
 import math
 import multiprocessing as mp
 import os
@@ -140,6 +141,12 @@ def main() -> None:
     )
     ap.add_argument("--no-save", action="store_true")
     ap.add_argument(
+        "--dump",
+        default=None,
+        help="write each deal's duplicate card-point difference as JSON lines to this file "
+        "(bench/pair.py compares two such runs deal by deal)",
+    )
+    ap.add_argument(
         "--max-seconds",
         type=float,
         default=None,
@@ -194,6 +201,10 @@ def main() -> None:
         diffs.append(r1["points"][0] - r2["points"][0])  # same seats, same cards
         wdiffs.append((r1["written"][0] - r1["written"][1]) - (r2["written"][0] - r2["written"][1]))
     n = len(diffs)
+    if args.dump:
+        with open(args.dump, "w", encoding="utf-8") as f:
+            for (k, _, _), d, w in zip(rows, diffs, wdiffs, strict=True):
+                f.write(json.dumps({"deal": k, "points": d, "written": w}) + "\n")
     mean = statistics.mean(diffs)
     sd = statistics.stdev(diffs) if n > 1 else 0.0
     half = 1.96 * sd / math.sqrt(n) if n > 1 else float("nan")
