@@ -152,6 +152,14 @@ class PIMCConfig:
     # it is cut off and its deal left out), so the worst decision is bounded by a fixed
     # amount of search.  None: only node_budget / solve_limit apply.
     node_cap: int | None = None
+    # The first ``mcts_tricks`` tricks are played by information-set MCTS
+    # (:mod:`engine.bots.ismcts`, ``mcts_iterations`` per decision) instead of PIMC.
+    mcts_tricks: int = 0
+    mcts_iterations: int = 20000
+    # > 0: the MCTS draws its determinisations from this many deals weighted by the
+    # inference (as PIMC's), not uniformly.
+    mcts_pool: int = 0
+    mcts_greedy: int = 0  # per mille of the playout cards by the greedy rule (_ismcts.c)
 
 
 class PIMCBot(PhaseBot):
@@ -230,6 +238,38 @@ class PIMCBot(PhaseBot):
             return {t: (1.0 if t == card else 0.0) for t in obs["legal"]}
         return {CARD_TEXT[c]: totals[c] / n for c in legal}
 
+    def _mcts(self, obs: dict, seed: bytes) -> int:
+        """The card of an information-set MCTS, its determinisations drawn from the
+        inference's weighted deals (``mcts_pool``) or uniformly."""
+        from .ismcts import UCB_C, search
+
+        cfg = self.config
+        inf = cfg.inference
+        if not cfg.mcts_pool or inf is None or inf.model != "policy" or not _policy_core():
+            return search(obs, seed, cfg.mcts_iterations)[0]
+        rules = get_rules(obs.get("rules"))
+        model = PlayModel(obs, rules, inf)
+        if not model.informative:
+            return search(obs, seed, cfg.mcts_iterations)[0]
+        from ..solver import rule_args
+
+        hidden = analyse(obs, rules)
+        rng = decision_rng(obs, seed)
+        deals, weights = _policy_deals(
+            obs, rules, hidden, model, inf, rng, cfg.mcts_pool,
+            hidden.enumerate_deals(cfg.mcts_pool),
+        )  # fmt: skip
+        trump = None if obs.get("trump") is None else SUITS.index(obs["trump"])
+        flat: list[int] = []
+        for s_, t in obs["current_trick"]["cards"]:
+            flat += [int(s_), CARD_BY_TEXT[t]]
+        best, _, _ = _policy_core().search_pool(
+            deals, weights, -1 if trump is None else trump, obs["seat"], obs["seat"],
+            tuple(flat), *rule_args(rules), cfg.mcts_iterations, rng.getrandbits(64), UCB_C,
+            cfg.mcts_greedy,
+        )  # fmt: skip
+        return best
+
     def _limit(self, nodes: int) -> int | None:
         """Nodes the next solve may use: the solve limit, within what is left of the cap."""
         limit, cap = self.config.solve_limit, self.config.node_cap
@@ -239,6 +279,8 @@ class PIMCBot(PhaseBot):
         return left if limit is None else min(limit, left)
 
     def _play(self, obs: dict, seed: bytes) -> str:
+        if len(obs["tricks"]) < self.config.mcts_tricks and len(obs["legal"]) > 1:
+            return CARD_TEXT[self._mcts(obs, seed)]
         values = self.card_values(obs, seed)
         best = max(values.values())
         ties = [CARD_BY_TEXT[t] for t, v in values.items() if v == best]
@@ -418,3 +460,35 @@ def variant(spec: str) -> PIMCBot:
     if name not in VARIANTS:
         raise ValueError(f"unknown bot {spec!r}: expert@ one of {', '.join(sorted(VARIANTS))}")
     return PIMCBot(spec, VARIANTS[name])
+
+
+def _inf(**kw) -> PIMCConfig:
+    assert EXPERT.inference is not None
+    return replace(EXPERT, inference=replace(EXPERT.inference, **kw))
+
+
+# screening 2026-12-01c (temporary)
+VARIANTS.update(
+    {
+        "x-more": replace(
+            EXPERT,
+            samples=(16, 40, 96, 200, 200, 200, 200, 200),
+            node_budget=3_200_000,
+            node_cap=6_400_000,
+        ),
+        "x-aopp05": _inf(alpha_opp=0.5),
+        "x-aopp15": _inf(alpha_opp=1.5),
+        "x-apar1": _inf(alpha_partner=1.0),
+        "x-cand20": _inf(candidates=20),
+        "x-mix03": _inf(mix=0.3),
+        "x-noinf": replace(EXPERT, inference=None),
+        "x-mcts1": replace(EXPERT, mcts_tricks=1, mcts_iterations=40000),
+        "x-mcts2": replace(EXPERT, mcts_tricks=2, mcts_iterations=40000),
+        "x-pool1": replace(EXPERT, mcts_tricks=1, mcts_iterations=40000, mcts_pool=400),
+        "x-pool2": replace(EXPERT, mcts_tricks=2, mcts_iterations=40000, mcts_pool=400),
+        "x-pool8": replace(EXPERT, mcts_tricks=8, mcts_iterations=20000, mcts_pool=400),
+        "x-pg8": replace(EXPERT, mcts_tricks=8, mcts_iterations=20000, mcts_pool=400, mcts_greedy=1000),
+        "x-pg8h": replace(EXPERT, mcts_tricks=8, mcts_iterations=20000, mcts_pool=400, mcts_greedy=500),
+        "x-pool8b": replace(EXPERT, mcts_tricks=8, mcts_iterations=40000, mcts_pool=800),
+    }
+)

@@ -153,6 +153,53 @@ static int play(G *s, int c) {
     return over;
 }
 
+/* ------------------------------------------------------------------ playouts
+ * A playout card: uniformly random, or (with probability greedy / 1000, when following)
+ * a simple greedy rule: the partner winning -> the cheapest card, or the richest
+ * non-trump one when last to play; an opponent winning -> the cheapest card that beats
+ * him, else the cheapest card.  "Cheapest": fewest points, then the lowest rank. */
+static inline int cheapest(uint32_t m) {
+    int best = -1, bk = 1 << 30;
+    while (m) {
+        int c = __builtin_ctz(m);
+        m &= m - 1;
+        int k = CARD_PTS[c] * 16 + (c & 7);
+        if (k < bk) {
+            bk = k;
+            best = c;
+        }
+    }
+    return best;
+}
+
+static inline int richest(uint32_t m) {
+    int best = -1, bk = -1;
+    while (m) {
+        int c = __builtin_ctz(m);
+        m &= m - 1;
+        int k = CARD_PTS[c] * 16 + (7 - (c & 7));
+        if (k > bk) {
+            bk = k;
+            best = c;
+        }
+    }
+    return best;
+}
+
+static int playout_card(const G *s, Rng *r, uint32_t lm, int greedy) {
+    if (s->n == 0 || !greedy || (int)rng_below(r, 1000) >= greedy) return random_card(r, lm);
+    int p = s->to_move;
+    if (!((s->win_seat ^ p) & 1)) {
+        if (s->n < 3) return cheapest(lm);
+        uint32_t plain = s->trump >= 0 ? lm & ~SUITM(s->trump) : lm;
+        return richest(plain ? plain : lm);
+    }
+    int w = s->win_card;
+    uint32_t beat = lm & ABOVE[w];
+    if (s->trump >= 0 && (w >> 3) != s->trump) beat |= lm & SUITM(s->trump);
+    return cheapest(beat ? beat : lm);
+}
+
 /* ------------------------------------------------------------------ sampler */
 typedef struct {
     uint32_t known[4];
@@ -322,8 +369,29 @@ typedef struct {
     double count;       /* consistent deals */
 } Result;
 
-static int run_search(const Sampler *sp, const G *root, int observer, long iterations, uint64_t seed,
-                      double cexp, Result *res) {
+/* A weighted set of whole deals to draw the determinisations from instead of the
+ * uniform sampler (the expert's inference: search_pool()); cum[i] = weights of 0..i. */
+typedef struct {
+    const uint32_t *hands; /* 4 per deal */
+    const double *cum;
+    long n;
+} Pool;
+
+static void pool_draw(const Pool *pl, Rng *r, uint32_t hands[4]) {
+    double u = rng_unit(r) * pl->cum[pl->n - 1];
+    long lo = 0, hi = pl->n - 1;
+    while (lo < hi) {
+        long mid = (lo + hi) / 2;
+        if (u < pl->cum[mid])
+            hi = mid;
+        else
+            lo = mid + 1;
+    }
+    memcpy(hands, pl->hands + 4 * lo, 4 * sizeof(uint32_t));
+}
+
+static int run_search(const Sampler *sp, const Pool *pl, const G *root, int observer, long iterations,
+                      uint64_t seed, double cexp, int greedy, Result *res) {
     Tree t;
     t.cap = (int)iterations + 2;
     t.n = 0;
@@ -337,7 +405,10 @@ static int run_search(const Sampler *sp, const G *root, int observer, long itera
     int obs_team = observer & 1;
     for (long it = 0; it < iterations; it++) {
         G s = *root;
-        sampler_draw(sp, &r, s.hand);
+        if (pl)
+            pool_draw(pl, &r, s.hand);
+        else
+            sampler_draw(sp, &r, s.hand);
         if (it == 0) {
             uint32_t all = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3];
             int cards = popc(all) + s.n;
@@ -376,7 +447,7 @@ static int run_search(const Sampler *sp, const G *root, int observer, long itera
             over = play(&s, t.nodes[node].card);
         }
         /* random playout */
-        while (!over) over = play(&s, random_card(&r, legal(&s, s.to_move)));
+        while (!over) over = play(&s, playout_card(&s, &r, legal(&s, s.to_move), greedy));
         double r0 = total > 0 ? (double)s.pts0 / total : 0.5;
         root_sum += obs_team ? 1.0 - r0 : r0;
         for (int x = node; x >= 0; x = t.nodes[x].parent) {
@@ -978,6 +1049,8 @@ static int parse_hidden(PyObject *known_o, PyObject *need_o, PyObject *forbid_o,
     return 0;
 }
 
+static PyObject *result_tuple(const Result *res);
+
 static PyObject *py_search(PyObject *self, PyObject *args) {
     PyObject *known_o, *need_o, *forbid_o, *trick_o;
     unsigned int unseen;
@@ -1009,10 +1082,104 @@ static PyObject *py_search(PyObject *self, PyObject *args) {
     memset(&res, 0, sizeof res);
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = run_search(&sp, &g, observer & 3, iterations, seed, cexp, &res);
+    rc = run_search(&sp, NULL, &g, observer & 3, iterations, seed, cexp, 0, &res);
     Py_END_ALLOW_THREADS
     free(sp.ways);
     if (rc < 0) return PyErr_NoMemory();
+    return result_tuple(&res);
+}
+
+/* search_pool(deals, weights, trump, to_move, observer, trick, dir, beat_partner, under,
+ *             tbonus, lbonus, iterations, seed, c): search() with each iteration's
+ * determinisation drawn from `deals` (whole hands h0..h3) with probability by weight. */
+static PyObject *py_search_pool(PyObject *self, PyObject *args) {
+    PyObject *deals_o, *weights_o, *trick_o;
+    int trump, to_move, observer, dir, bp, under, tb, lb;
+    long iterations;
+    unsigned long long seed;
+    double cexp;
+    int greedy = 0;
+    if (!PyArg_ParseTuple(args, "OOiiiOiiiiilKd|i", &deals_o, &weights_o, &trump, &to_move, &observer, &trick_o,
+                          &dir, &bp, &under, &tb, &lb, &iterations, &seed, &cexp, &greedy))
+        return NULL;
+    if (greedy < 0 || greedy > 1000) {
+        PyErr_SetString(PyExc_ValueError, "greedy: 0 .. 1000 (per mille of the playout cards)");
+        return NULL;
+    }
+    if (iterations < 1 || iterations > 10000000) {
+        PyErr_SetString(PyExc_ValueError, "iterations: 1 .. 10,000,000");
+        return NULL;
+    }
+    G g;
+    memset(&g, 0, sizeof g);
+    g.trump = trump;
+    g.dir = dir;
+    g.beat_partner = bp;
+    g.under = under;
+    g.tbonus = tb;
+    g.lbonus = lb;
+    g.to_move = to_move & 3;
+    if (parse_trick(trick_o, &g) < 0) return NULL;
+    PyObject *dseq = PySequence_Fast(deals_o, "deals");
+    if (!dseq) return NULL;
+    PyObject *wseq = PySequence_Fast(weights_o, "weights");
+    if (!wseq) {
+        Py_DECREF(dseq);
+        return NULL;
+    }
+    Py_ssize_t nd = PySequence_Fast_GET_SIZE(dseq);
+    if (nd < 1 || PySequence_Fast_GET_SIZE(wseq) != nd) {
+        Py_DECREF(dseq);
+        Py_DECREF(wseq);
+        PyErr_SetString(PyExc_ValueError, "deals and weights: the same length, at least one");
+        return NULL;
+    }
+    uint32_t *hands = (uint32_t *)malloc((size_t)nd * 4 * sizeof(uint32_t));
+    double *cum = (double *)malloc((size_t)nd * sizeof(double));
+    if (!hands || !cum) {
+        free(hands);
+        free(cum);
+        Py_DECREF(dseq);
+        Py_DECREF(wseq);
+        return PyErr_NoMemory();
+    }
+    double acc = 0;
+    for (Py_ssize_t k = 0; k < nd; k++) {
+        double w = PyFloat_AsDouble(PySequence_Fast_GET_ITEM(wseq, k));
+        if (parse4u(PySequence_Fast_GET_ITEM(dseq, k), hands + 4 * k, "deal") < 0 || PyErr_Occurred() || !(w >= 0)) {
+            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "weights must be >= 0");
+            free(hands);
+            free(cum);
+            Py_DECREF(dseq);
+            Py_DECREF(wseq);
+            return NULL;
+        }
+        acc += w;
+        cum[k] = acc;
+    }
+    Py_DECREF(dseq);
+    Py_DECREF(wseq);
+    if (!(acc > 0)) {
+        free(hands);
+        free(cum);
+        PyErr_SetString(PyExc_ValueError, "weights: at least one above 0");
+        return NULL;
+    }
+    Pool pl = {hands, cum, (long)nd};
+    Result res;
+    memset(&res, 0, sizeof res);
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = run_search(NULL, &pl, &g, observer & 3, iterations, seed, cexp, greedy, &res);
+    Py_END_ALLOW_THREADS
+    free(hands);
+    free(cum);
+    if (rc < 0) return PyErr_NoMemory();
+    return result_tuple(&res);
+}
+
+static PyObject *result_tuple(const Result *res_) {
+    Result res = *res_;
     PyObject *lst = PyList_New(res.ncards);
     if (!lst) return NULL;
     for (int i = 0; i < res.ncards; i++) {
@@ -1082,6 +1249,10 @@ static PyMethodDef methods[] = {
     {"search", py_search, METH_VARARGS,
      "search(known, need, forbid, unseen, trump, to_move, observer, trick, dir, beat_partner, under, "
      "tbonus, lbonus, iterations, seed, c) -> (best card, [(card, visits, mean points)], root mean points)"},
+    {"search_pool", py_search_pool, METH_VARARGS,
+     "search_pool(deals, weights, trump, to_move, observer, trick, dir, beat_partner, under, tbonus, lbonus, "
+     "iterations, seed, c[, greedy]) -> search() with the determinisations drawn from the weighted deals "
+     "(greedy: per mille of the playout cards by the greedy rule, not at random)"},
     {"count", py_count, METH_VARARGS, "count(known, need, forbid, unseen) -> consistent deals (float)"},
     {"sample", py_sample, METH_VARARGS, "sample(known, need, forbid, unseen, n, seed) -> [[h0, h1, h2, h3]]"},
     {"policy_features", py_policy_features, METH_VARARGS,

@@ -197,3 +197,77 @@ def test_the_last_card_scores_the_table_for_the_side_that_wins_the_trick():
             assert root == exact and stats == [(best, 50, float(exact))]
             checked += 1
     assert checked >= 3
+
+
+# ----------------------------------------------------------------- search_pool (the expert's MCTS)
+def _pool_args(o):
+    from engine.rules import get_rules
+    from engine.solver import rule_args
+
+    flat = []
+    for s, t in o["current_trick"]["cards"]:
+        flat += [s, CARD_BY_TEXT[t]]
+    trump = -1 if o["trump"] is None else "SHDC".index(o["trump"])
+    return trump, o["seat"], o["seat"], tuple(flat), *rule_args(get_rules(o["rules"]))
+
+
+def _late_positions(tricks_done: int, n: int):
+    """Observations at trick ``tricks_done + 1`` with a choice, and the true hands."""
+    out = []
+    for rules in PRESETS:
+        bots = [get_bot("heuristic"), get_bot("random")]
+        for gi in range(12):
+            g = Game(f"pool-{rules}-{gi}", rules)
+            while g.deal_number == 1 and not g.is_terminal():
+                o = g.observation(g.to_move)
+                if o["phase"] == "play" and len(o["tricks"]) == tricks_done and len(o["legal"]) > 1:
+                    hands = [0, 0, 0, 0]
+                    for s in range(4):
+                        for t in g.observation(s)["hand"]:
+                            hands[s] |= 1 << CARD_BY_TEXT[t]
+                    out.append((o, hands))
+                    break
+                g.apply_action(bots[g.to_move & 1].act(o, b"p"))
+            if len(out) >= n:
+                return out
+    return out
+
+
+def test_a_pool_of_one_deal_is_searched_as_that_deal_and_finds_a_best_card():
+    # two tricks left, one determinisation: the tree is the whole game tree and the
+    # most visited card is one the double-dummy solver rates best
+    from engine.rules import get_rules
+    from engine.solver import solve_moves
+
+    checked = 0
+    for o, hands in _late_positions(6, 24):
+        trump = None if o["trump"] is None else "SHDC".index(o["trump"])
+        trick = [(s, CARD_BY_TEXT[c]) for s, c in o["current_trick"]["cards"]]
+        vals = solve_moves(hands, trump, o["seat"], trick, get_rules(o["rules"]))
+        for greedy in (0, 1000):
+            best, stats, root = core.search_pool([hands], [1.0], *_pool_args(o), 4000, 7, 0.7, greedy)
+            assert vals[best] == max(vals.values()), (o, vals, stats)
+            assert {c for c, _, _ in stats} == set(vals)
+        checked += 1
+    assert checked >= 12
+
+
+def test_the_pool_is_drawn_by_weight_and_deterministically():
+    o, hands = _late_positions(5, 1)[0]
+    other = core.sample(*hidden_args(o, o["rules"]), 1, 99)[0]
+    args = _pool_args(o)
+    a = core.search_pool([hands, other], [1.0, 0.0], *args, 2000, 5, 0.7)
+    assert a == core.search_pool([hands], [3.0], *args, 2000, 5, 0.7)  # weight 0: never drawn
+    assert a == core.search_pool([hands, other], [1.0, 0.0], *args, 2000, 5, 0.7)
+    mixed = core.search_pool([hands, other], [1.0, 1.0], *args, 2000, 5, 0.7)
+    assert mixed[1] != a[1] or hands == list(other)
+
+
+@pytest.mark.parametrize(
+    "deals, weights, greedy",
+    [([], [], 0), ([[1, 2, 4, 8]], [1.0, 1.0], 0), ([[1, 2, 4, 8]], [0.0], 0),
+     ([[1, 2, 4, 8]], [-1.0], 0), ([[1, 2, 4, 8]], [1.0], 1001), ([[1, 2]], [1.0], 0)],
+)  # fmt: skip
+def test_search_pool_refuses_bad_input(deals, weights, greedy):
+    with pytest.raises(ValueError):
+        core.search_pool(deals, weights, -1, 0, 0, (), 1, 0, 0, 0, 0, 100, 1, 0.7, greedy)
