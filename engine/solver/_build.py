@@ -5,8 +5,9 @@ information-set MCTS sparring partner, :mod:`engine.bots.ismcts`).
 Order: the extension built by the package (``setup.py`` ``ext_modules``, so
 ``engine/solver/<name>*.so`` next to this file), then a copy compiled on first use
 with the system C compiler into ``$MANILLEN_CACHE`` / ``$XDG_CACHE_HOME/manillen`` /
-``~/.cache/manillen`` (keyed by the source hash and the Python ABI, written atomically
-so concurrent workers are safe), else ``None`` and the caller uses pure Python.
+``~/.cache/manillen`` (keyed by the hash of the source, of the headers it includes
+(``_rules.h``, shared by both cores) and of the flags, and by the Python ABI; written
+atomically so concurrent workers are safe), else ``None`` and the caller uses pure Python.
 
 ``MANILLEN_SOLVER=python`` forces pure Python; ``MANILLEN_SOLVER_BUILD=0`` forbids
 the on-the-fly build.
@@ -18,6 +19,7 @@ import hashlib
 import importlib.machinery
 import importlib.util
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,6 +31,7 @@ HERE = Path(__file__).resolve().parent
 SOURCE = HERE / "_ddcore.c"
 CFLAGS = ["-O3", "-fPIC", "-shared", "-std=c11", "-fno-strict-aliasing"]
 LIBS = {"_ismcts": ["-lm"]}
+INCLUDE = re.compile(rb'^[ \t]*#[ \t]*include[ \t]*"([^"]+)"', re.MULTILINE)
 
 
 def _load(path: Path, name: str = "engine.solver._ddcore"):
@@ -91,6 +94,31 @@ def build(target: Path, source: Path = SOURCE) -> bool:
             os.unlink(tmp)
 
 
+def local_headers(source: Path) -> list[Path]:
+    """The headers ``source`` includes with quotes (``#include "_rules.h"``), looked up
+    beside the file that includes them, and the ones they include: each once, in order."""
+    found: list[Path] = []
+    todo = [source]
+    while todo:
+        including = todo.pop(0)
+        for m in INCLUDE.finditer(including.read_bytes()):
+            path = (including.parent / m.group(1).decode()).resolve()
+            if path not in found and path.is_file():
+                found.append(path)
+                todo.append(path)
+    return found
+
+
+def source_digest(source: Path, flags: str) -> str:
+    """The cache key of a build of ``source``: its text, the text of the headers it
+    includes (a changed ``_rules.h`` must not load a stale build) and the flags."""
+    h = hashlib.sha256(source.read_bytes())
+    for path in local_headers(source):
+        h.update(b"\0" + path.name.encode() + b"\0" + path.read_bytes())
+    h.update(b"\0" + flags.encode())
+    return h.hexdigest()[:16]
+
+
 def load_core(name: str = "_ddcore"):
     """The C module ``name`` (``_ddcore`` or ``_ismcts``), or None.
 
@@ -111,7 +139,7 @@ def load_core(name: str = "_ddcore"):
     if os.environ.get("MANILLEN_SOLVER_BUILD", "1") == "0" or not source.exists():
         return None
     flags = " ".join(CFLAGS + LIBS.get(name, []))
-    digest = hashlib.sha256(source.read_bytes() + flags.encode()).hexdigest()[:16]
+    digest = source_digest(source, flags)
     suffix = sysconfig.get_config_var("EXT_SUFFIX") or ".so"
     target = cache_dir() / f"{name}-{sys.implementation.cache_tag}-{digest}{suffix}"
     try:

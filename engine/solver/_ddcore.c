@@ -15,16 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define UT_FORBIDDEN 0
-#define UT_ALLOWED 1
-#define UT_FORCED 2
-
-static const int RANK_PTS[8] = {0, 0, 0, 1, 2, 3, 4, 5};
-static int CARD_PTS[32];
-static uint32_t ABOVE[32];
-static int BYTE_PTS[4][256];
-
-#define SUITM(s) (0xFFu << ((s) * 8))
+#include "_rules.h" /* tables, legal moves and the trick winner, shared with _ismcts.c */
 
 typedef struct {
     uint32_t h[4];
@@ -57,46 +48,8 @@ typedef struct {
 static _Thread_local long long node_limit = 0;
 #define OVER_LIMIT(s) (node_limit && (s)->nodes > node_limit)
 
-static inline int popc(uint32_t x) {
-    x = x - ((x >> 1) & 0x55555555u);
-    x = (x & 0x33333333u) + ((x >> 2) & 0x33333333u);
-    return (int)((((x + (x >> 4)) & 0x0F0F0F0Fu) * 0x01010101u) >> 24);
-}
-static inline int mask_pts(uint32_t m) {
-    return BYTE_PTS[0][m & 0xFF] + BYTE_PTS[1][(m >> 8) & 0xFF] + BYTE_PTS[2][(m >> 16) & 0xFF] +
-           BYTE_PTS[3][m >> 24];
-}
-static inline int top_bit(uint32_t x) { return 31 - __builtin_clz(x); }
-
-static uint32_t legal(const S *s, int p) {
-    uint32_t h = s->hand[p];
-    if (s->n == 0) return h;
-    int w = s->win_card, trump = s->trump;
-    int trumped = trump >= 0 && s->led != trump && (w >> 3) == trump;
-    int opp = s->beat_partner || ((s->win_seat ^ p) & 1);
-    uint32_t hs = h & SUITM(s->led);
-    if (hs) {
-        if (opp && !trumped) {
-            uint32_t higher = hs & ABOVE[w];
-            if (higher) return higher;
-        }
-        return hs;
-    }
-    if (trump < 0) return h;
-    uint32_t ht = h & SUITM(trump);
-    if (!ht) return h;
-    uint32_t higher_t = trumped ? (ht & ABOVE[w]) : ht;
-    if (opp) {
-        if (higher_t) return higher_t;
-        if (s->under == UT_FORBIDDEN) return (h & ~ht) ? (h & ~ht) : h;
-        if (s->under == UT_ALLOWED) return h;
-        return ht;
-    }
-    if (trumped && s->under == UT_FORBIDDEN) {
-        uint32_t x = h & ~(ht & ~higher_t);
-        return x ? x : h;
-    }
-    return h;
+static inline uint32_t legal(const S *s, int p) {
+    return rules_legal(s->hand[p], p, s->n, s->led, s->win_card, s->win_seat, s->trump, s->beat_partner, s->under);
 }
 
 /* Drop cards equivalent to a lower card of the same hand: both 0 points (7 8 9) and no
@@ -152,7 +105,7 @@ static int order_moves(const S *s, int p, uint32_t lm, int hint, int *moves) {
                 sc = 100 - pts * 4 - r;
         } else {
             int w = s->win_card;
-            int beats = ((c >> 3) == (w >> 3)) ? (c > w) : (su == s->trump);
+            int beats = rules_beats(c, w, s->trump);
             int tr = (su == s->trump);
             if (s->n == 3) {
                 if (partner_win)
@@ -196,22 +149,7 @@ static int search(S *s, int p, int alpha, int beta);
 static int child(S *s, int p, int c, int alpha, int beta) {
     int sn = s->n, sled = s->led, swc = s->win_card, sws = s->win_seat, stp = s->tpts;
     s->hand[p] &= ~(1u << c);
-    if (sn == 0) {
-        s->led = c >> 3;
-        s->win_card = c;
-        s->win_seat = p;
-    } else {
-        int w = s->win_card;
-        if ((c >> 3) == (w >> 3)) {
-            if (c > w) {
-                s->win_card = c;
-                s->win_seat = p;
-            }
-        } else if ((c >> 3) == s->trump) {
-            s->win_card = c;
-            s->win_seat = p;
-        }
-    }
+    rules_add_card(sn, c, p, s->trump, &s->led, &s->win_card, &s->win_seat);
     s->tpts += CARD_PTS[c];
     s->n = sn + 1;
     int v;
@@ -258,12 +196,7 @@ static int last_trick(S *s, int p) {
         p = (p + s->dir) & 3;
         c = __builtin_ctz(s->hand[p]);
         pts += CARD_PTS[c];
-        if ((c >> 3) == (wc >> 3)) {
-            if (c > wc) {
-                wc = c;
-                ws = p;
-            }
-        } else if ((c >> 3) == s->trump) {
+        if (rules_beats(c, wc, s->trump)) {
             wc = c;
             ws = p;
         }
@@ -400,49 +333,13 @@ static int parse_state(PyObject *args, S *s, int *p, int *root_total) {
     s->under = under;
     s->tbonus = tb;
     s->lbonus = lb;
-    PyObject *seq = PySequence_Fast(trick, "trick must be a sequence of seat, card ints");
-    if (!seq) return -1;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    if (n % 2 || n > 6) {
-        Py_DECREF(seq);
-        PyErr_SetString(PyExc_ValueError, "trick: flat (seat, card) pairs, at most 3 cards");
-        return -1;
-    }
     uint32_t table = 0;
-    for (Py_ssize_t i = 0; i < n; i += 2) {
-        long seat = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
-        long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i + 1));
-        if (PyErr_Occurred() || seat < 0 || seat > 3 || c < 0 || c > 31) {
-            Py_DECREF(seq);
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad seat or card in trick");
-            return -1;
-        }
-        if (i == 0) {
-            s->led = (int)(c >> 3);
-            s->win_card = (int)c;
-            s->win_seat = (int)seat;
-        } else {
-            int w = s->win_card;
-            if ((c >> 3) == (w >> 3)) {
-                if (c > w) {
-                    s->win_card = (int)c;
-                    s->win_seat = (int)seat;
-                }
-            } else if ((c >> 3) == trump) {
-                s->win_card = (int)c;
-                s->win_seat = (int)seat;
-            }
-        }
-        s->tpts += CARD_PTS[c];
-        table |= 1u << c;
-    }
-    Py_DECREF(seq);
-    s->n = (int)(n / 2);
+    int n = rules_parse_trick(trick, trump, &s->led, &s->win_card, &s->win_seat, &s->tpts, &table);
+    if (n < 0) return -1;
+    s->n = n;
     uint32_t all = h0 | h1 | h2 | h3;
     s->live = all | table;
-    int cards = popc(all) + s->n;
-    int tricks = (cards + 3) / 4;
-    *root_total = mask_pts(s->live) + tb * tricks + (tricks ? lb : 0);
+    *root_total = rules_points_left(mask_pts(s->live), popc(all) + s->n, tb, lb);
     *p = to_move & 3;
     if (!tt) {
         tt = (Entry *)calloc(TT_SIZE, sizeof(Entry));
@@ -577,16 +474,6 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_ddcore", "Manillen double-dummy core", -1, methods};
 
 PyMODINIT_FUNC PyInit__ddcore(void) {
-    for (int c = 0; c < 32; c++) {
-        CARD_PTS[c] = RANK_PTS[c & 7];
-        ABOVE[c] = SUITM(c >> 3) & ~((c == 31) ? 0xFFFFFFFFu : ((1u << (c + 1)) - 1));
-    }
-    for (int s = 0; s < 4; s++)
-        for (int b = 0; b < 256; b++) {
-            int t = 0;
-            for (int r = 0; r < 8; r++)
-                if ((b >> r) & 1) t += RANK_PTS[r];
-            BYTE_PTS[s][b] = t;
-        }
+    rules_init();
     return PyModule_Create(&moddef);
 }

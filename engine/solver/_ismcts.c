@@ -16,7 +16,7 @@
  * global state carried between calls.  The search runs without the GIL.
  *
  * Cards are 0..31 = suit * 8 + rank, rank 0..7 = 7 8 9 J Q K A T (T highest); the
- * obligations mirror engine/solver/_ddcore.c (legal()).
+ * obligations and the trick winner are engine/solver/_rules.h, shared with _ddcore.c.
  */
 #define PY_SSIZE_T_CLEAN
 #include <Python.h>
@@ -25,24 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define UT_FORBIDDEN 0
-#define UT_ALLOWED 1
-#define UT_FORCED 2
-#define SUITM(s) (0xFFu << ((s) * 8))
-
-static const int RANK_PTS[8] = {0, 0, 0, 1, 2, 3, 4, 5};
-static int CARD_PTS[32];
-static uint32_t ABOVE[32];
-
-static inline int popc(uint32_t x) { return __builtin_popcount(x); }
-static inline int mask_pts(uint32_t m) {
-    int t = 0;
-    while (m) {
-        t += CARD_PTS[__builtin_ctz(m)];
-        m &= m - 1;
-    }
-    return t;
-}
+#include "_rules.h" /* tables, legal moves and the trick winner, shared with _ddcore.c */
 
 /* ------------------------------------------------------------------ RNG */
 typedef struct {
@@ -87,57 +70,15 @@ typedef struct {
     int pts0; /* team-0 points won from the root on (table cards of the root trick included) */
 } G;
 
-static uint32_t legal(const G *s, int p) {
-    uint32_t h = s->hand[p];
-    if (s->n == 0) return h;
-    int w = s->win_card, trump = s->trump;
-    int trumped = trump >= 0 && s->led != trump && (w >> 3) == trump;
-    int opp = s->beat_partner || ((s->win_seat ^ p) & 1);
-    uint32_t hs = h & SUITM(s->led);
-    if (hs) {
-        if (opp && !trumped) {
-            uint32_t higher = hs & ABOVE[w];
-            if (higher) return higher;
-        }
-        return hs;
-    }
-    if (trump < 0) return h;
-    uint32_t ht = h & SUITM(trump);
-    if (!ht) return h;
-    uint32_t higher_t = trumped ? (ht & ABOVE[w]) : ht;
-    if (opp) {
-        if (higher_t) return higher_t;
-        if (s->under == UT_FORBIDDEN) return (h & ~ht) ? (h & ~ht) : h;
-        if (s->under == UT_ALLOWED) return h;
-        return ht;
-    }
-    if (trumped && s->under == UT_FORBIDDEN) {
-        uint32_t x = h & ~(ht & ~higher_t);
-        return x ? x : h;
-    }
-    return h;
+static inline uint32_t legal(const G *s, int p) {
+    return rules_legal(s->hand[p], p, s->n, s->led, s->win_card, s->win_seat, s->trump, s->beat_partner, s->under);
 }
 
 /* Play card c for the seat to move; returns 1 when the deal is over. */
 static int play(G *s, int c) {
     int p = s->to_move;
     s->hand[p] &= ~(1u << c);
-    if (s->n == 0) {
-        s->led = c >> 3;
-        s->win_card = c;
-        s->win_seat = p;
-    } else {
-        int w = s->win_card;
-        if ((c >> 3) == (w >> 3)) {
-            if (c > w) {
-                s->win_card = c;
-                s->win_seat = p;
-            }
-        } else if ((c >> 3) == s->trump) {
-            s->win_card = c;
-            s->win_seat = p;
-        }
-    }
+    rules_add_card(s->n, c, p, s->trump, &s->led, &s->win_card, &s->win_seat);
     s->tpts += CARD_PTS[c];
     s->n++;
     if (s->n < 4) {
@@ -411,9 +352,7 @@ static int run_search(const Sampler *sp, const Pool *pl, const G *root, int obse
             sampler_draw(sp, &r, s.hand);
         if (it == 0) {
             uint32_t all = s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3];
-            int cards = popc(all) + s.n;
-            int tricks = (cards + 3) / 4;
-            total = root->tpts + mask_pts(all) + s.tbonus * tricks + (tricks ? s.lbonus : 0);
+            total = rules_points_left(root->tpts + mask_pts(all), popc(all) + s.n, s.tbonus, s.lbonus);
         }
         int node = 0, over = 0;
         /* selection / expansion */
@@ -503,7 +442,7 @@ static void policy_features(uint32_t hand, const int *tseat, const int *tcard, i
     int higher = popc(unseen & ABOVE[c]);
     double master = higher == 0 ? 1.0 : 0.0;
     double lowest = (hs & (~hs + 1)) == (1u << c) ? 1.0 : 0.0;
-    double highest = (31 - __builtin_clz(hs)) == c ? 1.0 : 0.0;
+    double highest = top_bit(hs) == c ? 1.0 : 0.0;
     double trumps_held = trump >= 0 ? popc(hand & SUITM(trump)) / 8.0 : 0.0;
     memset(f, 0, NFEAT * sizeof(double));
     f[0] = pts;
@@ -530,21 +469,10 @@ static void policy_features(uint32_t hand, const int *tseat, const int *tcard, i
         l[9] = length == 1 ? 1.0 : 0.0;
         return;
     }
-    int led = tcard[0] >> 3, w_seat = tseat[0], w = tcard[0];
-    for (int i = 1; i < n; i++) {
-        int x = tcard[i];
-        if ((x >> 3) == (w >> 3)) {
-            if (x > w) {
-                w_seat = tseat[i];
-                w = x;
-            }
-        } else if (trump >= 0 && (x >> 3) == trump) {
-            w_seat = tseat[i];
-            w = x;
-        }
-    }
+    int led = 0, w_seat = 0, w = 0;
+    for (int i = 0; i < n; i++) rules_add_card(i, tcard[i], tseat[i], trump, &led, &w, &w_seat);
     double partner = ((w_seat ^ seat) & 1) == 0 ? 1.0 : 0.0;
-    double beats = ((c >> 3) == (w >> 3)) ? (c > w ? 1.0 : 0.0) : tr;
+    double beats = rules_beats(c, w, trump) ? 1.0 : 0.0;
     double follows = suit == led ? 1.0 : 0.0;
     double last = n == 3 ? 1.0 : 0.0;
     double safe = beats * ((n == 3 || (master != 0.0 && follows != 0.0)) ? 1.0 : 0.0);
@@ -698,23 +626,8 @@ static double event_logw(const InferCfg *ic, const Event *e, const uint32_t hand
     s.beat_partner = ic->beat_partner;
     s.under = ic->under;
     s.n = e->n;
-    if (e->n) {
-        s.led = e->tcard[0] >> 3;
-        s.win_card = e->tcard[0];
-        s.win_seat = e->tseat[0];
-        for (int i = 1; i < e->n; i++) {
-            int c = e->tcard[i], w = s.win_card;
-            if ((c >> 3) == (w >> 3)) {
-                if (c > w) {
-                    s.win_card = c;
-                    s.win_seat = e->tseat[i];
-                }
-            } else if ((c >> 3) == ic->trump) {
-                s.win_card = c;
-                s.win_seat = e->tseat[i];
-            }
-        }
-    }
+    for (int i = 0; i < e->n; i++)
+        rules_add_card(i, e->tcard[i], e->tseat[i], ic->trump, &s.led, &s.win_card, &s.win_seat);
     uint32_t lm = legal(&s, e->seat);
     int nl = popc(lm);
     if (nl <= 1) return 0.0;
@@ -988,42 +901,10 @@ static int parse4u(PyObject *o, uint32_t out[4], const char *what) {
 }
 
 static int parse_trick(PyObject *o, G *s) {
-    PyObject *seq = PySequence_Fast(o, "trick must be a sequence of seat, card ints");
-    if (!seq) return -1;
-    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
-    if (n % 2 || n > 6) {
-        Py_DECREF(seq);
-        PyErr_SetString(PyExc_ValueError, "trick: flat (seat, card) pairs, at most 3 cards");
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < n; i += 2) {
-        long seat = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
-        long c = PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i + 1));
-        if (PyErr_Occurred() || seat < 0 || seat > 3 || c < 0 || c > 31) {
-            Py_DECREF(seq);
-            if (!PyErr_Occurred()) PyErr_SetString(PyExc_ValueError, "bad seat or card in trick");
-            return -1;
-        }
-        if (i == 0) {
-            s->led = (int)(c >> 3);
-            s->win_card = (int)c;
-            s->win_seat = (int)seat;
-        } else {
-            int w = s->win_card;
-            if ((c >> 3) == (w >> 3)) {
-                if (c > w) {
-                    s->win_card = (int)c;
-                    s->win_seat = (int)seat;
-                }
-            } else if ((c >> 3) == s->trump) {
-                s->win_card = (int)c;
-                s->win_seat = (int)seat;
-            }
-        }
-        s->tpts += CARD_PTS[c];
-    }
-    s->n = (int)(n / 2);
-    Py_DECREF(seq);
+    uint32_t table = 0;
+    int n = rules_parse_trick(o, s->trump, &s->led, &s->win_card, &s->win_seat, &s->tpts, &table);
+    if (n < 0) return -1;
+    s->n = n;
     return 0;
 }
 
@@ -1265,10 +1146,7 @@ static PyMethodDef methods[] = {
 static struct PyModuleDef moddef = {PyModuleDef_HEAD_INIT, "_ismcts", "Manillen SO-ISMCTS core", -1, methods};
 
 PyMODINIT_FUNC PyInit__ismcts(void) {
-    for (int c = 0; c < 32; c++) {
-        CARD_PTS[c] = RANK_PTS[c & 7];
-        ABOVE[c] = SUITM(c >> 3) & ~((c == 31) ? 0xFFFFFFFFu : ((1u << (c + 1)) - 1));
-    }
+    rules_init();
     FACT[0] = 1;
     for (int i = 1; i <= 32; i++) FACT[i] = FACT[i - 1] * i;
     return PyModule_Create(&moddef);

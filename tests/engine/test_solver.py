@@ -274,3 +274,22 @@ def test_threads_solve_at_once_with_the_same_values():
         t.join()
     inside = sum(1 for a, b in spans for x in ticks if a < x < b)
     assert inside > 0, "no Python ran in another thread during any solve"
+
+
+def test_the_cache_key_of_a_core_covers_the_header_it_includes(tmp_path):
+    """A core built on first use is cached under a hash of its source: the shared
+    header (_rules.h) is part of it, or a changed header would load a stale build."""
+    import shutil
+
+    from engine.solver import _build
+
+    for name in ("_ddcore.c", "_ismcts.c", "_rules.h"):
+        shutil.copy(_build.HERE / name, tmp_path / name)
+    for core in ("_ddcore.c", "_ismcts.c"):
+        assert _build.local_headers(tmp_path / core) == [(tmp_path / "_rules.h").resolve()]
+    before = {c: _build.source_digest(tmp_path / c, "-O3") for c in ("_ddcore.c", "_ismcts.c")}
+    with open(tmp_path / "_rules.h", "a") as f:
+        f.write("/* changed */\n")
+    after = {c: _build.source_digest(tmp_path / c, "-O3") for c in ("_ddcore.c", "_ismcts.c")}
+    assert all(before[c] != after[c] for c in before)
+    assert _build.source_digest(tmp_path / "_ddcore.c", "-O2") != after["_ddcore.c"]
