@@ -126,6 +126,7 @@ def main() -> None:
     )
     ap.add_argument("--bots", default="expert,heuristic", help="A,B: A is measured against B")
     ap.add_argument("--deals", type=int, default=100)
+    ap.add_argument("--start", type=int, default=1, help="number of the first deal")
     ap.add_argument("--rules", default="flemish")
     ap.add_argument("--seed", default="bench-bots")
     ap.add_argument(
@@ -157,7 +158,7 @@ def main() -> None:
     if len(names) != 2:
         ap.error("--bots takes two names: A,B")
     rules = get_rules(args.rules).name
-    numbers = list(range(1, args.deals + 1))
+    numbers = list(range(args.start, args.start + args.deals))
     chunks = [numbers[i : i + args.chunk] for i in range(0, len(numbers), args.chunk)]
     tasks = [(args.seed, rules, names, c, args.trump) for c in chunks]
     rows: list = []
@@ -276,7 +277,7 @@ def main() -> None:
 
     lines = [
         f"## {names[0]} vs {names[1]} — {rules}, trump {args.trump}, {n} duplicate deals "
-        f"(seed {args.seed!r})",
+        f"(seed {args.seed!r}" + (f", from deal {args.start}" if args.start != 1 else "") + ")",
         "",
         "`" + " ".join(["bench/bots.py", *sys.argv[1:]]) + "`",
         "",

@@ -9,6 +9,7 @@ Prints the held-out log-likelihood and accuracy next to the uniform and
 heuristic-bot baselines, and the coefficients to paste into ``policy.py``.
 
 Run: python bench/fit_policy.py --deals 200 --seed fit-policy-1 [--bot expert]
+(``--bot expert,ismcts:20000``: the expert's team against the other bot's, both recorded)
 """
 
 from __future__ import annotations
@@ -31,7 +32,11 @@ PRESETS = ("flemish", "flemish", "flemish-table", "french", "malilla")
 
 
 def record(seed: str, deals: int, bot_name: str):
-    bot, heur = get_bot(bot_name), get_bot("heuristic")
+    """``bot_name``: one bot in all four seats, or ``A,B``: A's team against B's, the
+    teams' seats swapped every other deal (both sides' decisions are recorded)."""
+    names = bot_name.split(",")
+    bots = [get_bot(n) for n in names]
+    heur = get_bot("heuristic")
     rows = []  # (features [n_legal x F], chosen index, heuristic's index)
     for k in range(1, deals + 1):
         rules = PRESETS[k % len(PRESETS)]
@@ -40,6 +45,7 @@ def record(seed: str, deals: int, bot_name: str):
         while g.deal_number == 1 and not g.is_terminal():
             seat = g.to_move
             obs = g.observation(seat)
+            bot = bots[((seat & 1) + k) % len(bots)]
             action = bot.act(obs, bot_seed(seed, k, seat))
             if obs["phase"] == "play" and len(obs["legal"]) > 1:
                 v = View(obs)

@@ -50,6 +50,8 @@ class InferenceConfig:
     mix: float = 0.1
     alpha_opp: float = 1.0
     alpha_partner: float = 0.5
+    # the policy's coefficients (engine/bots/policy.py); None: policy.COEF
+    coef: tuple[float, ...] | None = None
 
 
 class _V:

@@ -108,17 +108,18 @@ def _policy_deals(obs, rules, hidden, model, inf, rng, keep: int, enumerated):
     from .policy import COEF
 
     core = _policy_core()
+    coef = COEF if inf.coef is None else inf.coef
     events, ti = model.core_args()
     trump = -1 if model.trump is None else model.trump
     _, bp, under, _, _ = rule_args(rules)
     par = (inf.mix, inf.alpha_opp, inf.alpha_partner, inf.eps_trump)
     if enumerated is not None:
-        lw = core.weights(enumerated, events, COEF, ti, trump, bp, under, *par)
+        lw = core.weights(enumerated, events, coef, ti, trump, bp, under, *par)
         top = max(lw)
         return enumerated, [math.exp(x - top) for x in lw]
     out = core.infer(
         list(hidden.known), list(hidden.need), list(hidden.forbid), hidden.unseen,
-        events, COEF, ti, trump, bp, under, keep, keep * inf.candidates,
+        events, coef, ti, trump, bp, under, keep, keep * inf.candidates,
         rng.getrandbits(64), *par,
     )  # fmt: skip
     return [list(x[:4]) for x in out], [float(x[4]) for x in out]
@@ -159,7 +160,10 @@ class PIMCConfig:
     # > 0: the MCTS draws its determinisations from this many deals weighted by the
     # inference (as PIMC's), not uniformly.
     mcts_pool: int = 0
-    mcts_greedy: int = 0  # per mille of the playout cards by the greedy rule (_ismcts.c)
+    # > 0: from trick ``mcts_tricks + 1`` on, every card is scored (1 - b) x its PIMC
+    # value + b x its mean in an MCTS of ``blend_iterations`` over the same inference
+    mcts_blend: float = 0.0
+    blend_iterations: int = 20000
 
 
 class PIMCBot(PhaseBot):
@@ -239,18 +243,22 @@ class PIMCBot(PhaseBot):
         return {CARD_TEXT[c]: totals[c] / n for c in legal}
 
     def _mcts(self, obs: dict, seed: bytes) -> int:
-        """The card of an information-set MCTS, its determinisations drawn from the
-        inference's weighted deals (``mcts_pool``) or uniformly."""
+        return self._mcts_stats(obs, seed, self.config.mcts_iterations)[0]
+
+    def _mcts_stats(self, obs: dict, seed: bytes, iterations: int):
+        """(best card, [(card, visits, mean points)], root mean) of an information-set
+        MCTS, its determinisations drawn from the inference's weighted deals
+        (``mcts_pool``) or uniformly."""
         from .ismcts import UCB_C, search
 
         cfg = self.config
         inf = cfg.inference
         if not cfg.mcts_pool or inf is None or inf.model != "policy" or not _policy_core():
-            return search(obs, seed, cfg.mcts_iterations)[0]
+            return search(obs, seed, iterations)
         rules = get_rules(obs.get("rules"))
         model = PlayModel(obs, rules, inf)
         if not model.informative:
-            return search(obs, seed, cfg.mcts_iterations)[0]
+            return search(obs, seed, iterations)
         from ..solver import rule_args
 
         hidden = analyse(obs, rules)
@@ -263,12 +271,10 @@ class PIMCBot(PhaseBot):
         flat: list[int] = []
         for s_, t in obs["current_trick"]["cards"]:
             flat += [int(s_), CARD_BY_TEXT[t]]
-        best, _, _ = _policy_core().search_pool(
+        return _policy_core().search_pool(
             deals, weights, -1 if trump is None else trump, obs["seat"], obs["seat"],
-            tuple(flat), *rule_args(rules), cfg.mcts_iterations, rng.getrandbits(64), UCB_C,
-            cfg.mcts_greedy,
+            tuple(flat), *rule_args(rules), iterations, rng.getrandbits(64), UCB_C,
         )  # fmt: skip
-        return best
 
     def _limit(self, nodes: int) -> int | None:
         """Nodes the next solve may use: the solve limit, within what is left of the cap."""
@@ -282,6 +288,11 @@ class PIMCBot(PhaseBot):
         if len(obs["tricks"]) < self.config.mcts_tricks and len(obs["legal"]) > 1:
             return CARD_TEXT[self._mcts(obs, seed)]
         values = self.card_values(obs, seed)
+        b = self.config.mcts_blend
+        if b > 0 and len(values) > 1:
+            _, stats, _ = self._mcts_stats(obs, seed, self.config.blend_iterations)
+            means = {CARD_TEXT[c]: m for c, _, m in stats}
+            values = {t: (1 - b) * v + b * means.get(t, v) for t, v in values.items()}
         best = max(values.values())
         ties = [CARD_BY_TEXT[t] for t, v in values.items() if v == best]
         return CARD_TEXT[min(ties, key=_cheap_key)]
@@ -481,14 +492,36 @@ VARIANTS.update(
         "x-apar1": _inf(alpha_partner=1.0),
         "x-cand20": _inf(candidates=20),
         "x-mix03": _inf(mix=0.3),
+        "x-coef2": _inf(coef=(0.240, -0.845, -0.259, -0.601, 1.024, 0.114, 0.027, -0.400, -0.761, 0.332, 0.000, 0.203, 0.033, 1.594, -0.027, 0.634, -0.580, 0.473, 0.671, 0.393, -0.000, 1.473, -0.347, 0.000, 0.258, -2.432, -0.953, 0.485, 1.237, -0.292, -0.188, -0.402, 0.149, 0.321, 0.000, 0.607, 1.151)),
+        "x-coef3": _inf(coef=(-0.416, -0.425, -0.154, -0.524, 0.686, 0.207, 0.787, -0.073, -0.709, 0.290, -0.000, -0.206, 0.248, 1.456, 0.564, 1.533, -0.169, 0.001, 0.043, 0.006, -0.000, 1.433, -0.488, -0.000, 0.072, -2.365, -0.896, 0.832, 1.196, -0.402, -0.087, -0.274, 0.178, 0.287, -0.000, 0.409, 1.038)),
         "x-noinf": replace(EXPERT, inference=None),
+        "x-blend": replace(EXPERT, mcts_blend=0.5, mcts_iterations=20000, mcts_pool=400),
+        "x-cb": replace(
+            EXPERT,
+            samples=(16, 40, 96, 200, 200, 200, 200, 200),
+            node_budget=3_200_000,
+            node_cap=6_400_000,
+            mcts_tricks=1,
+            mcts_iterations=40000,
+            mcts_pool=400,
+            mcts_blend=0.5,
+            blend_iterations=20000,
+        ),
+        "x-combo": replace(
+            EXPERT,
+            samples=(16, 40, 96, 200, 200, 200, 200, 200),
+            node_budget=3_200_000,
+            node_cap=6_400_000,
+            mcts_tricks=1,
+            mcts_iterations=40000,
+            mcts_pool=400,
+        ),
         "x-mcts1": replace(EXPERT, mcts_tricks=1, mcts_iterations=40000),
         "x-mcts2": replace(EXPERT, mcts_tricks=2, mcts_iterations=40000),
         "x-pool1": replace(EXPERT, mcts_tricks=1, mcts_iterations=40000, mcts_pool=400),
         "x-pool2": replace(EXPERT, mcts_tricks=2, mcts_iterations=40000, mcts_pool=400),
         "x-pool8": replace(EXPERT, mcts_tricks=8, mcts_iterations=20000, mcts_pool=400),
-        "x-pg8": replace(EXPERT, mcts_tricks=8, mcts_iterations=20000, mcts_pool=400, mcts_greedy=1000),
-        "x-pg8h": replace(EXPERT, mcts_tricks=8, mcts_iterations=20000, mcts_pool=400, mcts_greedy=500),
         "x-pool8b": replace(EXPERT, mcts_tricks=8, mcts_iterations=40000, mcts_pool=800),
+        "x-pool8c": replace(EXPERT, mcts_tricks=8, mcts_iterations=60000, mcts_pool=800),
     }
 )

@@ -94,53 +94,6 @@ static int play(G *s, int c) {
     return over;
 }
 
-/* ------------------------------------------------------------------ playouts
- * A playout card: uniformly random, or (with probability greedy / 1000, when following)
- * a simple greedy rule: the partner winning -> the cheapest card, or the richest
- * non-trump one when last to play; an opponent winning -> the cheapest card that beats
- * him, else the cheapest card.  "Cheapest": fewest points, then the lowest rank. */
-static inline int cheapest(uint32_t m) {
-    int best = -1, bk = 1 << 30;
-    while (m) {
-        int c = __builtin_ctz(m);
-        m &= m - 1;
-        int k = CARD_PTS[c] * 16 + (c & 7);
-        if (k < bk) {
-            bk = k;
-            best = c;
-        }
-    }
-    return best;
-}
-
-static inline int richest(uint32_t m) {
-    int best = -1, bk = -1;
-    while (m) {
-        int c = __builtin_ctz(m);
-        m &= m - 1;
-        int k = CARD_PTS[c] * 16 + (7 - (c & 7));
-        if (k > bk) {
-            bk = k;
-            best = c;
-        }
-    }
-    return best;
-}
-
-static int playout_card(const G *s, Rng *r, uint32_t lm, int greedy) {
-    if (s->n == 0 || !greedy || (int)rng_below(r, 1000) >= greedy) return random_card(r, lm);
-    int p = s->to_move;
-    if (!((s->win_seat ^ p) & 1)) {
-        if (s->n < 3) return cheapest(lm);
-        uint32_t plain = s->trump >= 0 ? lm & ~SUITM(s->trump) : lm;
-        return richest(plain ? plain : lm);
-    }
-    int w = s->win_card;
-    uint32_t beat = lm & ABOVE[w];
-    if (s->trump >= 0 && (w >> 3) != s->trump) beat |= lm & SUITM(s->trump);
-    return cheapest(beat ? beat : lm);
-}
-
 /* ------------------------------------------------------------------ sampler */
 typedef struct {
     uint32_t known[4];
@@ -332,7 +285,7 @@ static void pool_draw(const Pool *pl, Rng *r, uint32_t hands[4]) {
 }
 
 static int run_search(const Sampler *sp, const Pool *pl, const G *root, int observer, long iterations,
-                      uint64_t seed, double cexp, int greedy, Result *res) {
+                      uint64_t seed, double cexp, Result *res) {
     Tree t;
     t.cap = (int)iterations + 2;
     t.n = 0;
@@ -386,7 +339,7 @@ static int run_search(const Sampler *sp, const Pool *pl, const G *root, int obse
             over = play(&s, t.nodes[node].card);
         }
         /* random playout */
-        while (!over) over = play(&s, playout_card(&s, &r, legal(&s, s.to_move), greedy));
+        while (!over) over = play(&s, random_card(&r, legal(&s, s.to_move)));
         double r0 = total > 0 ? (double)s.pts0 / total : 0.5;
         root_sum += obs_team ? 1.0 - r0 : r0;
         for (int x = node; x >= 0; x = t.nodes[x].parent) {
@@ -963,7 +916,7 @@ static PyObject *py_search(PyObject *self, PyObject *args) {
     memset(&res, 0, sizeof res);
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = run_search(&sp, NULL, &g, observer & 3, iterations, seed, cexp, 0, &res);
+    rc = run_search(&sp, NULL, &g, observer & 3, iterations, seed, cexp, &res);
     Py_END_ALLOW_THREADS
     free(sp.ways);
     if (rc < 0) return PyErr_NoMemory();
@@ -979,14 +932,9 @@ static PyObject *py_search_pool(PyObject *self, PyObject *args) {
     long iterations;
     unsigned long long seed;
     double cexp;
-    int greedy = 0;
-    if (!PyArg_ParseTuple(args, "OOiiiOiiiiilKd|i", &deals_o, &weights_o, &trump, &to_move, &observer, &trick_o,
-                          &dir, &bp, &under, &tb, &lb, &iterations, &seed, &cexp, &greedy))
+    if (!PyArg_ParseTuple(args, "OOiiiOiiiiilKd", &deals_o, &weights_o, &trump, &to_move, &observer, &trick_o,
+                          &dir, &bp, &under, &tb, &lb, &iterations, &seed, &cexp))
         return NULL;
-    if (greedy < 0 || greedy > 1000) {
-        PyErr_SetString(PyExc_ValueError, "greedy: 0 .. 1000 (per mille of the playout cards)");
-        return NULL;
-    }
     if (iterations < 1 || iterations > 10000000) {
         PyErr_SetString(PyExc_ValueError, "iterations: 1 .. 10,000,000");
         return NULL;
@@ -1051,7 +999,7 @@ static PyObject *py_search_pool(PyObject *self, PyObject *args) {
     memset(&res, 0, sizeof res);
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = run_search(NULL, &pl, &g, observer & 3, iterations, seed, cexp, greedy, &res);
+    rc = run_search(NULL, &pl, &g, observer & 3, iterations, seed, cexp, &res);
     Py_END_ALLOW_THREADS
     free(hands);
     free(cum);
@@ -1132,8 +1080,7 @@ static PyMethodDef methods[] = {
      "tbonus, lbonus, iterations, seed, c) -> (best card, [(card, visits, mean points)], root mean points)"},
     {"search_pool", py_search_pool, METH_VARARGS,
      "search_pool(deals, weights, trump, to_move, observer, trick, dir, beat_partner, under, tbonus, lbonus, "
-     "iterations, seed, c[, greedy]) -> search() with the determinisations drawn from the weighted deals "
-     "(greedy: per mille of the playout cards by the greedy rule, not at random)"},
+     "iterations, seed, c) -> search() with the determinisations drawn from the weighted deals"},
     {"count", py_count, METH_VARARGS, "count(known, need, forbid, unseen) -> consistent deals (float)"},
     {"sample", py_sample, METH_VARARGS, "sample(known, need, forbid, unseen, n, seed) -> [[h0, h1, h2, h3]]"},
     {"policy_features", py_policy_features, METH_VARARGS,

@@ -244,10 +244,9 @@ def test_a_pool_of_one_deal_is_searched_as_that_deal_and_finds_a_best_card():
         trump = None if o["trump"] is None else "SHDC".index(o["trump"])
         trick = [(s, CARD_BY_TEXT[c]) for s, c in o["current_trick"]["cards"]]
         vals = solve_moves(hands, trump, o["seat"], trick, get_rules(o["rules"]))
-        for greedy in (0, 1000):
-            best, stats, root = core.search_pool([hands], [1.0], *_pool_args(o), 4000, 7, 0.7, greedy)
-            assert vals[best] == max(vals.values()), (o, vals, stats)
-            assert {c for c, _, _ in stats} == set(vals)
+        best, stats, root = core.search_pool([hands], [1.0], *_pool_args(o), 4000, 7, 0.7)
+        assert vals[best] == max(vals.values()), (o, vals, stats)
+        assert {c for c, _, _ in stats} == set(vals)
         checked += 1
     assert checked >= 12
 
@@ -264,10 +263,10 @@ def test_the_pool_is_drawn_by_weight_and_deterministically():
 
 
 @pytest.mark.parametrize(
-    "deals, weights, greedy",
-    [([], [], 0), ([[1, 2, 4, 8]], [1.0, 1.0], 0), ([[1, 2, 4, 8]], [0.0], 0),
-     ([[1, 2, 4, 8]], [-1.0], 0), ([[1, 2, 4, 8]], [1.0], 1001), ([[1, 2]], [1.0], 0)],
+    "deals, weights",
+    [([], []), ([[1, 2, 4, 8]], [1.0, 1.0]), ([[1, 2, 4, 8]], [0.0]),
+     ([[1, 2, 4, 8]], [-1.0]), ([[1, 2]], [1.0])],
 )  # fmt: skip
-def test_search_pool_refuses_bad_input(deals, weights, greedy):
+def test_search_pool_refuses_bad_input(deals, weights):
     with pytest.raises(ValueError):
-        core.search_pool(deals, weights, -1, 0, 0, (), 1, 0, 0, 0, 0, 100, 1, 0.7, greedy)
+        core.search_pool(deals, weights, -1, 0, 0, (), 1, 0, 0, 0, 0, 100, 1, 0.7)
