@@ -28,6 +28,14 @@ then suit), so the choice is a fixed function of the averages.
 - flemish-table: "look" (never blind), and "mee"/"tegen" when the same estimate gives
   the side at least ``announce_margin`` points above 30.
 
+- The first trick (``mcts_tricks``): only 4-8 deals could be solved per decision there,
+  so it is played by information-set MCTS instead (:mod:`engine.bots.ismcts`' compiled
+  search, ``mcts_iterations``), its determinisations drawn from ``mcts_pool`` deals
+  weighted by the same inference (``search_pool`` in ``engine/solver/_ismcts.c``): the
+  search handles what each seat cannot see, the inference what the plays so far say.
+  ``mcts_blend`` (a benchmark variant, not the expert): every later card scored by a mix
+  of its PIMC value and its mean in such a search.
+
 - Bounded work: ``node_budget`` stops solving further deals once that many solver
   nodes are spent (at least ``min_deals`` solved), which bounds the hardest opening
   leads by an amount of search rather than of time; ``node_cap`` is a hard bound on the
@@ -426,11 +434,28 @@ EXPERT_2026_12_01 = replace(
 # (trump fixed, bench/results/bots-2026-12-01b.md): 12/32/96/160/200 at tricks 2..6
 # (expert@late) +0.21 [-0.07, +0.50] over 1,000 deals (+0.20 over 300 more), then
 # 20/48 instead of 12/32 at tricks 2/3 a further +0.30 [-0.05, +0.65] over 1,000 deals.
-EXPERT = replace(
+EXPERT_2026_12_01B = replace(
     EXPERT_2026_12_01,
     samples=(8, 20, 48, 96, 160, 200, 200, 200),
     exact_limit=200,
     node_cap=3_200_000,
+)
+# 2026-12-01c: the first trick (where PIMC could afford only 4-8 solved deals) is played
+# by information-set MCTS, 40,000 iterations, its determinisations drawn from 400 deals
+# weighted by the same inference; from trick 2 on twice the deals (16 / 40 / 96 / 200)
+# within twice the node budget and cap.  Screened against ismcts:20000 (trump fixed,
+# seed screen-x, bench/results/bots-2026-12-01c.md): the two changes alone +0.21 and
+# +0.20 over the expert it replaces (1,000 deals each, intervals including 0), together
+# +0.61 [+0.14, +1.08] on the same 1,000 deals; on the benchmark's 1,000 deals (seed
+# bench-2026-12-01) +1.44 against ismcts:20000 where the expert it replaces made +0.90.
+EXPERT = replace(
+    EXPERT_2026_12_01B,
+    samples=(16, 40, 96, 200, 200, 200, 200, 200),
+    node_budget=3_200_000,
+    node_cap=6_400_000,
+    mcts_tricks=1,
+    mcts_iterations=40_000,
+    mcts_pool=400,
 )
 
 
@@ -449,6 +474,7 @@ LEVELS = {"club": club, "expert": expert}
 VARIANTS: dict[str, PIMCConfig] = {
     "2026-11-30": EXPERT_2026_11_30,
     "2026-12-01": EXPERT_2026_12_01,
+    "2026-12-01b": EXPERT_2026_12_01B,
     # screened against ismcts:20000 (bench/results/bots-2026-12-01.md)
     "policy-w": replace(
         EXPERT_2026_12_01,
@@ -457,13 +483,32 @@ VARIANTS: dict[str, PIMCConfig] = {
         solve_limit=None,
     ),
     # the first step of 2026-12-01b (12/32 deals at tricks 2/3), screened against
-    "late": replace(EXPERT, samples=(8, 12, 32, 96, 160, 200, 200, 200)),
+    "late": replace(EXPERT_2026_12_01B, samples=(8, 12, 32, 96, 160, 200, 200, 200)),
     # trump by 6 sampled completions solved double-dummy per option instead of the
     # fitted table: measured alone (--trump only, heuristic card play, 1,000 deals) it
     # lost to the table (-0.68 card points and +0.09 written vs the heuristic's chooser,
     # the table +0.13 / +0.88) at up to 1.7 s per choice: not used
-    "dd-trump": replace(EXPERT, trump_table=False, trump_samples=6),
+    "dd-trump": replace(EXPERT_2026_12_01B, trump_table=False, trump_samples=6),
+    # screened 2026-12-01c against ismcts:20000 (bench/results/bots-2026-12-01c.md),
+    # each a change of expert@2026-12-01b:
+    # the first trick by MCTS over the inference's deals (+0.21 alone)
+    "mcts1": replace(EXPERT_2026_12_01B, mcts_tricks=1, mcts_iterations=40_000, mcts_pool=400),
+    # twice the deals from trick 2 on (+0.20 alone)
+    "more": replace(EXPERT, mcts_tricks=0),
+    # every trick by MCTS over the inference's deals (20,000 iterations: the sparring
+    # partner plus inference; +1.07 against it)
+    "mcts": replace(EXPERT_2026_12_01B, mcts_tricks=8, mcts_iterations=20_000, mcts_pool=400),
+    # no inference (-1.00: what the inference is worth against ismcts:20000)
+    "no-inference": replace(EXPERT_2026_12_01B, inference=None),
+    # each card scored half by its PIMC value, half by its mean in an MCTS of 20,000
+    # iterations over the inferred deals (+0.62, as good as the expert's change, at six
+    # times the CPU at the median)
+    "blend": replace(EXPERT_2026_12_01B, mcts_blend=0.5, mcts_pool=400),
+    # the expert with that blend from trick 2 on (+0.16 [-0.17, +0.49] over the expert
+    # against ismcts:20000, but 246 against the expert's 321 on the 40 regression deals)
+    "combo-blend": replace(EXPERT, mcts_blend=0.5),
 }
+VARIANTS["x-combo"] = EXPERT  # TEMPORARY: the benchmark runs in progress
 
 
 def variant(spec: str) -> PIMCBot:
@@ -472,56 +517,3 @@ def variant(spec: str) -> PIMCBot:
         raise ValueError(f"unknown bot {spec!r}: expert@ one of {', '.join(sorted(VARIANTS))}")
     return PIMCBot(spec, VARIANTS[name])
 
-
-def _inf(**kw) -> PIMCConfig:
-    assert EXPERT.inference is not None
-    return replace(EXPERT, inference=replace(EXPERT.inference, **kw))
-
-
-# screening 2026-12-01c (temporary)
-VARIANTS.update(
-    {
-        "x-more": replace(
-            EXPERT,
-            samples=(16, 40, 96, 200, 200, 200, 200, 200),
-            node_budget=3_200_000,
-            node_cap=6_400_000,
-        ),
-        "x-aopp05": _inf(alpha_opp=0.5),
-        "x-aopp15": _inf(alpha_opp=1.5),
-        "x-apar1": _inf(alpha_partner=1.0),
-        "x-cand20": _inf(candidates=20),
-        "x-mix03": _inf(mix=0.3),
-        "x-coef2": _inf(coef=(0.240, -0.845, -0.259, -0.601, 1.024, 0.114, 0.027, -0.400, -0.761, 0.332, 0.000, 0.203, 0.033, 1.594, -0.027, 0.634, -0.580, 0.473, 0.671, 0.393, -0.000, 1.473, -0.347, 0.000, 0.258, -2.432, -0.953, 0.485, 1.237, -0.292, -0.188, -0.402, 0.149, 0.321, 0.000, 0.607, 1.151)),
-        "x-coef3": _inf(coef=(-0.416, -0.425, -0.154, -0.524, 0.686, 0.207, 0.787, -0.073, -0.709, 0.290, -0.000, -0.206, 0.248, 1.456, 0.564, 1.533, -0.169, 0.001, 0.043, 0.006, -0.000, 1.433, -0.488, -0.000, 0.072, -2.365, -0.896, 0.832, 1.196, -0.402, -0.087, -0.274, 0.178, 0.287, -0.000, 0.409, 1.038)),
-        "x-noinf": replace(EXPERT, inference=None),
-        "x-blend": replace(EXPERT, mcts_blend=0.5, mcts_iterations=20000, mcts_pool=400),
-        "x-cb": replace(
-            EXPERT,
-            samples=(16, 40, 96, 200, 200, 200, 200, 200),
-            node_budget=3_200_000,
-            node_cap=6_400_000,
-            mcts_tricks=1,
-            mcts_iterations=40000,
-            mcts_pool=400,
-            mcts_blend=0.5,
-            blend_iterations=20000,
-        ),
-        "x-combo": replace(
-            EXPERT,
-            samples=(16, 40, 96, 200, 200, 200, 200, 200),
-            node_budget=3_200_000,
-            node_cap=6_400_000,
-            mcts_tricks=1,
-            mcts_iterations=40000,
-            mcts_pool=400,
-        ),
-        "x-mcts1": replace(EXPERT, mcts_tricks=1, mcts_iterations=40000),
-        "x-mcts2": replace(EXPERT, mcts_tricks=2, mcts_iterations=40000),
-        "x-pool1": replace(EXPERT, mcts_tricks=1, mcts_iterations=40000, mcts_pool=400),
-        "x-pool2": replace(EXPERT, mcts_tricks=2, mcts_iterations=40000, mcts_pool=400),
-        "x-pool8": replace(EXPERT, mcts_tricks=8, mcts_iterations=20000, mcts_pool=400),
-        "x-pool8b": replace(EXPERT, mcts_tricks=8, mcts_iterations=40000, mcts_pool=800),
-        "x-pool8c": replace(EXPERT, mcts_tricks=8, mcts_iterations=60000, mcts_pool=800),
-    }
-)

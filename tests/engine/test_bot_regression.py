@@ -15,14 +15,23 @@ from engine import Game, deal_for
 from engine.bots import bot_seed, get_bot
 
 SEED = "regression-expert"
-DEALS = range(1, 9)
+DEALS = range(1, 41)
 
 # expert − heuristic card points per deal at the last commit that changed the expert
-# (issue #13: policy inference in the compiled core, node budgets;
-# bench/results/bots-2026-12-01.md).  The 2026-11-30 expert (heuristic-model inference)
-# made +54 here, the expert before inference (d602fde settings) +7.
-COMMITTED = {1: 3, 2: 6, 3: 16, 4: -8, 5: 0, 6: 22, 7: 3, 8: 14}
-COMMITTED_TOTAL = 56
+# (issue #13, 2026-12-01c: the first trick by MCTS over the inferred deals, more deals
+# from trick 2 on; bench/results/bots-2026-12-01c.md).  The set was 8 deals until then
+# (deals 1-8, where the expert it replaces made +68 and this one +46: one deal swings 20
+# points, so 8 deals guarded nothing); over these 40 the expert it replaces
+# (expert@2026-12-01b) makes +299, this one +321.
+# fmt: off
+COMMITTED = {
+    1: 4, 2: 5, 3: -5, 4: 0, 5: 6, 6: 22, 7: 0, 8: 14, 9: 20, 10: 10,
+    11: 1, 12: 14, 13: 11, 14: 3, 15: -2, 16: 15, 17: 5, 18: 4, 19: 8, 20: 7,
+    21: 6, 22: 5, 23: 4, 24: 17, 25: 9, 26: 4, 27: 5, 28: 15, 29: 14, 30: 22,
+    31: 12, 32: 15, 33: 8, 34: 20, 35: 5, 36: 0, 37: 13, 38: 0, 39: 11, 40: -6,
+}
+# fmt: on
+COMMITTED_TOTAL = 321
 
 
 def _play(number: int, bots: dict[int, object]) -> list[int]:

@@ -146,3 +146,91 @@ def test_flemish_table_looks_and_announces_only_when_strong():
     weak = _obs_for_dealer("7S 8S 7H 8H 7D 8D 7C 8C", rules="flemish-table", phase="announce")
     weak.update(seat=1, dealer=0, trump="S", legal=["mee", "pass"])
     assert bot.act(weak, b"a") == "pass"
+
+
+# ----------------------------------------------------------------- MCTS over the inferred deals
+class _Recorder:
+    """The compiled core, with its search_pool calls recorded."""
+
+    def __init__(self, core):
+        self.core, self.calls = core, []
+
+    def __getattr__(self, name):
+        return getattr(self.core, name)
+
+    def search_pool(self, deals, weights, *args):
+        out = self.core.search_pool(deals, weights, *args)
+        self.calls.append((deals, weights, args, out))
+        return out
+
+
+def _decision(trick_number: int, seed: str = "mcts-expert"):
+    g = Game(seed, "flemish")
+    h = get_bot("heuristic")
+    while True:
+        obs = g.observation(g.to_move)
+        if obs["phase"] == "play" and len(obs["tricks"]) == trick_number - 1:
+            if len(obs["legal"]) > 1 and obs["current_trick"]["cards"]:
+                return g, obs
+        g.apply_action(h.act(obs, b"z"))
+
+
+def _consistent(obs, hands) -> bool:
+    from engine.cards import CARD_BY_TEXT
+
+    own = sum(1 << CARD_BY_TEXT[t] for t in obs["hand"])
+    played = set()
+    for t in obs["tricks"]:
+        played |= {CARD_BY_TEXT[c] for _, c in t["cards"]}
+    played |= {CARD_BY_TEXT[c] for _, c in obs["current_trick"]["cards"]}
+    return hands[obs["seat"]] == own and not any(hands[s] >> c & 1 for s in range(4) for c in played)
+
+
+@pytest.mark.skipif("c" not in available_backends(), reason="no compiled core")
+def test_the_first_trick_is_played_by_mcts_over_the_inferred_deals(monkeypatch):
+    from engine.bots import pimc
+    from engine.cards import CARD_TEXT
+
+    assert EXPERT.mcts_tricks >= 1 and EXPERT.mcts_pool > 0
+    rec = _Recorder(pimc._policy_core())
+    monkeypatch.setattr(pimc, "_policy_core", lambda: rec)
+    g, obs = _decision(1)
+    card = get_bot("expert").act(obs, bot_seed(g.seed, 1, obs["seat"]))
+    assert len(rec.calls) == 1
+    deals, weights, args, (best, stats, _) = rec.calls[0]
+    assert card == CARD_TEXT[best] and card in obs["legal"]
+    assert args[-3] == EXPERT.mcts_iterations
+    assert 1 < len(deals) <= EXPERT.mcts_pool and all(w > 0 for w in weights)
+    assert all(_consistent(obs, d) for d in deals)
+    assert sum(v for _, v, _ in stats) == EXPERT.mcts_iterations
+
+
+@pytest.mark.skipif("c" not in available_backends(), reason="no compiled core")
+@pytest.mark.parametrize("name", ["expert", "expert@blend"])
+def test_later_cards_are_the_pimc_values_or_their_mix_with_the_mcts_means(monkeypatch, name):
+    from engine.bots import pimc
+    from engine.cards import CARD_BY_TEXT, CARD_TEXT
+
+    bot = get_bot(name)
+    b = bot.config.mcts_blend
+    assert (b > 0) == (name == "expert@blend")
+    rec = _Recorder(pimc._policy_core())
+    monkeypatch.setattr(pimc, "_policy_core", lambda: rec)
+    checked = 0
+    for seed in ("blend-1", "blend-2", "blend-3"):
+        g, obs = _decision(3, seed)
+        s = bot_seed(g.seed, 1, obs["seat"])
+        rec.calls.clear()
+        card = bot.act(obs, s)
+        values = bot.card_values(obs, s)
+        if b > 0:
+            assert len(rec.calls) == 1 and rec.calls[0][2][-3] == bot.config.blend_iterations
+            means = {CARD_TEXT[c]: m for c, _, m in rec.calls[0][3][1]}
+            values = {t: (1 - b) * v + b * means.get(t, v) for t, v in values.items()}
+        else:
+            assert not rec.calls
+        top = max(values.values())
+        ties = [CARD_BY_TEXT[t] for t, v in values.items() if v == top]
+        assert card == CARD_TEXT[min(ties, key=pimc._cheap_key)]
+        checked += 1
+    assert checked == 3
