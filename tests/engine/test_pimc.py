@@ -234,3 +234,15 @@ def test_later_cards_are_the_pimc_values_or_their_mix_with_the_mcts_means(monkey
         assert card == CARD_TEXT[min(ties, key=pimc._cheap_key)]
         checked += 1
     assert checked == 3
+
+
+def test_without_the_compiled_core_the_expert_plays_the_first_trick_by_pimc(monkeypatch):
+    # a host without a C compiler: no MCTS, the expert still plays (PIMC, Python weights)
+    from engine.bots import pimc
+
+    monkeypatch.setattr(pimc, "_policy_core", lambda: None)
+    g, obs = _decision(1, "no-core")
+    bot = PIMCBot("expert", EXPERT, backend="python" if "c" not in available_backends() else None)
+    card = bot.act(obs, bot_seed(g.seed, 1, obs["seat"]))
+    assert card in obs["legal"]
+    assert card == bot.act(obs, bot_seed(g.seed, 1, obs["seat"]))
