@@ -510,7 +510,6 @@ VARIANTS: dict[str, PIMCConfig] = {
     # against ismcts:20000, but 246 against the expert's 321 on the 40 regression deals)
     "combo-blend": replace(EXPERT, mcts_blend=0.5),
 }
-VARIANTS["x-combo"] = EXPERT  # TEMPORARY: the benchmark runs in progress
 
 
 def variant(spec: str) -> PIMCBot:
