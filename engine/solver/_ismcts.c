@@ -885,6 +885,25 @@ static int parse_hidden(PyObject *known_o, PyObject *need_o, PyObject *forbid_o,
 
 static PyObject *result_tuple(const Result *res);
 
+/* The root of a search: the rules, the seat to move and the cards on the table (they
+ * count for whoever wins the trick, play()); checks the iteration count. */
+static int root_state(G *g, int trump, int to_move, PyObject *trick_o, int dir, int bp, int under, int tb, int lb,
+                      long iterations) {
+    if (iterations < 1 || iterations > 10000000) {
+        PyErr_SetString(PyExc_ValueError, "iterations: 1 .. 10,000,000");
+        return -1;
+    }
+    memset(g, 0, sizeof *g);
+    g->trump = trump;
+    g->dir = dir;
+    g->beat_partner = bp;
+    g->under = under;
+    g->tbonus = tb;
+    g->lbonus = lb;
+    g->to_move = to_move & 3;
+    return parse_trick(trick_o, g);
+}
+
 static PyObject *py_search(PyObject *self, PyObject *args) {
     PyObject *known_o, *need_o, *forbid_o, *trick_o;
     unsigned int unseen;
@@ -895,21 +914,8 @@ static PyObject *py_search(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOOIiiiOiiiiilKd", &known_o, &need_o, &forbid_o, &unseen, &trump, &to_move,
                           &observer, &trick_o, &dir, &bp, &under, &tb, &lb, &iterations, &seed, &cexp))
         return NULL;
-    if (iterations < 1 || iterations > 10000000) {
-        PyErr_SetString(PyExc_ValueError, "iterations: 1 .. 10,000,000");
-        return NULL;
-    }
     G g;
-    memset(&g, 0, sizeof g);
-    g.trump = trump;
-    g.dir = dir;
-    g.beat_partner = bp;
-    g.under = under;
-    g.tbonus = tb;
-    g.lbonus = lb;
-    g.to_move = to_move & 3;
-    if (parse_trick(trick_o, &g) < 0) return NULL;
-    /* the table cards of the root trick count for whoever wins it (play()) */
+    if (root_state(&g, trump, to_move, trick_o, dir, bp, under, tb, lb, iterations) < 0) return NULL;
     Sampler sp;
     if (parse_hidden(known_o, need_o, forbid_o, unseen, &sp) < 0) return NULL;
     Result res;
@@ -935,20 +941,8 @@ static PyObject *py_search_pool(PyObject *self, PyObject *args) {
     if (!PyArg_ParseTuple(args, "OOiiiOiiiiilKd", &deals_o, &weights_o, &trump, &to_move, &observer, &trick_o,
                           &dir, &bp, &under, &tb, &lb, &iterations, &seed, &cexp))
         return NULL;
-    if (iterations < 1 || iterations > 10000000) {
-        PyErr_SetString(PyExc_ValueError, "iterations: 1 .. 10,000,000");
-        return NULL;
-    }
     G g;
-    memset(&g, 0, sizeof g);
-    g.trump = trump;
-    g.dir = dir;
-    g.beat_partner = bp;
-    g.under = under;
-    g.tbonus = tb;
-    g.lbonus = lb;
-    g.to_move = to_move & 3;
-    if (parse_trick(trick_o, &g) < 0) return NULL;
+    if (root_state(&g, trump, to_move, trick_o, dir, bp, under, tb, lb, iterations) < 0) return NULL;
     PyObject *dseq = PySequence_Fast(deals_o, "deals");
     if (!dseq) return NULL;
     PyObject *wseq = PySequence_Fast(weights_o, "weights");
