@@ -53,32 +53,38 @@ def search(
     trump: int | None | str = "obs",
     c: float = UCB_C,
     salt: str = "",
+    pool: tuple[list, list[float]] | None = None,
+    seed64: int | None = None,
 ):
-    """Run the core from the observation: (best card, [(card, visits, mean)], root mean)."""
+    """Run the core from the observation: (best card, [(card, visits, mean)], root mean).
+
+    ``pool``: (deals, weights) to draw the determinisations from instead of uniformly
+    (the expert's inference, ``search_pool``); ``seed64``: the search's seed, else one
+    drawn from (observation, seed, salt).
+    """
     from ..solver import rule_args
 
     rules = get_rules(obs.get("rules"))
-    known, need, forbid, unseen = hidden_args(obs, rules)
     if trump == "obs":
         trump = None if obs.get("trump") is None else SUITS.index(obs["trump"])
     flat: list[int] = []
     for s, t in obs["current_trick"]["cards"]:
         flat += [int(s), CARD_BY_TEXT[t]]
-    rng = decision_rng(obs, seed + salt.encode())
-    return _core().search(
-        known,
-        need,
-        forbid,
-        unseen,
+    if seed64 is None:
+        seed64 = decision_rng(obs, seed + salt.encode()).getrandbits(64)
+    root = (
         -1 if trump is None else int(trump),
         obs["seat"] if to_move is None else to_move,
         obs["seat"],
         tuple(flat),
         *rule_args(rules),
         int(iterations),
-        rng.getrandbits(64),
+        seed64,
         float(c),
     )
+    if pool is not None:
+        return _core().search_pool(*pool, *root)
+    return _core().search(*hidden_args(obs, rules), *root)
 
 
 class ISMCTSBot(PhaseBot):

@@ -255,34 +255,25 @@ class PIMCBot(PhaseBot):
 
     def _mcts_stats(self, obs: dict, seed: bytes, iterations: int):
         """(best card, [(card, visits, mean points)], root mean) of an information-set
-        MCTS, its determinisations drawn from the inference's weighted deals
-        (``mcts_pool``) or uniformly."""
-        from .ismcts import UCB_C, search
+        MCTS (compiled: the caller checks for the core), its determinisations drawn from
+        the inference's weighted deals (``mcts_pool``) or uniformly."""
+        from .ismcts import search
 
         cfg = self.config
         inf = cfg.inference
-        if not cfg.mcts_pool or inf is None or inf.model != "policy" or not _policy_core():
+        if not cfg.mcts_pool or inf is None or inf.model != "policy":
             return search(obs, seed, iterations)
         rules = get_rules(obs.get("rules"))
         model = PlayModel(obs, rules, inf)
         if not model.informative:
             return search(obs, seed, iterations)
-        from ..solver import rule_args
-
         hidden = analyse(obs, rules)
         rng = decision_rng(obs, seed)
-        deals, weights = _policy_deals(
+        pool = _policy_deals(
             obs, rules, hidden, model, inf, rng, cfg.mcts_pool,
             hidden.enumerate_deals(cfg.mcts_pool),
         )  # fmt: skip
-        trump = None if obs.get("trump") is None else SUITS.index(obs["trump"])
-        flat: list[int] = []
-        for s_, t in obs["current_trick"]["cards"]:
-            flat += [int(s_), CARD_BY_TEXT[t]]
-        return _policy_core().search_pool(
-            deals, weights, -1 if trump is None else trump, obs["seat"], obs["seat"],
-            tuple(flat), *rule_args(rules), iterations, rng.getrandbits(64), UCB_C,
-        )  # fmt: skip
+        return search(obs, seed, iterations, pool=pool, seed64=rng.getrandbits(64))
 
     def _limit(self, nodes: int) -> int | None:
         """Nodes the next solve may use: the solve limit, within what is left of the cap."""
@@ -517,4 +508,3 @@ def variant(spec: str) -> PIMCBot:
     if name not in VARIANTS:
         raise ValueError(f"unknown bot {spec!r}: expert@ one of {', '.join(sorted(VARIANTS))}")
     return PIMCBot(spec, VARIANTS[name])
-

@@ -183,17 +183,19 @@ def _consistent(obs, hands) -> bool:
     for t in obs["tricks"]:
         played |= {CARD_BY_TEXT[c] for _, c in t["cards"]}
     played |= {CARD_BY_TEXT[c] for _, c in obs["current_trick"]["cards"]}
-    return hands[obs["seat"]] == own and not any(hands[s] >> c & 1 for s in range(4) for c in played)
+    return hands[obs["seat"]] == own and not any(
+        hands[s] >> c & 1 for s in range(4) for c in played
+    )
 
 
 @pytest.mark.skipif("c" not in available_backends(), reason="no compiled core")
 def test_the_first_trick_is_played_by_mcts_over_the_inferred_deals(monkeypatch):
-    from engine.bots import pimc
+    from engine.bots import ismcts
     from engine.cards import CARD_TEXT
 
     assert EXPERT.mcts_tricks >= 1 and EXPERT.mcts_pool > 0
-    rec = _Recorder(pimc._policy_core())
-    monkeypatch.setattr(pimc, "_policy_core", lambda: rec)
+    rec = _Recorder(ismcts._core())
+    monkeypatch.setattr(ismcts, "_core", lambda: rec)
     g, obs = _decision(1)
     card = get_bot("expert").act(obs, bot_seed(g.seed, 1, obs["seat"]))
     assert len(rec.calls) == 1
@@ -208,14 +210,14 @@ def test_the_first_trick_is_played_by_mcts_over_the_inferred_deals(monkeypatch):
 @pytest.mark.skipif("c" not in available_backends(), reason="no compiled core")
 @pytest.mark.parametrize("name", ["expert", "expert@blend"])
 def test_later_cards_are_the_pimc_values_or_their_mix_with_the_mcts_means(monkeypatch, name):
-    from engine.bots import pimc
+    from engine.bots import ismcts, pimc
     from engine.cards import CARD_BY_TEXT, CARD_TEXT
 
     bot = get_bot(name)
     b = bot.config.mcts_blend
     assert (b > 0) == (name == "expert@blend")
-    rec = _Recorder(pimc._policy_core())
-    monkeypatch.setattr(pimc, "_policy_core", lambda: rec)
+    rec = _Recorder(ismcts._core())
+    monkeypatch.setattr(ismcts, "_core", lambda: rec)
     checked = 0
     for seed in ("blend-1", "blend-2", "blend-3"):
         g, obs = _decision(3, seed)
