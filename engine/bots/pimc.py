@@ -214,9 +214,7 @@ class PIMCBot(PhaseBot):
         solver = _solver()
         totals = dict.fromkeys(legal, 0.0)
         budget = self.config.node_budget
-        limit = self.config.solve_limit
         nodes, n, solved = 0, 0.0, 0
-        skipped: list = []
         for hands, wt in zip(deals, weights, strict=True):
             if not wt:
                 continue
@@ -237,7 +235,6 @@ class PIMCBot(PhaseBot):
                 )
             nodes += solver.last_nodes(self.backend)
             if vals is None:
-                skipped.append((hands, wt))
                 continue  # one of the rare very hard deals: left out, by node count
             solved += 1
             n += wt
