@@ -52,6 +52,13 @@ class InferenceConfig:
     alpha_partner: float = 0.5
     # the policy's coefficients (engine/bots/policy.py); None: policy.COEF
     coef: tuple[float, ...] | None = None
+    # A mixture of play models (names of ``policy.MODELS``, prior weights; "policy" only):
+    # each other seat plays by one of them throughout, which one is not known, so a
+    # deal's weight for that seat is sum_k prior_k x prod_plays P_k(card).  A player who
+    # plays like the simple rule-based bot is then recognised as such after a few cards,
+    # one who plays like the expert as that.  One name: that model alone (``coef``).
+    models: tuple[str, ...] = ("expert",)
+    priors: tuple[float, ...] | None = None
 
 
 class _V:

@@ -124,3 +124,20 @@ COEF: tuple[float, ...] = (
     -0.025, -0.139, -0.117, 0.811, -0.000, 0.271, 0.816,
 )
 # fmt: on
+
+# Fitted by `python bench/fit_policy.py --deals 400 --seed fit-heur-1 --bot heuristic` on
+# the rule-based bot's self-play (the "beginner" level): 7,586 decisions over the four
+# presets; held out, log-likelihood per decision -0.442 (uniform -1.129), top card = the
+# bot's 82.5 %.  The model of a simple, rule-following player, one component of the
+# expert's mixture (``InferenceConfig.models``).
+# fmt: off
+HEURISTIC_COEF: tuple[float, ...] = (
+    0.693, -1.996, -1.928, 1.446, 2.061, 0.793, 1.251, -0.718, -0.059, -0.229,
+    0.000, -0.551, -1.250, -0.452, 1.099, 3.885, 0.333, 0.550, -2.243, -1.584,
+    0.000, 4.182, -0.775, 0.000, -0.127, -3.745, -1.008, 1.825, 1.109, -0.734,
+    -0.562, -0.411, -0.274, -0.696, -0.000, 0.234, 0.541,
+)
+# fmt: on
+
+# The play models by name (``InferenceConfig.models``).
+MODELS: dict[str, tuple[float, ...]] = {"expert": COEF, "heuristic": HEURISTIC_COEF}

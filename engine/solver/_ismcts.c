@@ -564,13 +564,22 @@ typedef struct {
     int tseat[3], tcard[3];
 } Event;
 
+/* The policy models of a play: one, or a mixture of up to MAXMODELS (each seat's plays
+ * are all explained by one model, which one is not known: a deal's weight for a seat is
+ * sum_k prior_k * prod_events P_k(card), see deal_logw). */
+#define MAXMODELS 3
+
 typedef struct {
     int trump, dir, beat_partner, under;
     double mix, alpha[2], eps_trump;
-    const double *coef;
+    int nmodels;
+    double coef[MAXMODELS][NFEAT];
+    double logprior[MAXMODELS];
 } InferCfg;
 
-static double event_logw(const InferCfg *ic, const Event *e, const uint32_t hands[4]) {
+/* log-weight of one event under each model: out[k] = alpha * log P_k(card); returns 0
+ * for a forced play (out untouched), else 1. */
+static int event_logw(const InferCfg *ic, const Event *e, const uint32_t hands[4], double *out) {
     uint32_t hand = hands[e->seat] | e->later;
     G s;
     memset(&s, 0, sizeof s);
@@ -583,25 +592,26 @@ static double event_logw(const InferCfg *ic, const Event *e, const uint32_t hand
         rules_add_card(i, e->tcard[i], e->tseat[i], ic->trump, &s.led, &s.win_card, &s.win_seat);
     uint32_t lm = legal(&s, e->seat);
     int nl = popc(lm);
-    if (nl <= 1) return 0.0;
+    if (nl <= 1) return 0;
     uint32_t unseen = 0xFFFFFFFFu & ~e->before & ~hand;
-    double sc[8], f[NFEAT], mx = -1e300, chosen = 0;
-    int i = 0;
+    double f[8][NFEAT];
+    int i = 0, chosen_i = 0;
     for (uint32_t m = lm; m; m &= m - 1, i++) {
         int c = __builtin_ctz(m);
-        policy_features(hand, e->tseat, e->tcard, e->n, ic->trump, unseen, e->seat, c, f);
-        sc[i] = dot(ic->coef, f, NFEAT);
-        if (sc[i] > mx) mx = sc[i];
+        policy_features(hand, e->tseat, e->tcard, e->n, ic->trump, unseen, e->seat, c, f[i]);
+        if (c == e->card) chosen_i = i;
     }
-    double tot = 0;
-    i = 0;
-    for (uint32_t m = lm; m; m &= m - 1, i++) {
-        double ex = exp(sc[i] - mx);
-        tot += ex;
-        if (__builtin_ctz(m) == e->card) chosen = ex;
+    for (int k = 0; k < ic->nmodels; k++) {
+        double sc[8], mx = -1e300, tot = 0;
+        for (int j = 0; j < nl; j++) {
+            sc[j] = dot(ic->coef[k], f[j], NFEAT);
+            if (sc[j] > mx) mx = sc[j];
+        }
+        for (int j = 0; j < nl; j++) tot += exp(sc[j] - mx);
+        double p = ic->mix / nl + (1 - ic->mix) * (exp(sc[chosen_i] - mx) / tot);
+        out[k] = ic->alpha[e->cls] * log(p);
     }
-    double p = ic->mix / nl + (1 - ic->mix) * (chosen / tot);
-    return ic->alpha[e->cls] * log(p);
+    return 1;
 }
 
 static int parse_doubles(PyObject *o, double *out, int n, const char *what) {
@@ -703,30 +713,89 @@ fail:
 
 static double deal_logw(const InferCfg *ic, const TrumpInfo *ti, const Event *ev, Py_ssize_t ne,
                         const uint32_t h[4]) {
-    double w = 0;
+    double w = 0, per[4][MAXMODELS], ev_w[MAXMODELS];
+    int seen[4] = {0, 0, 0, 0};
     if (ti && !trump_plausible(ti, h[ti->dealer] | ti->later)) w += log(ic->eps_trump);
-    for (Py_ssize_t i = 0; i < ne; i++) w += event_logw(ic, &ev[i], h);
+    for (int p = 0; p < 4; p++)
+        for (int k = 0; k < ic->nmodels; k++) per[p][k] = 0;
+    for (Py_ssize_t i = 0; i < ne; i++) {
+        int p = ev[i].seat & 3;
+        if (!event_logw(ic, &ev[i], h, ev_w)) continue;
+        if (ic->nmodels == 1) { /* one model: summed in event order, as ever */
+            w += ev_w[0];
+            continue;
+        }
+        seen[p] = 1;
+        for (int k = 0; k < ic->nmodels; k++) per[p][k] += ev_w[k];
+    }
+    for (int p = 0; p < 4; p++) {
+        if (!seen[p]) continue;
+        /* log sum_k prior_k exp(per[p][k]) */
+        double mx = -1e300, tot = 0;
+        for (int k = 0; k < ic->nmodels; k++)
+            if (ic->logprior[k] + per[p][k] > mx) mx = ic->logprior[k] + per[p][k];
+        for (int k = 0; k < ic->nmodels; k++) tot += exp(ic->logprior[k] + per[p][k] - mx);
+        w += mx + log(tot);
+    }
     return w;
+}
+
+/* coef: NFEAT numbers (one model) or a sequence of up to MAXMODELS such sequences;
+ * priors: None (equal) or one positive number per model. */
+static int parse_models(PyObject *coef_o, PyObject *priors_o, InferCfg *ic) {
+    PyObject *seq = PySequence_Fast(coef_o, "coef");
+    if (!seq) return -1;
+    Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+    int nested = n > 0 && PySequence_Check(PySequence_Fast_GET_ITEM(seq, 0));
+    if (!nested) {
+        Py_DECREF(seq);
+        ic->nmodels = 1;
+        ic->logprior[0] = 0;
+        return parse_doubles(coef_o, ic->coef[0], NFEAT, "coef");
+    }
+    if (n < 1 || n > MAXMODELS) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "coef: 1 to %d models", MAXMODELS);
+        return -1;
+    }
+    ic->nmodels = (int)n;
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (parse_doubles(PySequence_Fast_GET_ITEM(seq, k), ic->coef[k], NFEAT, "coef") < 0) {
+            Py_DECREF(seq);
+            return -1;
+        }
+    Py_DECREF(seq);
+    double pr[MAXMODELS], tot = 0;
+    for (int k = 0; k < ic->nmodels; k++) pr[k] = 1.0;
+    if (priors_o && priors_o != Py_None && parse_doubles(priors_o, pr, ic->nmodels, "priors") < 0) return -1;
+    for (int k = 0; k < ic->nmodels; k++) {
+        if (!(pr[k] > 0)) {
+            PyErr_SetString(PyExc_ValueError, "priors: positive numbers");
+            return -1;
+        }
+        tot += pr[k];
+    }
+    for (int k = 0; k < ic->nmodels; k++) ic->logprior[k] = log(pr[k] / tot);
+    return 0;
 }
 
 /* weights(deals, events, coef, trump_info, trump, beat_partner, under, mix, alpha_opp,
  *         alpha_partner, eps_trump) -> [log-weight per deal] */
 static PyObject *py_weights(PyObject *self, PyObject *args) {
-    PyObject *deals_o, *events_o, *coef_o, *ti_o;
+    PyObject *deals_o, *events_o, *coef_o, *ti_o, *priors_o = NULL;
     int trump, bp, under;
     double mix, a_opp, a_par, eps_trump;
-    if (!PyArg_ParseTuple(args, "OOOOiiidddd", &deals_o, &events_o, &coef_o, &ti_o, &trump, &bp, &under, &mix,
-                          &a_opp, &a_par, &eps_trump))
+    if (!PyArg_ParseTuple(args, "OOOOiiidddd|O", &deals_o, &events_o, &coef_o, &ti_o, &trump, &bp, &under, &mix,
+                          &a_opp, &a_par, &eps_trump, &priors_o))
         return NULL;
-    double coef[NFEAT];
-    if (parse_doubles(coef_o, coef, NFEAT, "coef") < 0) return NULL;
+    InferCfg ic = {trump, 1, bp, under, mix, {a_opp, a_par}, eps_trump};
+    if (parse_models(coef_o, priors_o, &ic) < 0) return NULL;
     TrumpInfo ti;
     int has_ti = ti_o != Py_None;
     if (has_ti && parse_trump_info(ti_o, &ti) < 0) return NULL;
     Py_ssize_t ne;
     Event *ev = parse_events(events_o, &ne);
     if (!ev) return NULL;
-    InferCfg ic = {trump, 1, bp, under, mix, {a_opp, a_par}, eps_trump, coef};
     PyObject *dseq = PySequence_Fast(deals_o, "deals");
     if (!dseq) {
         free(ev);
@@ -748,21 +817,22 @@ static PyObject *py_weights(PyObject *self, PyObject *args) {
 }
 
 static PyObject *py_infer(PyObject *self, PyObject *args) {
-    PyObject *known_o, *need_o, *forbid_o, *events_o, *coef_o, *ti_o;
+    PyObject *known_o, *need_o, *forbid_o, *events_o, *coef_o, *ti_o, *priors_o = NULL;
     unsigned int unseen;
     int trump, bp, under;
     long keep, draw;
     unsigned long long seed;
     double mix, a_opp, a_par, eps_trump;
-    if (!PyArg_ParseTuple(args, "OOOIOOOiiillKdddd", &known_o, &need_o, &forbid_o, &unseen, &events_o, &coef_o,
-                          &ti_o, &trump, &bp, &under, &keep, &draw, &seed, &mix, &a_opp, &a_par, &eps_trump))
+    if (!PyArg_ParseTuple(args, "OOOIOOOiiillKdddd|O", &known_o, &need_o, &forbid_o, &unseen, &events_o, &coef_o,
+                          &ti_o, &trump, &bp, &under, &keep, &draw, &seed, &mix, &a_opp, &a_par, &eps_trump,
+                          &priors_o))
         return NULL;
     if (keep < 1 || draw < 1 || draw > 1000000) {
         PyErr_SetString(PyExc_ValueError, "keep >= 1, 1 <= draw <= 1,000,000");
         return NULL;
     }
-    double coef[NFEAT];
-    if (parse_doubles(coef_o, coef, NFEAT, "coef") < 0) return NULL;
+    InferCfg ic = {trump, 1, bp, under, mix, {a_opp, a_par}, eps_trump};
+    if (parse_models(coef_o, priors_o, &ic) < 0) return NULL;
     TrumpInfo ti;
     int has_ti = ti_o != Py_None;
     if (has_ti && parse_trump_info(ti_o, &ti) < 0) return NULL;
@@ -774,7 +844,6 @@ static PyObject *py_infer(PyObject *self, PyObject *args) {
         free(ev);
         return NULL;
     }
-    InferCfg ic = {trump, 1, bp, under, mix, {a_opp, a_par}, eps_trump, coef};
     uint32_t *hands = (uint32_t *)malloc((size_t)draw * 4 * sizeof(uint32_t));
     double *lw = (double *)malloc((size_t)draw * sizeof(double));
     long *kept = (long *)calloc((size_t)draw, sizeof(long));

@@ -11,7 +11,7 @@ import pytest
 from engine import Game
 from engine.bots import get_bot
 from engine.bots.inference import InferenceConfig, PlayModel, legal_mask, model_trump
-from engine.bots.policy import COEF, N, features, probabilities
+from engine.bots.policy import COEF, HEURISTIC_COEF, N, features, probabilities
 from engine.bots.sampler import analyse
 from engine.rules import get_rules
 from engine.solver import rule_args
@@ -101,6 +101,116 @@ def test_the_compiled_weights_are_the_python_weights():
             assert lw == pytest.approx(ref, rel=1e-9, abs=1e-9)
             checked += 1
     assert checked >= 20
+
+
+def _python_mixture_logw(model: PlayModel, inf: InferenceConfig, hands, coefs, priors):
+    """The mixture's reference: per seat log sum_k prior_k prod_plays P_k(card)."""
+    rules = model.rules
+    lw = 0.0
+    if model.dealer_trump is not None:
+        dealer, option, legal, played = model.dealer_trump
+        if option not in model_trump(hands[dealer] | played, legal, rules.no_trump_multiplier):
+            lw += math.log(inf.eps_trump)
+    per: dict[int, list[float]] = {}
+    for s, c, before, trick, later in model.events:
+        hand = hands[s] | later
+        lm = legal_mask(hand, trick, model.trump, s, rules)
+        cards = [x for x in range(32) if lm >> x & 1]
+        if len(cards) < 2:
+            continue
+        unseen = ((1 << 32) - 1) & ~before & ~hand
+        alpha = inf.alpha_opp if (s ^ model.seat) & 1 else inf.alpha_partner
+        acc = per.setdefault(s, [0.0] * len(coefs))
+        for k, coef in enumerate(coefs):
+            p = probabilities(coef, hand, trick, model.trump, unseen, s, cards)[cards.index(c)]
+            acc[k] += alpha * math.log(inf.mix / len(cards) + (1 - inf.mix) * p)
+    total = sum(priors)
+    for acc in per.values():
+        lw += math.log(sum(pr / total * math.exp(a) for pr, a in zip(priors, acc, strict=True)))
+    return lw
+
+
+@pytest.mark.parametrize("priors", [None, (0.7, 0.3)])
+def test_the_compiled_mixture_weights_are_the_python_weights(priors):
+    inf = InferenceConfig(model="policy", mix=0.1, alpha_opp=1.0, alpha_partner=0.5)
+    coefs = [COEF, HEURISTIC_COEF]
+    checked = 0
+    for rules in PRESETS:
+        rs = get_rules(rules)
+        _, bp, under, _, _ = rule_args(rs)
+        for obs in _observations(rules, 2, f"mixture-w-{rules}"):
+            model = PlayModel(obs, rs, inf)
+            if not model.informative:
+                continue
+            hidden = analyse(obs, rs)
+            deals = [hidden.sample(random.Random(k)) for k in range(4)]
+            events, ti = model.core_args()
+            trump = -1 if model.trump is None else model.trump
+            lw = core.weights(
+                deals, events, coefs, ti, trump, bp, under, inf.mix, inf.alpha_opp,
+                inf.alpha_partner, inf.eps_trump, priors,
+            )  # fmt: skip
+            ref = [_python_mixture_logw(model, inf, h, coefs, priors or (1, 1)) for h in deals]
+            assert lw == pytest.approx(ref, rel=1e-9, abs=1e-9)
+            checked += 1
+    assert checked >= 15
+
+
+def test_a_one_model_mixture_is_that_model():
+    inf = InferenceConfig(model="policy")
+    rs = get_rules("flemish")
+    _, bp, under, _, _ = rule_args(rs)
+    for obs in list(_observations("flemish", 2, "mixture-one"))[:8]:
+        model = PlayModel(obs, rs, inf)
+        hidden = analyse(obs, rs)
+        deals = [hidden.sample(random.Random(k)) for k in range(4)]
+        events, ti = model.core_args()
+        trump = -1 if model.trump is None else model.trump
+        args = (ti, trump, bp, under, 0.1, 1.0, 0.5, 0.1)
+        flat = core.weights(deals, events, HEURISTIC_COEF, *args)
+        nested = core.weights(deals, events, [HEURISTIC_COEF], *args)
+        assert flat == nested
+
+
+def test_the_mixture_refuses_bad_models():
+    args = (None, -1, 0, 0, 0.1, 1.0, 0.5, 0.1)
+    with pytest.raises(ValueError):
+        core.weights([], [], [COEF] * 4, *args)
+    with pytest.raises(ValueError):
+        core.weights([], [], [COEF, HEURISTIC_COEF], *args, (1.0, 0.0))
+    with pytest.raises(ValueError):
+        core.weights([], [], [COEF, HEURISTIC_COEF], *args, (1.0,))
+
+
+def test_the_mixture_recognises_a_rule_following_player():
+    """Deals under which an opponent's plays are the heuristic bot's own choices weigh
+    more, relative to the expert-model alone, the more of his plays are seen."""
+    heur = get_bot("heuristic")
+    rs = get_rules("flemish")
+    _, bp, under, _, _ = rule_args(rs)
+    g = Game("mixture-learn", "flemish")
+    while g.deal_number == 1 and not g.is_terminal():
+        obs = g.observation(g.to_move)
+        if obs["phase"] == "play" and obs["seat"] == 0 and len(obs["tricks"]) == 5:
+            break
+        g.apply_action(heur.act(obs, b"x"))
+    inf = InferenceConfig(model="policy")
+    model = PlayModel(obs, rs, inf)
+    events, ti = model.core_args()
+    trump = -1 if model.trump is None else model.trump
+    hidden = analyse(obs, rs)
+    deals = [hidden.sample(random.Random(k)) for k in range(200)]
+    args = (ti, trump, bp, under, 0.1, 1.0, 0.5, 0.1)
+    alone = core.weights(deals, events, COEF, *args)
+    heuristic = core.weights(deals, events, HEURISTIC_COEF, *args)
+    mixed = core.weights(deals, events, [COEF, HEURISTIC_COEF], *args)
+    # the mixture is never far below the better of its parts (log 2 per seat at most),
+    # and a log-probability (at most 0)
+    for a, h, m in zip(alone, heuristic, mixed, strict=True):
+        assert m >= max(a, h) - 3 * math.log(2) - 1e-9
+        assert m <= 0.0 + 1e-9
+    # the plays came from the heuristic bot: its model explains them better on average
+    assert sum(heuristic) > sum(alone)
 
 
 def test_infer_keeps_consistent_deals_deterministically():
