@@ -233,7 +233,13 @@ def main() -> None:
                     (
                         f", inference by the fitted policy ({inf.candidates} candidates per "
                         f"kept deal, mix {inf.mix}, alpha {inf.alpha_opp}/{inf.alpha_partner}, "
-                        f"trump {inf.eps_trump})"
+                        f"trump {inf.eps_trump}"
+                        + (
+                            f", a mixture of {'/'.join(inf.models)}"
+                            if len(getattr(inf, "models", ())) > 1
+                            else ""
+                        )
+                        + ")"
                         if getattr(inf, "model", "heuristic") == "policy"
                         else f", inference ({inf.candidates} candidates per kept deal, "
                         f"eps {inf.eps}, partner {inf.eps_partner}, trump {inf.eps_trump})"
@@ -314,6 +320,22 @@ def main() -> None:
                 f"{max(al):.1f} | {pct(ld, 0.5):.1f} | {pct(ld, 0.95):.1f} | "
                 f"{max(ld) if ld else float('nan'):.1f} |"
             )
+    # Total CPU: each bot plays one side (two seats) of every one of the 2 n plays.
+    tot = {name: sum(lat[name]["cpu"]) for name in names}
+    lines += [
+        "",
+        "Total CPU time (process_time), per play of a deal (the bot's two seats) and per decision:",
+        "",
+        "| bot | CPU per deal ms | mean per decision ms | share of the other's |",
+        "|---|---|---|---|",
+    ]
+    for i, name in enumerate(names):
+        other = tot[names[1 - i]]
+        dec = len(lat[name]["cpu"]) or 1
+        lines.append(
+            f"| {name} | {tot[name] * 1000 / max(1, 2 * n):.1f} | {tot[name] * 1000 / dec:.2f} "
+            f"| {tot[name] / other if other else float('nan'):.2f} |"
+        )
     text = "\n".join(lines) + "\n"
     print(text)
     if not args.no_save:
