@@ -178,6 +178,10 @@ class PIMCConfig:
     # value + b x its mean in an MCTS of ``blend_iterations`` over the same inference
     mcts_blend: float = 0.0
     blend_iterations: int = 20000
+    # > 0: each card's PIMC value gets ``policy_prior x log P(card)`` added, P the fitted
+    # play model's probability of the card in this seat (engine/bots/policy.py): close
+    # calls go to the card a sensible player would play
+    policy_prior: float = 0.0
 
 
 class PIMCBot(PhaseBot):
@@ -278,6 +282,19 @@ class PIMCBot(PhaseBot):
         )  # fmt: skip
         return search(obs, seed, iterations, pool=pool, seed64=rng.getrandbits(64))
 
+    @staticmethod
+    def _with_prior(obs: dict, values: dict[str, float], lam: float) -> dict[str, float]:
+        from .base import View
+        from .policy import COEF, probabilities
+
+        v = View(obs)
+        cards = [CARD_BY_TEXT[t] for t in values]
+        ps = probabilities(COEF, v.hand, v.trick, v.trump, v.unseen, v.seat, cards)
+        return {
+            t: val + lam * math.log(max(p, 1e-9))
+            for (t, val), p in zip(values.items(), ps, strict=True)
+        }
+
     def _limit(self, nodes: int) -> int | None:
         """Nodes the next solve may use: the solve limit, within what is left of the cap."""
         limit, cap = self.config.solve_limit, self.config.node_cap
@@ -297,6 +314,9 @@ class PIMCBot(PhaseBot):
             _, stats, _ = self._mcts_stats(obs, seed, self.config.blend_iterations)
             means = {CARD_TEXT[c]: m for c, _, m in stats}
             values = {t: (1 - b) * v + b * means.get(t, v) for t, v in values.items()}
+        lam = self.config.policy_prior
+        if lam > 0 and len(values) > 1:
+            values = self._with_prior(obs, values, lam)
         best = max(values.values())
         ties = [CARD_BY_TEXT[t] for t, v in values.items() if v == best]
         return CARD_TEXT[min(ties, key=_cheap_key)]
@@ -529,5 +549,8 @@ VARIANTS.update(
         "mix25": _inf(mix=0.25),
         # the other seats a mixture of the expert-like and the simple rule-based player
         "mixture": _inf(models=("expert", "heuristic")),
+        # close calls to the card the fitted play model prefers
+        "prior05": replace(EXPERT, policy_prior=0.5),
+        "prior02": replace(EXPERT, policy_prior=0.2),
     }
 )
