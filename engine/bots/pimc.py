@@ -122,7 +122,7 @@ def _policy_deals(obs, rules, hidden, model, inf, rng, keep: int, enumerated):
         coef = [MODELS[m] for m in inf.models]
         extra = (inf.priors,)
     elif inf.models != ("expert",):
-        coef = MODELS[inf.models[0]]
+        coef = [MODELS[inf.models[0]]]
     events, ti = model.core_args()
     trump = -1 if model.trump is None else model.trump
     _, bp, under, _, _ = rule_args(rules)
@@ -547,8 +547,14 @@ VARIANTS.update(
         "apar10": _inf(alpha_partner=1.0),
         "mix05": _inf(mix=0.05),
         "mix25": _inf(mix=0.25),
+        "cand5": _inf(candidates=5),
+        "aopp05": _inf(alpha_opp=0.5),
+        "flat": _inf(alpha_opp=0.7, mix=0.25),
         # the other seats a mixture of the expert-like and the simple rule-based player
         "mixture": _inf(models=("expert", "heuristic")),
+        # the rule-based player itself as the second component
+        "mixrules": _inf(models=("expert", "rules")),
+        "mix3": _inf(models=("expert", "heuristic", "rules")),
         # close calls to the card the fitted play model prefers
         "prior05": replace(EXPERT, policy_prior=0.5),
         "prior02": replace(EXPERT, policy_prior=0.2),

@@ -139,5 +139,11 @@ HEURISTIC_COEF: tuple[float, ...] = (
 )
 # fmt: on
 
-# The play models by name (``InferenceConfig.models``).
-MODELS: dict[str, tuple[float, ...]] = {"expert": COEF, "heuristic": HEURISTIC_COEF}
+# The play models by name (``InferenceConfig.models``); "rules" is the rule-based bot
+# itself (engine/bots/heuristic.py's card play, in the compiled core: ``rule_card``), a
+# play having probability mix / n + (1 - mix) x [it is that bot's card].
+MODELS: dict[str, tuple[float, ...] | str] = {
+    "expert": COEF,
+    "heuristic": HEURISTIC_COEF,
+    "rules": "rules",
+}

@@ -564,6 +564,122 @@ typedef struct {
     int tseat[3], tcard[3];
 } Event;
 
+/* The rule-based player of engine/bots/heuristic.py (its _lead and _follow), the same
+ * card for the same hand, trick and unseen cards (tests compare the two): a mixture
+ * component that recognises a simple, rule-following player exactly. */
+static int h_is_trump(int c, int trump) { return trump >= 0 && (c >> 3) == trump; }
+
+static int h_cheapest(uint32_t cards, int trump) { /* min (is trump, points, rank, card) */
+    int best = -1, bk[4] = {0, 0, 0, 0};
+    for (uint32_t m = cards; m; m &= m - 1) {
+        int c = __builtin_ctz(m);
+        int k[4] = {h_is_trump(c, trump), CARD_PTS[c], c & 7, c};
+        if (best < 0 || k[0] < bk[0] ||
+            (k[0] == bk[0] && (k[1] < bk[1] || (k[1] == bk[1] && (k[2] < bk[2] || (k[2] == bk[2] && k[3] < bk[3])))))) {
+            best = c;
+            memcpy(bk, k, sizeof k);
+        }
+    }
+    return best;
+}
+
+static int h_fattest(uint32_t cards, int trump) { /* max (not trump, points, -rank, -card) */
+    int best = -1, bk[4] = {0, 0, 0, 0};
+    for (uint32_t m = cards; m; m &= m - 1) {
+        int c = __builtin_ctz(m);
+        int k[4] = {!h_is_trump(c, trump), CARD_PTS[c], -(c & 7), -c};
+        if (best < 0 || k[0] > bk[0] ||
+            (k[0] == bk[0] && (k[1] > bk[1] || (k[1] == bk[1] && (k[2] > bk[2] || (k[2] == bk[2] && k[3] > bk[3])))))) {
+            best = c;
+            memcpy(bk, k, sizeof k);
+        }
+    }
+    return best;
+}
+
+static int h_lead(uint32_t hand, uint32_t unseen, int trump, uint32_t legal_m) {
+    for (int rank = 7; rank >= 5; rank--)
+        for (int su = 0; su < 4; su++) {
+            if (su == trump) continue;
+            int c = su * 8 + rank;
+            if ((legal_m >> c & 1) && !(unseen & ABOVE[c]))
+                if (trump < 0 || popc(unseen & SUITM(trump)) == 0 || popc(unseen & SUITM(su)) >= 2) return c;
+        }
+    if (trump >= 0) {
+        uint32_t mine = legal_m & SUITM(trump);
+        if (popc(mine) >= 4 && (unseen & SUITM(trump))) {
+            uint32_t low = mine & ~(1u << (trump * 8 + 7));
+            if (!low) low = mine;
+            return __builtin_ctz(low);
+        }
+    }
+    int best = -1, bk[4] = {0, 0, 0, 0}; /* min (is trump, points, -length, rank) */
+    for (uint32_t m = legal_m; m; m &= m - 1) {
+        int c = __builtin_ctz(m);
+        int k[4] = {(c >> 3) == trump, CARD_PTS[c], -popc(hand & SUITM(c >> 3)), c & 7};
+        if (best < 0 || k[0] < bk[0] ||
+            (k[0] == bk[0] && (k[1] < bk[1] || (k[1] == bk[1] && (k[2] < bk[2] || (k[2] == bk[2] && k[3] < bk[3])))))) {
+            best = c;
+            memcpy(bk, k, sizeof k);
+        }
+    }
+    return best;
+}
+
+static int h_safe(int card, int last, int n, uint32_t unseen, int trump) {
+    if (last) return 1;
+    int su = card >> 3;
+    if (trump >= 0 && su != trump && !(unseen & SUITM(su)) && (unseen & SUITM(trump))) return 0;
+    if (trump >= 0 && su != trump && (unseen & SUITM(trump)) && n == 1)
+        return !(unseen & ABOVE[card]) && popc(unseen & SUITM(su)) >= 2;
+    return !(unseen & ABOVE[card]);
+}
+
+static int h_follow(int seat, uint32_t unseen, int trump, uint32_t legal_m, const int *tseat, const int *tcard,
+                    int n) {
+    int w_seat = tseat[0], w = tcard[0];
+    for (int i = 1; i < n; i++)
+        if (rules_beats(tcard[i], w, trump)) {
+            w_seat = tseat[i];
+            w = tcard[i];
+        }
+    int last = n == 3, partner = ((w_seat ^ seat) & 1) == 0;
+    if (partner && h_safe(w, last, n, unseen, trump)) return h_fattest(legal_m, trump);
+    uint32_t winners = 0, safe_w = 0;
+    for (uint32_t m = legal_m; m; m &= m - 1) {
+        int c = __builtin_ctz(m);
+        if (rules_beats(c, w, trump)) {
+            winners |= 1u << c;
+            if (h_safe(c, last, n, unseen, trump)) safe_w |= 1u << c;
+        }
+    }
+    if (winners) {
+        int tp = 0;
+        for (int i = 0; i < n; i++) tp += CARD_PTS[tcard[i]];
+        uint32_t pool = safe_w ? safe_w : ((last || tp >= 4) ? winners : 0);
+        if (pool) { /* min (is trump, is the trump ten, points, rank); the first on ties */
+            int best = -1, bk[4] = {0, 0, 0, 0};
+            for (uint32_t m = pool; m; m &= m - 1) {
+                int c = __builtin_ctz(m);
+                int k[4] = {h_is_trump(c, trump), (c & 7) == 7 && (c >> 3) == trump, CARD_PTS[c], c & 7};
+                if (best < 0 || k[0] < bk[0] ||
+                    (k[0] == bk[0] &&
+                     (k[1] < bk[1] || (k[1] == bk[1] && (k[2] < bk[2] || (k[2] == bk[2] && k[3] < bk[3])))))) {
+                    best = c;
+                    memcpy(bk, k, sizeof k);
+                }
+            }
+            return best;
+        }
+    }
+    return h_cheapest(legal_m, trump);
+}
+
+static int rule_card(uint32_t hand, uint32_t unseen, int trump, uint32_t legal_m, int seat, const int *tseat,
+                     const int *tcard, int n) {
+    return n ? h_follow(seat, unseen, trump, legal_m, tseat, tcard, n) : h_lead(hand, unseen, trump, legal_m);
+}
+
 /* The policy models of a play: one, or a mixture of up to MAXMODELS (each seat's plays
  * are all explained by one model, which one is not known: a deal's weight for a seat is
  * sum_k prior_k * prod_events P_k(card), see deal_logw). */
@@ -573,6 +689,7 @@ typedef struct {
     int trump, dir, beat_partner, under;
     double mix, alpha[2], eps_trump;
     int nmodels;
+    int rules[MAXMODELS]; /* 1: the rule-based player (rule_card), else the softmax coef */
     double coef[MAXMODELS][NFEAT];
     double logprior[MAXMODELS];
 } InferCfg;
@@ -601,7 +718,14 @@ static int event_logw(const InferCfg *ic, const Event *e, const uint32_t hands[4
         policy_features(hand, e->tseat, e->tcard, e->n, ic->trump, unseen, e->seat, c, f[i]);
         if (c == e->card) chosen_i = i;
     }
+    int rc = -1;
     for (int k = 0; k < ic->nmodels; k++) {
+        if (ic->rules[k]) {
+            if (rc < 0) rc = rule_card(hand, unseen, ic->trump, lm, e->seat, e->tseat, e->tcard, e->n);
+            double p = ic->mix / nl + (1 - ic->mix) * (rc == e->card ? 1.0 : 0.0);
+            out[k] = ic->alpha[e->cls] * log(p);
+            continue;
+        }
         double sc[8], mx = -1e300, tot = 0;
         for (int j = 0; j < nl; j++) {
             sc[j] = dot(ic->coef[k], f[j], NFEAT);
@@ -631,6 +755,29 @@ static int parse_doubles(PyObject *o, double *out, int n, const char *what) {
     }
     Py_DECREF(seq);
     return 0;
+}
+
+/* rule_card(hand, (s, c, s, c...), trump, unseen, seat, legal) -> the rule-based card */
+static PyObject *py_rule_card(PyObject *self, PyObject *args) {
+    unsigned int hand, unseen, legal_m;
+    int trump, seat;
+    PyObject *trick_o;
+    if (!PyArg_ParseTuple(args, "IOiIiI", &hand, &trick_o, &trump, &unseen, &seat, &legal_m)) return NULL;
+    if (!legal_m) {
+        PyErr_SetString(PyExc_ValueError, "no legal card");
+        return NULL;
+    }
+    int ts[3], tc[3], n = 0;
+    PyObject *seq = PySequence_Fast(trick_o, "trick: flat seat, card pairs");
+    if (!seq) return NULL;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
+    for (Py_ssize_t i = 0; i + 1 < len && n < 3; i += 2, n++) {
+        ts[n] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        tc[n] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i + 1));
+    }
+    Py_DECREF(seq);
+    if (PyErr_Occurred()) return NULL;
+    return PyLong_FromLong(rule_card(hand, unseen, trump, legal_m, seat, ts, tc, n));
 }
 
 static PyObject *py_policy_features(PyObject *self, PyObject *args) {
@@ -740,7 +887,8 @@ static double deal_logw(const InferCfg *ic, const TrumpInfo *ti, const Event *ev
     return w;
 }
 
-/* coef: NFEAT numbers (one model) or a sequence of up to MAXMODELS such sequences;
+/* coef: NFEAT numbers (one model) or a sequence of up to MAXMODELS models, each NFEAT
+ * numbers or the string "rules" (the rule-based player, P = mix/n + (1 - mix) [its card]);
  * priors: None (equal) or one positive number per model. */
 static int parse_models(PyObject *coef_o, PyObject *priors_o, InferCfg *ic) {
     PyObject *seq = PySequence_Fast(coef_o, "coef");
@@ -750,6 +898,7 @@ static int parse_models(PyObject *coef_o, PyObject *priors_o, InferCfg *ic) {
     if (!nested) {
         Py_DECREF(seq);
         ic->nmodels = 1;
+        ic->rules[0] = 0;
         ic->logprior[0] = 0;
         return parse_doubles(coef_o, ic->coef[0], NFEAT, "coef");
     }
@@ -759,11 +908,15 @@ static int parse_models(PyObject *coef_o, PyObject *priors_o, InferCfg *ic) {
         return -1;
     }
     ic->nmodels = (int)n;
-    for (Py_ssize_t k = 0; k < n; k++)
-        if (parse_doubles(PySequence_Fast_GET_ITEM(seq, k), ic->coef[k], NFEAT, "coef") < 0) {
+    for (Py_ssize_t k = 0; k < n; k++) {
+        PyObject *item = PySequence_Fast_GET_ITEM(seq, k);
+        ic->rules[k] = PyUnicode_Check(item) && PyUnicode_CompareWithASCIIString(item, "rules") == 0;
+        if (ic->rules[k]) continue;
+        if (parse_doubles(item, ic->coef[k], NFEAT, "coef") < 0) {
             Py_DECREF(seq);
             return -1;
         }
+    }
     Py_DECREF(seq);
     double pr[MAXMODELS], tot = 0;
     for (int k = 0; k < ic->nmodels; k++) pr[k] = 1.0;
@@ -1148,6 +1301,8 @@ static PyMethodDef methods[] = {
     {"sample", py_sample, METH_VARARGS, "sample(known, need, forbid, unseen, n, seed) -> [[h0, h1, h2, h3]]"},
     {"policy_features", py_policy_features, METH_VARARGS,
      "policy_features(hand, trick, trump, unseen, seat, card) -> features (engine/bots/policy.py)"},
+    {"rule_card", py_rule_card, METH_VARARGS,
+     "rule_card(hand, trick, trump, unseen, seat, legal) -> the rule-based player's card (heuristic.py)"},
     {"weights", py_weights, METH_VARARGS, "weights(deals, events, ...) -> [log-weight per deal]"},
     {"infer", py_infer, METH_VARARGS, "infer(...) -> [(h0, h1, h2, h3, times kept)]: the expert's weighted deals"},
     {NULL, NULL, 0, NULL},

@@ -361,3 +361,61 @@ def test_the_flemish_table_announce_is_bounded_by_the_node_cap(monkeypatch):
     tiny = PIMCBot("x", replace(EXPERT, node_cap=1000))
     tiny.act(obs, b"a")
     assert sum(spent) <= 1000 + 1000
+
+
+def test_the_compiled_rule_player_is_the_heuristic_bot():
+    """``rule_card`` (the "rules" mixture component) plays the heuristic bot's card in
+    every position of games of the four presets."""
+    from engine.bots import View
+    from engine.bots.heuristic import HeuristicBot
+    from engine.cards import CARD_BY_TEXT
+
+    rule_bot = HeuristicBot()
+    bots = [get_bot("random"), get_bot("heuristic")]
+    checked = 0
+    for rules in PRESETS:
+        for gi in range(12):
+            g = Game(f"rule-card-{rules}-{gi}", rules)
+            while g.deal_number == 1 and not g.is_terminal():
+                obs = g.observation(g.to_move)
+                if obs["phase"] == "play":
+                    v = View(obs)
+                    lm = sum(1 << CARD_BY_TEXT[t] for t in obs["legal"])
+                    want = rule_bot._follow(v, lm) if v.trick else rule_bot._lead(v, lm)
+                    flat = [x for p in v.trick for x in p]
+                    trump = -1 if v.trump is None else v.trump
+                    assert core.rule_card(v.hand, flat, trump, v.unseen, v.seat, lm) == want
+                    checked += 1
+                g.apply_action(bots[gi % 2].act(obs, b"x"))
+    assert checked > 1000
+    with pytest.raises(ValueError):
+        core.rule_card(1, [], -1, 0, 0, 0)
+
+
+def test_the_rules_component_weighs_the_rule_players_card():
+    """Under the "rules" model alone a deal weighs mix / n + (1 - mix) for each play
+    that is the rule-based bot's card with that deal's hands, mix / n otherwise."""
+    rs = get_rules("flemish")
+    _, bp, under, _, _ = rule_args(rs)
+    inf = InferenceConfig(model="policy", mix=0.1)
+    for obs in list(_observations("flemish", 2, "rules-w"))[:10]:
+        model = PlayModel(obs, rs, inf)
+        hidden = analyse(obs, rs)
+        deals = [hidden.sample(random.Random(k)) for k in range(3)]
+        events, _ = model.core_args()
+        trump = -1 if model.trump is None else model.trump
+        lw = core.weights(deals, events, ["rules"], None, trump, bp, under, 0.1, 1.0, 0.5, 0.1)
+        for h, got in zip(deals, lw, strict=True):
+            ref = 0.0
+            for s, c, before, trick, later in model.events:
+                hand = h[s] | later
+                lm = legal_mask(hand, trick, model.trump, s, rs)
+                n = bin(lm).count("1")
+                if n < 2:
+                    continue
+                unseen = ((1 << 32) - 1) & ~before & ~hand
+                flat = [x for p in trick for x in p]
+                rc = core.rule_card(hand, flat, trump, unseen, s, lm)
+                alpha = 1.0 if (s ^ model.seat) & 1 else 0.5
+                ref += alpha * math.log(0.1 / n + 0.9 * (rc == c))
+            assert got == pytest.approx(ref, rel=1e-9, abs=1e-9)
