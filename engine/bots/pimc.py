@@ -178,10 +178,6 @@ class PIMCConfig:
     # value + b x its mean in an MCTS of ``blend_iterations`` over the same inference
     mcts_blend: float = 0.0
     blend_iterations: int = 20000
-    # > 0: each card's PIMC value gets ``policy_prior x log P(card)`` added, P the fitted
-    # play model's probability of the card in this seat (engine/bots/policy.py): close
-    # calls go to the card a sensible player would play
-    policy_prior: float = 0.0
 
 
 class PIMCBot(PhaseBot):
@@ -282,19 +278,6 @@ class PIMCBot(PhaseBot):
         )  # fmt: skip
         return search(obs, seed, iterations, pool=pool, seed64=rng.getrandbits(64))
 
-    @staticmethod
-    def _with_prior(obs: dict, values: dict[str, float], lam: float) -> dict[str, float]:
-        from .base import View
-        from .policy import COEF, probabilities
-
-        v = View(obs)
-        cards = [CARD_BY_TEXT[t] for t in values]
-        ps = probabilities(COEF, v.hand, v.trick, v.trump, v.unseen, v.seat, cards)
-        return {
-            t: val + lam * math.log(max(p, 1e-9))
-            for (t, val), p in zip(values.items(), ps, strict=True)
-        }
-
     def _limit(self, nodes: int) -> int | None:
         """Nodes the next solve may use: the solve limit, within what is left of the cap."""
         limit, cap = self.config.solve_limit, self.config.node_cap
@@ -314,9 +297,6 @@ class PIMCBot(PhaseBot):
             _, stats, _ = self._mcts_stats(obs, seed, self.config.blend_iterations)
             means = {CARD_TEXT[c]: m for c, _, m in stats}
             values = {t: (1 - b) * v + b * means.get(t, v) for t, v in values.items()}
-        lam = self.config.policy_prior
-        if lam > 0 and len(values) > 1:
-            values = self._with_prior(obs, values, lam)
         best = max(values.values())
         ties = [CARD_BY_TEXT[t] for t, v in values.items() if v == best]
         return CARD_TEXT[min(ties, key=_cheap_key)]
@@ -538,25 +518,23 @@ def _inf(**kw) -> PIMCConfig:
     return replace(EXPERT, inference=replace(EXPERT.inference, **kw))
 
 
-# screened 2026-12-02 against ismcts:20000: the inference's sharpness
+# screened 2026-12-02 against ismcts:20000 (trump fixed, seed screen-x, 1,000 deals,
+# paired with the expert of 2026-12-01c; bench/results/bots-2026-12-02.md): the
+# inference's sharpness, each worse or level -- 40 candidates per kept deal -0.39
+# [-0.79, +0.01], opponents' alpha 0.7 -0.20 [-0.52, +0.13], partner's alpha 1.0 -0.09
+# [-0.42, +0.25]; a prior 0.5 x log P(card) of the fitted play model added to each card's
+# PIMC value (close calls to the "sensible" card) -0.64 [-0.94, -0.34], not kept.
 VARIANTS.update(
     {
         "cand40": _inf(candidates=40),
         "aopp07": _inf(alpha_opp=0.7),
-        "aopp15": _inf(alpha_opp=1.5),
         "apar10": _inf(alpha_partner=1.0),
-        "mix05": _inf(mix=0.05),
-        "mix25": _inf(mix=0.25),
-        "cand5": _inf(candidates=5),
-        "aopp05": _inf(alpha_opp=0.5),
-        "flat": _inf(alpha_opp=0.7, mix=0.25),
         # the other seats a mixture of the expert-like and the simple rule-based player
+        # (the latter's fitted softmax, policy.HEURISTIC_COEF): +0.15 [-0.20, +0.50]
+        # against ismcts:20000, +0.39 [+0.05, +0.72] against the heuristic bot
         "mixture": _inf(models=("expert", "heuristic")),
         # the rule-based player itself as the second component
         "mixrules": _inf(models=("expert", "rules")),
         "mix3": _inf(models=("expert", "heuristic", "rules")),
-        # close calls to the card the fitted play model prefers
-        "prior05": replace(EXPERT, policy_prior=0.5),
-        "prior02": replace(EXPERT, policy_prior=0.2),
     }
 )
