@@ -757,6 +757,20 @@ static int parse_doubles(PyObject *o, double *out, int n, const char *what) {
     return 0;
 }
 
+/* A trick as flat (seat, card, seat, card...) into seats and cards (at most 3). */
+static int parse_flat_trick(PyObject *trick_o, int ts[3], int tc[3], int *n) {
+    PyObject *seq = PySequence_Fast(trick_o, "trick: flat seat, card pairs");
+    if (!seq) return -1;
+    Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
+    *n = 0;
+    for (Py_ssize_t i = 0; i + 1 < len && *n < 3; i += 2, (*n)++) {
+        ts[*n] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
+        tc[*n] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i + 1));
+    }
+    Py_DECREF(seq);
+    return PyErr_Occurred() ? -1 : 0;
+}
+
 /* rule_card(hand, (s, c, s, c...), trump, unseen, seat, legal) -> the rule-based card */
 static PyObject *py_rule_card(PyObject *self, PyObject *args) {
     unsigned int hand, unseen, legal_m;
@@ -767,16 +781,8 @@ static PyObject *py_rule_card(PyObject *self, PyObject *args) {
         PyErr_SetString(PyExc_ValueError, "no legal card");
         return NULL;
     }
-    int ts[3], tc[3], n = 0;
-    PyObject *seq = PySequence_Fast(trick_o, "trick: flat seat, card pairs");
-    if (!seq) return NULL;
-    Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
-    for (Py_ssize_t i = 0; i + 1 < len && n < 3; i += 2, n++) {
-        ts[n] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
-        tc[n] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i + 1));
-    }
-    Py_DECREF(seq);
-    if (PyErr_Occurred()) return NULL;
+    int ts[3], tc[3], n;
+    if (parse_flat_trick(trick_o, ts, tc, &n) < 0) return NULL;
     return PyLong_FromLong(rule_card(hand, unseen, trump, legal_m, seat, ts, tc, n));
 }
 
@@ -785,16 +791,8 @@ static PyObject *py_policy_features(PyObject *self, PyObject *args) {
     int trump, seat, c;
     PyObject *trick_o;
     if (!PyArg_ParseTuple(args, "IOiIii", &hand, &trick_o, &trump, &unseen, &seat, &c)) return NULL;
-    int ts[3], tc[3], n = 0;
-    PyObject *seq = PySequence_Fast(trick_o, "trick: flat seat, card pairs");
-    if (!seq) return NULL;
-    Py_ssize_t len = PySequence_Fast_GET_SIZE(seq);
-    for (Py_ssize_t i = 0; i + 1 < len && n < 3; i += 2, n++) {
-        ts[n] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i));
-        tc[n] = (int)PyLong_AsLong(PySequence_Fast_GET_ITEM(seq, i + 1));
-    }
-    Py_DECREF(seq);
-    if (PyErr_Occurred()) return NULL;
+    int ts[3], tc[3], n;
+    if (parse_flat_trick(trick_o, ts, tc, &n) < 0) return NULL;
     double f[NFEAT];
     policy_features(hand, ts, tc, n, trump, unseen, seat, c, f);
     PyObject *out = PyList_New(NFEAT);

@@ -46,24 +46,8 @@ def test_the_compiled_features_are_the_python_features():
 
 
 def _python_logw(model: PlayModel, inf: InferenceConfig, hands, coef) -> float:
-    """The reference: the same weight computed in Python."""
-    rules = model.rules
-    lw = 0.0
-    if model.dealer_trump is not None:
-        dealer, option, legal, played = model.dealer_trump
-        if option not in model_trump(hands[dealer] | played, legal, rules.no_trump_multiplier):
-            lw += math.log(inf.eps_trump)
-    for s, c, before, trick, later in model.events:
-        hand = hands[s] | later
-        lm = legal_mask(hand, trick, model.trump, s, rules)
-        cards = [x for x in range(32) if lm >> x & 1]
-        if len(cards) < 2:
-            continue
-        unseen = ((1 << 32) - 1) & ~before & ~hand
-        p = probabilities(coef, hand, trick, model.trump, unseen, s, cards)[cards.index(c)]
-        alpha = inf.alpha_opp if (s ^ model.seat) & 1 else inf.alpha_partner
-        lw += alpha * math.log(inf.mix / len(cards) + (1 - inf.mix) * p)
-    return lw
+    """The reference: the same weight computed in Python (a mixture of one model)."""
+    return _python_mixture_logw(model, inf, hands, [coef], (1.0,))
 
 
 def _observations(rules, games, seed):
@@ -78,28 +62,33 @@ def _observations(rules, games, seed):
             g.apply_action(bots[gi % 2].act(obs, b"x"))
 
 
-def test_the_compiled_weights_are_the_python_weights():
-    inf = InferenceConfig(model="policy", mix=0.1, alpha_opp=1.0, alpha_partner=0.5)
-    coef = COEF if COEF is not None else tuple(random.Random(3).uniform(-2, 2) for _ in range(N))
-    checked = 0
+def _weight_cases(inf: InferenceConfig, games: int, seed: str, deals: int):
+    """(model, sampled deals, the core's arguments after the coefficients) of positions
+    of games of every preset, for comparing the core's weights with a reference."""
     for rules in PRESETS:
         rs = get_rules(rules)
         _, bp, under, _, _ = rule_args(rs)
-        for obs in _observations(rules, 3, f"policy-w-{rules}"):
+        for obs in _observations(rules, games, f"{seed}-{rules}"):
             model = PlayModel(obs, rs, inf)
             if not model.informative:
                 continue
             hidden = analyse(obs, rs)
-            deals = [hidden.sample(random.Random(k)) for k in range(5)]
+            sampled = [hidden.sample(random.Random(k)) for k in range(deals)]
             events, ti = model.core_args()
             trump = -1 if model.trump is None else model.trump
-            lw = core.weights(
-                deals, events, coef, ti, trump, bp, under, inf.mix, inf.alpha_opp,
-                inf.alpha_partner, inf.eps_trump,
-            )  # fmt: skip
-            ref = [_python_logw(model, inf, h, coef) for h in deals]
-            assert lw == pytest.approx(ref, rel=1e-9, abs=1e-9)
-            checked += 1
+            par = (ti, trump, bp, under, inf.mix, inf.alpha_opp, inf.alpha_partner, inf.eps_trump)
+            yield model, sampled, events, par
+
+
+def test_the_compiled_weights_are_the_python_weights():
+    inf = InferenceConfig(model="policy", mix=0.1, alpha_opp=1.0, alpha_partner=0.5)
+    coef = COEF if COEF is not None else tuple(random.Random(3).uniform(-2, 2) for _ in range(N))
+    checked = 0
+    for model, deals, events, par in _weight_cases(inf, 3, "policy-w", 5):
+        lw = core.weights(deals, events, coef, *par)
+        ref = [_python_logw(model, inf, h, coef) for h in deals]
+        assert lw == pytest.approx(ref, rel=1e-9, abs=1e-9)
+        checked += 1
     assert checked >= 20
 
 
@@ -135,24 +124,11 @@ def test_the_compiled_mixture_weights_are_the_python_weights(priors):
     inf = InferenceConfig(model="policy", mix=0.1, alpha_opp=1.0, alpha_partner=0.5)
     coefs = [COEF, HEURISTIC_COEF]
     checked = 0
-    for rules in PRESETS:
-        rs = get_rules(rules)
-        _, bp, under, _, _ = rule_args(rs)
-        for obs in _observations(rules, 2, f"mixture-w-{rules}"):
-            model = PlayModel(obs, rs, inf)
-            if not model.informative:
-                continue
-            hidden = analyse(obs, rs)
-            deals = [hidden.sample(random.Random(k)) for k in range(4)]
-            events, ti = model.core_args()
-            trump = -1 if model.trump is None else model.trump
-            lw = core.weights(
-                deals, events, coefs, ti, trump, bp, under, inf.mix, inf.alpha_opp,
-                inf.alpha_partner, inf.eps_trump, priors,
-            )  # fmt: skip
-            ref = [_python_mixture_logw(model, inf, h, coefs, priors or (1, 1)) for h in deals]
-            assert lw == pytest.approx(ref, rel=1e-9, abs=1e-9)
-            checked += 1
+    for model, deals, events, par in _weight_cases(inf, 2, "mixture-w", 4):
+        lw = core.weights(deals, events, coefs, *par, priors)
+        ref = [_python_mixture_logw(model, inf, h, coefs, priors or (1, 1)) for h in deals]
+        assert lw == pytest.approx(ref, rel=1e-9, abs=1e-9)
+        checked += 1
     assert checked >= 15
 
 
