@@ -56,7 +56,8 @@ class InferenceConfig:
     # each other seat plays by one of them throughout, which one is not known, so a
     # deal's weight for that seat is sum_k prior_k x prod_plays P_k(card).  A player who
     # plays like the simple rule-based bot is then recognised as such after a few cards,
-    # one who plays like the expert as that.  One name: that model alone (``coef``).
+    # one who plays like the expert as that.  One name: that model alone.  ``coef``, when
+    # set, stands for the "expert" model's coefficients.
     models: tuple[str, ...] = ("expert",)
     priors: tuple[float, ...] | None = None
 

@@ -118,16 +118,12 @@ def _policy_core():
 def _policy_deals(obs, rules, hidden, model, inf, rng, keep: int, enumerated):
     """Deals and weights under the fitted policy model, sampled and weighted in C."""
     from ..solver import rule_args
-    from .policy import COEF, MODELS
+    from .policy import MODELS
 
     core = _policy_core()
-    coef: object = COEF if inf.coef is None else inf.coef
-    extra: tuple = ()
-    if len(inf.models) > 1:
-        coef = [MODELS[m] for m in inf.models]
-        extra = (inf.priors,)
-    elif inf.models != ("expert",):
-        coef = [MODELS[inf.models[0]]]
+    # one model, or a mixture (a one-model list weighs exactly as that model alone)
+    coef = [inf.coef if m == "expert" and inf.coef is not None else MODELS[m] for m in inf.models]
+    extra = (inf.priors,)
     events, ti = model.core_args()
     trump = -1 if model.trump is None else model.trump
     _, bp, under, _, _ = rule_args(rules)

@@ -569,13 +569,19 @@ typedef struct {
  * component that recognises a simple, rule-following player exactly. */
 static int h_is_trump(int c, int trump) { return trump >= 0 && (c >> 3) == trump; }
 
+/* Python's tuple order on four ints: < 0, 0 or > 0 (the rule player's sort keys). */
+static int lex4(const int a[4], const int b[4]) {
+    for (int i = 0; i < 4; i++)
+        if (a[i] != b[i]) return a[i] < b[i] ? -1 : 1;
+    return 0;
+}
+
 static int h_cheapest(uint32_t cards, int trump) { /* min (is trump, points, rank, card) */
     int best = -1, bk[4] = {0, 0, 0, 0};
     for (uint32_t m = cards; m; m &= m - 1) {
         int c = __builtin_ctz(m);
         int k[4] = {h_is_trump(c, trump), CARD_PTS[c], c & 7, c};
-        if (best < 0 || k[0] < bk[0] ||
-            (k[0] == bk[0] && (k[1] < bk[1] || (k[1] == bk[1] && (k[2] < bk[2] || (k[2] == bk[2] && k[3] < bk[3])))))) {
+        if (best < 0 || lex4(k, bk) < 0) {
             best = c;
             memcpy(bk, k, sizeof k);
         }
@@ -588,8 +594,7 @@ static int h_fattest(uint32_t cards, int trump) { /* max (not trump, points, -ra
     for (uint32_t m = cards; m; m &= m - 1) {
         int c = __builtin_ctz(m);
         int k[4] = {!h_is_trump(c, trump), CARD_PTS[c], -(c & 7), -c};
-        if (best < 0 || k[0] > bk[0] ||
-            (k[0] == bk[0] && (k[1] > bk[1] || (k[1] == bk[1] && (k[2] > bk[2] || (k[2] == bk[2] && k[3] > bk[3])))))) {
+        if (best < 0 || lex4(k, bk) > 0) {
             best = c;
             memcpy(bk, k, sizeof k);
         }
@@ -617,8 +622,7 @@ static int h_lead(uint32_t hand, uint32_t unseen, int trump, uint32_t legal_m) {
     for (uint32_t m = legal_m; m; m &= m - 1) {
         int c = __builtin_ctz(m);
         int k[4] = {(c >> 3) == trump, CARD_PTS[c], -popc(hand & SUITM(c >> 3)), c & 7};
-        if (best < 0 || k[0] < bk[0] ||
-            (k[0] == bk[0] && (k[1] < bk[1] || (k[1] == bk[1] && (k[2] < bk[2] || (k[2] == bk[2] && k[3] < bk[3])))))) {
+        if (best < 0 || lex4(k, bk) < 0) {
             best = c;
             memcpy(bk, k, sizeof k);
         }
@@ -662,9 +666,7 @@ static int h_follow(int seat, uint32_t unseen, int trump, uint32_t legal_m, cons
             for (uint32_t m = pool; m; m &= m - 1) {
                 int c = __builtin_ctz(m);
                 int k[4] = {h_is_trump(c, trump), (c & 7) == 7 && (c >> 3) == trump, CARD_PTS[c], c & 7};
-                if (best < 0 || k[0] < bk[0] ||
-                    (k[0] == bk[0] &&
-                     (k[1] < bk[1] || (k[1] == bk[1] && (k[2] < bk[2] || (k[2] == bk[2] && k[3] < bk[3])))))) {
+                if (best < 0 || lex4(k, bk) < 0) {
                     best = c;
                     memcpy(bk, k, sizeof k);
                 }
@@ -712,8 +714,9 @@ static int event_logw(const InferCfg *ic, const Event *e, const uint32_t hands[4
     if (nl <= 1) return 0;
     uint32_t unseen = 0xFFFFFFFFu & ~e->before & ~hand;
     double f[8][NFEAT];
-    int i = 0, chosen_i = 0;
-    for (uint32_t m = lm; m; m &= m - 1, i++) {
+    int i = 0, chosen_i = 0, softmax = 0;
+    for (int k = 0; k < ic->nmodels; k++) softmax |= !ic->rules[k];
+    for (uint32_t m = lm; softmax && m; m &= m - 1, i++) {
         int c = __builtin_ctz(m);
         policy_features(hand, e->tseat, e->tcard, e->n, ic->trump, unseen, e->seat, c, f[i]);
         if (c == e->card) chosen_i = i;
@@ -801,7 +804,7 @@ static PyObject *py_policy_features(PyObject *self, PyObject *args) {
 }
 
 /* infer(known, need, forbid, unseen, events, coef, trump_info, trump, beat_partner, under,
- *       keep, draw, seed, mix, alpha_opp, alpha_partner, eps_trump)
+ *       keep, draw, seed, mix, alpha_opp, alpha_partner, eps_trump[, priors])
  * events: ((seat, card, before, later, (s, c, s, c...), cls), ...); trump_info: None or
  * (dealer, option 0..4, later, allow_none, nt_mult, suit_coef[14], none_coef[11]).
  * -> [(h0, h1, h2, h3, times kept)] */
@@ -931,7 +934,8 @@ static int parse_models(PyObject *coef_o, PyObject *priors_o, InferCfg *ic) {
 }
 
 /* weights(deals, events, coef, trump_info, trump, beat_partner, under, mix, alpha_opp,
- *         alpha_partner, eps_trump) -> [log-weight per deal] */
+ *         alpha_partner, eps_trump[, priors]) -> [log-weight per deal]; coef and priors as
+ * parse_models reads them */
 static PyObject *py_weights(PyObject *self, PyObject *args) {
     PyObject *deals_o, *events_o, *coef_o, *ti_o, *priors_o = NULL;
     int trump, bp, under;

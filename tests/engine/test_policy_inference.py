@@ -3,6 +3,7 @@ compiled twin (engine/solver/_ismcts.c: policy_features, weights, infer)."""
 
 from __future__ import annotations
 
+import itertools
 import math
 import random
 
@@ -62,10 +63,10 @@ def _observations(rules, games, seed):
             g.apply_action(bots[gi % 2].act(obs, b"x"))
 
 
-def _weight_cases(inf: InferenceConfig, games: int, seed: str, deals: int):
+def _weight_cases(inf: InferenceConfig, games: int, seed: str, deals: int, presets=PRESETS):
     """(model, sampled deals, the core's arguments after the coefficients) of positions
-    of games of every preset, for comparing the core's weights with a reference."""
-    for rules in PRESETS:
+    of games of each preset, for comparing the core's weights with a reference."""
+    for rules in presets:
         rs = get_rules(rules)
         _, bp, under, _, _ = rule_args(rs)
         for obs in _observations(rules, games, f"{seed}-{rules}"):
@@ -134,17 +135,10 @@ def test_the_compiled_mixture_weights_are_the_python_weights(priors):
 
 def test_a_one_model_mixture_is_that_model():
     inf = InferenceConfig(model="policy")
-    rs = get_rules("flemish")
-    _, bp, under, _, _ = rule_args(rs)
-    for obs in list(_observations("flemish", 2, "mixture-one"))[:8]:
-        model = PlayModel(obs, rs, inf)
-        hidden = analyse(obs, rs)
-        deals = [hidden.sample(random.Random(k)) for k in range(4)]
-        events, ti = model.core_args()
-        trump = -1 if model.trump is None else model.trump
-        args = (ti, trump, bp, under, 0.1, 1.0, 0.5, 0.1)
-        flat = core.weights(deals, events, HEURISTIC_COEF, *args)
-        nested = core.weights(deals, events, [HEURISTIC_COEF], *args)
+    cases = _weight_cases(inf, 2, "mixture-one", 4, presets=["flemish"])
+    for _, deals, events, par in itertools.islice(cases, 8):
+        flat = core.weights(deals, events, HEURISTIC_COEF, *par)
+        nested = core.weights(deals, events, [HEURISTIC_COEF], *par)
         assert flat == nested
 
 
@@ -372,15 +366,11 @@ def test_the_rules_component_weighs_the_rule_players_card():
     """Under the "rules" model alone a deal weighs mix / n + (1 - mix) for each play
     that is the rule-based bot's card with that deal's hands, mix / n otherwise."""
     rs = get_rules("flemish")
-    _, bp, under, _, _ = rule_args(rs)
     inf = InferenceConfig(model="policy", mix=0.1)
-    for obs in list(_observations("flemish", 2, "rules-w"))[:10]:
-        model = PlayModel(obs, rs, inf)
-        hidden = analyse(obs, rs)
-        deals = [hidden.sample(random.Random(k)) for k in range(3)]
-        events, _ = model.core_args()
-        trump = -1 if model.trump is None else model.trump
-        lw = core.weights(deals, events, ["rules"], None, trump, bp, under, 0.1, 1.0, 0.5, 0.1)
+    cases = _weight_cases(inf, 2, "rules-w", 3, presets=["flemish"])
+    for model, deals, events, par in itertools.islice(cases, 10):
+        trump = par[1]
+        lw = core.weights(deals, events, ["rules"], None, *par[1:])  # no trump term
         for h, got in zip(deals, lw, strict=True):
             ref = 0.0
             for s, c, before, trick, later in model.events:
