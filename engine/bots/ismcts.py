@@ -55,12 +55,14 @@ def search(
     salt: str = "",
     pool: tuple[list, list[float]] | None = None,
     seed64: int | None = None,
+    playout: float | None = None,
 ):
     """Run the core from the observation: (best card, [(card, visits, mean)], root mean).
 
     ``pool``: (deals, weights) to draw the determinisations from instead of uniformly
     (the expert's inference, ``search_pool``); ``seed64``: the search's seed, else one
-    drawn from (observation, seed, salt).
+    drawn from (observation, seed, salt); ``playout`` (with ``pool`` only): rule-based
+    playouts, that share of the cards uniformly random (else every card random).
     """
     from ..solver import rule_args
 
@@ -83,6 +85,8 @@ def search(
         float(c),
     )
     if pool is not None:
+        if playout is not None:
+            return _core().search_pool(*pool, *root, float(playout))
         return _core().search_pool(*pool, *root)
     return _core().search(*hidden_args(obs, rules), *root)
 

@@ -175,6 +175,9 @@ class PIMCConfig:
     # > 0: the MCTS draws its determinisations from this many deals weighted by the
     # inference (as PIMC's), not uniformly.
     mcts_pool: int = 0
+    # >= 0 (with mcts_pool): that MCTS's playouts by the rule-based player, this share of
+    # the cards uniformly random; None: random playouts
+    mcts_playout: float | None = None
     # > 0: from trick ``mcts_tricks + 1`` on, every card is scored (1 - b) x its PIMC
     # value + b x its mean in an MCTS of ``blend_iterations`` over the same inference
     mcts_blend: float = 0.0
@@ -277,7 +280,9 @@ class PIMCBot(PhaseBot):
             obs, rules, hidden, model, inf, rng, cfg.mcts_pool,
             hidden.enumerate_deals(cfg.mcts_pool),
         )  # fmt: skip
-        return search(obs, seed, iterations, pool=pool, seed64=rng.getrandbits(64))
+        return search(
+            obs, seed, iterations, pool=pool, seed64=rng.getrandbits(64), playout=cfg.mcts_playout
+        )
 
     def _limit(self, nodes: int) -> int | None:
         """Nodes the next solve may use: the solve limit, within what is left of the cap."""
@@ -555,5 +560,16 @@ VARIANTS.update(
         # the rule-based player itself as the second component
         "mixrules": _inf(models=("expert", "rules")),
         "mix3": _inf(models=("expert", "heuristic", "rules")),
+    }
+)
+
+# screened 2026-12-02 (second session): the first trick's MCTS with rule-based playouts
+VARIANTS.update(
+    {
+        "rp0": replace(EXPERT, mcts_playout=0.0),
+        "rp1": replace(EXPERT, mcts_playout=0.1),
+        "rp1t2": replace(EXPERT, mcts_playout=0.1, mcts_tricks=2),
+        "rp1t3": replace(EXPERT, mcts_playout=0.1, mcts_tricks=3),
+        "rt2": replace(EXPERT, mcts_tricks=2),
     }
 )

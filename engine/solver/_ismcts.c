@@ -68,6 +68,7 @@ typedef struct {
     int trump, dir, beat_partner, under, tbonus, lbonus;
     int n, led, win_card, win_seat, tpts, to_move;
     int pts0; /* team-0 points won from the root on (table cards of the root trick included) */
+    int ts[3], tc[3]; /* seats and cards on the table (the first n) */
 } G;
 
 static inline uint32_t legal(const G *s, int p) {
@@ -78,6 +79,10 @@ static inline uint32_t legal(const G *s, int p) {
 static int play(G *s, int c) {
     int p = s->to_move;
     s->hand[p] &= ~(1u << c);
+    if (s->n < 3) {
+        s->ts[s->n] = p;
+        s->tc[s->n] = c;
+    }
     rules_add_card(s->n, c, p, s->trump, &s->led, &s->win_card, &s->win_seat);
     s->tpts += CARD_PTS[c];
     s->n++;
@@ -284,8 +289,14 @@ static void pool_draw(const Pool *pl, Rng *r, uint32_t hands[4]) {
     memcpy(hands, pl->hands + 4 * lo, 4 * sizeof(uint32_t));
 }
 
+static int rule_card(uint32_t hand, uint32_t unseen, int trump, uint32_t legal_m, int seat, const int *tseat,
+                     const int *tcard, int n);
+
+/* The playouts: peps < 0, uniformly random cards (the SO-ISMCTS of the benchmark);
+ * else each seat plays the rule-based player's card (rule_card, from what that seat can
+ * see in the determinisation), a uniformly random one with probability peps. */
 static int run_search(const Sampler *sp, const Pool *pl, const G *root, int observer, long iterations,
-                      uint64_t seed, double cexp, Result *res) {
+                      uint64_t seed, double cexp, double peps, Result *res) {
     Tree t;
     t.cap = (int)iterations + 2;
     t.n = 0;
@@ -338,8 +349,21 @@ static int run_search(const Sampler *sp, const Pool *pl, const G *root, int obse
             node = bestc;
             over = play(&s, t.nodes[node].card);
         }
-        /* random playout */
-        while (!over) over = play(&s, random_card(&r, legal(&s, s.to_move)));
+        if (peps < 0) /* random playout */
+            while (!over) over = play(&s, random_card(&r, legal(&s, s.to_move)));
+        while (!over) { /* rule-based playout */
+            int p = s.to_move, c;
+            uint32_t lm = legal(&s, p);
+            if (!(lm & (lm - 1)))
+                c = __builtin_ctz(lm);
+            else if (peps > 0 && rng_unit(&r) < peps)
+                c = random_card(&r, lm);
+            else {
+                uint32_t unseen = (s.hand[0] | s.hand[1] | s.hand[2] | s.hand[3]) & ~s.hand[p];
+                c = rule_card(s.hand[p], unseen, s.trump, lm, p, s.ts, s.tc, s.n);
+            }
+            over = play(&s, c);
+        }
         double r0 = total > 0 ? (double)s.pts0 / total : 0.5;
         root_sum += obs_team ? 1.0 - r0 : r0;
         for (int x = node; x >= 0; x = t.nodes[x].parent) {
@@ -1125,7 +1149,9 @@ static int root_state(G *g, int trump, int to_move, PyObject *trick_o, int dir, 
     g->tbonus = tb;
     g->lbonus = lb;
     g->to_move = to_move & 3;
-    return parse_trick(trick_o, g);
+    if (parse_trick(trick_o, g) < 0) return -1;
+    int n;
+    return parse_flat_trick(trick_o, g->ts, g->tc, &n);
 }
 
 static PyObject *py_search(PyObject *self, PyObject *args) {
@@ -1146,7 +1172,7 @@ static PyObject *py_search(PyObject *self, PyObject *args) {
     memset(&res, 0, sizeof res);
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = run_search(&sp, NULL, &g, observer & 3, iterations, seed, cexp, &res);
+    rc = run_search(&sp, NULL, &g, observer & 3, iterations, seed, cexp, -1.0, &res);
     Py_END_ALLOW_THREADS
     free(sp.ways);
     if (rc < 0) return PyErr_NoMemory();
@@ -1154,16 +1180,17 @@ static PyObject *py_search(PyObject *self, PyObject *args) {
 }
 
 /* search_pool(deals, weights, trump, to_move, observer, trick, dir, beat_partner, under,
- *             tbonus, lbonus, iterations, seed, c): search() with each iteration's
- * determinisation drawn from `deals` (whole hands h0..h3) with probability by weight. */
+ *             tbonus, lbonus, iterations, seed, c[, playout]): search() with each
+ * iteration's determinisation drawn from `deals` (whole hands h0..h3) with probability
+ * by weight; playout >= 0: rule-based playouts, that share of cards random (run_search). */
 static PyObject *py_search_pool(PyObject *self, PyObject *args) {
     PyObject *deals_o, *weights_o, *trick_o;
     int trump, to_move, observer, dir, bp, under, tb, lb;
     long iterations;
     unsigned long long seed;
-    double cexp;
-    if (!PyArg_ParseTuple(args, "OOiiiOiiiiilKd", &deals_o, &weights_o, &trump, &to_move, &observer, &trick_o,
-                          &dir, &bp, &under, &tb, &lb, &iterations, &seed, &cexp))
+    double cexp, peps = -1.0;
+    if (!PyArg_ParseTuple(args, "OOiiiOiiiiilKd|d", &deals_o, &weights_o, &trump, &to_move, &observer, &trick_o,
+                          &dir, &bp, &under, &tb, &lb, &iterations, &seed, &cexp, &peps))
         return NULL;
     G g;
     if (root_state(&g, trump, to_move, trick_o, dir, bp, under, tb, lb, iterations) < 0) return NULL;
@@ -1217,7 +1244,7 @@ static PyObject *py_search_pool(PyObject *self, PyObject *args) {
     memset(&res, 0, sizeof res);
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = run_search(NULL, &pl, &g, observer & 3, iterations, seed, cexp, &res);
+    rc = run_search(NULL, &pl, &g, observer & 3, iterations, seed, cexp, peps, &res);
     Py_END_ALLOW_THREADS
     free(hands);
     free(cum);
@@ -1298,7 +1325,8 @@ static PyMethodDef methods[] = {
      "tbonus, lbonus, iterations, seed, c) -> (best card, [(card, visits, mean points)], root mean points)"},
     {"search_pool", py_search_pool, METH_VARARGS,
      "search_pool(deals, weights, trump, to_move, observer, trick, dir, beat_partner, under, tbonus, lbonus, "
-     "iterations, seed, c) -> search() with the determinisations drawn from the weighted deals"},
+     "iterations, seed, c[, playout]) -> search() with the determinisations drawn from the weighted deals "
+     "(playout >= 0: rule-based playouts with that share of random cards)"},
     {"count", py_count, METH_VARARGS, "count(known, need, forbid, unseen) -> consistent deals (float)"},
     {"sample", py_sample, METH_VARARGS, "sample(known, need, forbid, unseen, n, seed) -> [[h0, h1, h2, h3]]"},
     {"policy_features", py_policy_features, METH_VARARGS,

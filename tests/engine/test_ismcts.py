@@ -270,3 +270,41 @@ def test_the_pool_is_drawn_by_weight_and_deterministically():
 def test_search_pool_refuses_bad_input(deals, weights):
     with pytest.raises(ValueError):
         core.search_pool(deals, weights, -1, 0, 0, (), 1, 0, 0, 0, 0, 100, 1, 0.7)
+
+
+def test_rule_based_playouts_play_the_rule_based_bot_for_every_seat():
+    # one determinisation (the true deal), no random cards, as many iterations as legal
+    # cards: each root card is tried once and played out by the rule-based player in
+    # every seat, so its mean is what the heuristic bot makes from there, card for card
+    heuristic = get_bot("heuristic")
+    checked = 0
+    for rules in PRESETS:
+        for gi in range(6):
+            g = Game(f"playout-{rules}-{gi}", rules)
+            while not g.is_terminal():
+                o = g.observation(g.to_move)
+                if o["phase"] == "play" and len(o["tricks"]) == 2 + gi % 4 and len(o["legal"]) > 1:
+                    break
+                g.apply_action(heuristic.act(o, b"p"))
+            if g.is_terminal():
+                continue
+            hands = [0, 0, 0, 0]
+            for s in range(4):
+                for t in g.observation(s)["hand"]:
+                    hands[s] |= 1 << CARD_BY_TEXT[t]
+            side = o["seat"] & 1
+            k = len(o["legal"])
+            _, stats, _ = core.search_pool([hands], [1.0], *_pool_args(o), k, 3, 0.7, 0.0)
+            assert sorted(c for c, _, _ in stats) == sorted(CARD_BY_TEXT[t] for t in o["legal"])
+            for card, visits, mean in stats:
+                sim = g.clone()
+                sim.apply_action(next(t for t in o["legal"] if CARD_BY_TEXT[t] == card))
+                while sim.deal_number == o["deal_number"] and not sim.is_terminal():
+                    sim.apply_action(heuristic.act(sim.observation(sim.to_move), b"p"))
+                made = sim.board[-1]["card_points"][side] - o["team_points"][side]
+                assert visits == 1 and mean == pytest.approx(made, abs=1e-9), (rules, gi, card)
+            # and a share of random cards changes the playouts, deterministically
+            a = core.search_pool([hands], [1.0], *_pool_args(o), 400, 3, 0.7, 0.5)
+            assert a == core.search_pool([hands], [1.0], *_pool_args(o), 400, 3, 0.7, 0.5)
+            checked += 1
+    assert checked >= 16
