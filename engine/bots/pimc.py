@@ -63,6 +63,7 @@ from ..cards import CARD_BY_TEXT, CARD_TEXT, RANK_POINTS, SUITS
 from ..rules import get_rules
 from .base import PhaseBot, decision_rng
 from .inference import InferenceConfig, PlayModel
+from .policy import trick_winner
 from .sampler import analyse
 from .trump_table import predict
 
@@ -182,6 +183,13 @@ class PIMCConfig:
     # value + b x its mean in an MCTS of ``blend_iterations`` over the same inference
     mcts_blend: float = 0.0
     blend_iterations: int = 20000
+    # From trick ``postpone_from + 1`` on (None: never), the bot's own next card is not
+    # assumed to know the deal (PIMC's strategy fusion): after each card of this trick
+    # the others answer double dummy, and at the bot's next turn one card is chosen for
+    # all the deals that look alike from its seat (the same cards seen played), the
+    # first ``postpone_deals`` of the drawn deals.
+    postpone_from: int | None = None
+    postpone_deals: int = 48
 
 
 class PIMCBot(PhaseBot):
@@ -250,12 +258,74 @@ class PIMCBot(PhaseBot):
             n += wt
             for c in legal:
                 totals[c] += wt * vals[c]
+        if (
+            self.config.postpone_from is not None
+            and self.config.postpone_from <= len(obs["tricks"]) < 7
+            and len(legal) > 1
+            and solved
+        ):
+            # the strategy-fusion penalty, measured on the first deals, corrects the
+            # plain PIMC value over them all
+            pairs = [(h, wt) for h, wt in zip(deals, weights, strict=True) if wt]
+            fix = self._postponed(pairs[: self.config.postpone_deals], trump, seat, trick, rules)
+            return {CARD_TEXT[c]: totals[c] / n + fix[c] for c in legal}
         if not solved:  # every deal too hard for the limit: the rule-based card, valued 0
             from .heuristic import HeuristicBot
 
             card = HeuristicBot()._play(obs, seed)
             return {t: (1.0 if t == card else 0.0) for t in obs["legal"]}
         return {CARD_TEXT[c]: totals[c] / n for c in legal}
+
+    def _postponed(self, pairs, trump, seat: int, trick, rules) -> dict[int, float]:
+        """Per legal card, what it loses over ``pairs`` (deals, weights) when the bot's own
+        next card must be the same in every deal that looks the same from its seat (see
+        PIMCConfig.postpone_from): that value minus the plain PIMC one (<= 0)."""
+        solver = _solver()
+        side = seat & 1
+        groups: dict[int, dict[tuple, list]] = {}
+        plain: dict[int, float] = {}
+        for hands, wt in pairs:
+            root = solver.solve_moves(hands, trump, seat, trick, rules, backend=self.backend)
+            for m, v in root.items():
+                plain[m] = plain.get(m, 0.0) + wt * v
+                h = list(hands)
+                h[seat] &= ~(1 << m)
+                t = [*trick, (seat, m)]
+                acc, seen, mover = 0, [], (seat + rules.direction) % 4
+                while True:
+                    if len(t) == 4:
+                        w, _ = trick_winner(t, trump)
+                        pts = sum(_PTS[c] for _, c in t) + rules.trick_bonus
+                        if not any(h):
+                            pts += rules.last_trick_bonus
+                        if (w & 1) == side:
+                            acc += pts
+                        t, mover = [], w
+                        if not any(h):
+                            break
+                    if mover == seat:
+                        break
+                    vals = solver.solve_moves(h, trump, mover, t, rules, backend=self.backend)
+                    best = max(vals.values())
+                    c = min((c for c, v in vals.items() if v == best), key=_cheap_key)
+                    h[mover] &= ~(1 << c)
+                    t.append((mover, c))
+                    seen.append(c)
+                    mover = (mover + rules.direction) % 4
+                if any(h):
+                    nxt = solver.solve_moves(h, trump, seat, t, rules, backend=self.backend)
+                else:
+                    nxt = {-1: 0}
+                groups.setdefault(m, {}).setdefault(tuple(seen), []).append((wt, acc, nxt))
+        out = {}
+        for m, by_view in groups.items():
+            total = n = 0.0
+            for rows in by_view.values():
+                cards = rows[0][2].keys()
+                total += max(sum(wt * (acc + nxt[c]) for wt, acc, nxt in rows) for c in cards)
+                n += sum(wt for wt, _, _ in rows)
+            out[m] = (total - plain[m]) / n
+        return out
 
     def _mcts(self, obs: dict, seed: bytes) -> int:
         return self._mcts_stats(obs, seed, self.config.mcts_iterations)[0]
@@ -571,5 +641,8 @@ VARIANTS.update(
         "rp1t2": replace(EXPERT, mcts_playout=0.1, mcts_tricks=2),
         "rp1t3": replace(EXPERT, mcts_playout=0.1, mcts_tricks=3),
         "rt2": replace(EXPERT, mcts_tricks=2),
+        "post4": replace(EXPERT, postpone_from=4),
+        "post3": replace(EXPERT, postpone_from=3),
+        "post5": replace(EXPERT, postpone_from=5),
     }
 )
