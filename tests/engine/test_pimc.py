@@ -248,3 +248,26 @@ def test_without_the_compiled_core_the_expert_plays_the_first_trick_by_pimc(monk
     card = bot.act(obs, bot_seed(g.seed, 1, obs["seat"]))
     assert card in obs["legal"]
     assert card == bot.act(obs, bot_seed(g.seed, 1, obs["seat"]))
+
+
+def test_postponed_pimc_never_gains_and_one_deal_changes_nothing():
+    # one card for all deals that look alike can only lose against PIMC's card per deal;
+    # with a single deal there is nothing to confuse, so nothing is lost
+    from engine.bots.sampler import analyse
+    from engine.cards import CARD_BY_TEXT, SUITS
+    from engine.rules import get_rules
+
+    bot = get_bot("expert@post4")
+    for i in range(12):
+        g, obs = _decision(4 + i % 3, f"post-{i}")
+        rules = get_rules(obs["rules"])
+        trump = None if obs["trump"] is None else SUITS.index(obs["trump"])
+        trick = [(s, CARD_BY_TEXT[c]) for s, c in obs["current_trick"]["cards"]]
+        hidden = analyse(obs, rules)
+        deals = hidden.enumerate_deals(60) or [hidden.sample(__import__("random").Random(1))]
+        fix = bot._postponed([(d, 1.0) for d in deals], trump, obs["seat"], trick, rules)
+        assert set(fix) == {CARD_BY_TEXT[t] for t in obs["legal"]}
+        assert all(v <= 1e-9 for v in fix.values())
+        one = bot._postponed([(deals[0], 1.0)], trump, obs["seat"], trick, rules)
+        assert all(abs(v) < 1e-9 for v in one.values())
+        assert bot.act(obs, b"s") in obs["legal"]
