@@ -233,6 +233,9 @@ class PIMCBot(PhaseBot):
         totals = dict.fromkeys(legal, 0.0)
         budget = self.config.node_budget
         nodes, n, solved = 0, 0.0, 0
+        pf = self.config.postpone_from
+        postpone = pf is not None and pf <= len(obs["tricks"]) < 7 and len(legal) > 1
+        kept: list[tuple[list[int], float, dict[int, int]]] = []  # for _postponed
         for hands, wt in zip(deals, weights, strict=True):
             if not wt:
                 continue
@@ -256,18 +259,14 @@ class PIMCBot(PhaseBot):
                 continue  # one of the rare very hard deals: left out, by node count
             solved += 1
             n += wt
+            if postpone and len(kept) < self.config.postpone_deals:
+                kept.append((hands, wt, vals))
             for c in legal:
                 totals[c] += wt * vals[c]
-        if (
-            self.config.postpone_from is not None
-            and self.config.postpone_from <= len(obs["tricks"]) < 7
-            and len(legal) > 1
-            and solved
-        ):
+        if kept:
             # the strategy-fusion penalty, measured on the first deals, corrects the
             # plain PIMC value over them all
-            pairs = [(h, wt) for h, wt in zip(deals, weights, strict=True) if wt]
-            fix = self._postponed(pairs[: self.config.postpone_deals], trump, seat, trick, rules)
+            fix = self._postponed(kept, trump, seat, trick, rules)
             return {CARD_TEXT[c]: totals[c] / n + fix[c] for c in legal}
         if not solved:  # every deal too hard for the limit: the rule-based card, valued 0
             from .heuristic import HeuristicBot
@@ -276,35 +275,30 @@ class PIMCBot(PhaseBot):
             return {t: (1.0 if t == card else 0.0) for t in obs["legal"]}
         return {CARD_TEXT[c]: totals[c] / n for c in legal}
 
-    def _postponed(self, pairs, trump, seat: int, trick, rules) -> dict[int, float]:
-        """Per legal card, what it loses over ``pairs`` (deals, weights) when the bot's own
-        next card must be the same in every deal that looks the same from its seat (see
-        PIMCConfig.postpone_from): that value minus the plain PIMC one (<= 0)."""
+    def _postponed(self, solved, trump, seat: int, trick, rules) -> dict[int, float]:
+        """Per legal card, what it loses over ``solved`` ((hands, weight, PIMC values)
+        of solved deals) when the bot's own next card must be the same in every deal
+        that looks the same from its seat (see PIMCConfig.postpone_from): that value
+        minus the plain PIMC one (<= 0).  Before the last trick only: the bot always
+        has a next card."""
         solver = _solver()
         side = seat & 1
         groups: dict[int, dict[tuple, list]] = {}
         plain: dict[int, float] = {}
-        for hands, wt in pairs:
-            root = solver.solve_moves(hands, trump, seat, trick, rules, backend=self.backend)
+        for hands, wt, root in solved:
             for m, v in root.items():
                 plain[m] = plain.get(m, 0.0) + wt * v
                 h = list(hands)
                 h[seat] &= ~(1 << m)
                 t = [*trick, (seat, m)]
                 acc, seen, mover = 0, [], (seat + rules.direction) % 4
-                while True:
-                    if len(t) == 4:
+                while mover != seat or len(t) == 4:
+                    if len(t) == 4:  # the root trick ends before the bot's next card
                         w, _ = trick_winner(t, trump)
-                        pts = sum(_PTS[c] for _, c in t) + rules.trick_bonus
-                        if not any(h):
-                            pts += rules.last_trick_bonus
                         if (w & 1) == side:
-                            acc += pts
+                            acc += sum(_PTS[c] for _, c in t) + rules.trick_bonus
                         t, mover = [], w
-                        if not any(h):
-                            break
-                    if mover == seat:
-                        break
+                        continue
                     vals = solver.solve_moves(h, trump, mover, t, rules, backend=self.backend)
                     best = max(vals.values())
                     c = min((c for c, v in vals.items() if v == best), key=_cheap_key)
@@ -312,10 +306,7 @@ class PIMCBot(PhaseBot):
                     t.append((mover, c))
                     seen.append(c)
                     mover = (mover + rules.direction) % 4
-                if any(h):
-                    nxt = solver.solve_moves(h, trump, seat, t, rules, backend=self.backend)
-                else:
-                    nxt = {-1: 0}
+                nxt = solver.solve_moves(h, trump, seat, t, rules, backend=self.backend)
                 groups.setdefault(m, {}).setdefault(tuple(seen), []).append((wt, acc, nxt))
         out = {}
         for m, by_view in groups.items():

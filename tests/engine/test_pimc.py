@@ -253,9 +253,12 @@ def test_without_the_compiled_core_the_expert_plays_the_first_trick_by_pimc(monk
 def test_postponed_pimc_never_gains_and_one_deal_changes_nothing():
     # one card for all deals that look alike can only lose against PIMC's card per deal;
     # with a single deal there is nothing to confuse, so nothing is lost
+    import random
+
     from engine.bots.sampler import analyse
     from engine.cards import CARD_BY_TEXT, SUITS
     from engine.rules import get_rules
+    from engine.solver import solve_moves
 
     bot = get_bot("expert@post4")
     for i in range(12):
@@ -264,10 +267,11 @@ def test_postponed_pimc_never_gains_and_one_deal_changes_nothing():
         trump = None if obs["trump"] is None else SUITS.index(obs["trump"])
         trick = [(s, CARD_BY_TEXT[c]) for s, c in obs["current_trick"]["cards"]]
         hidden = analyse(obs, rules)
-        deals = hidden.enumerate_deals(60) or [hidden.sample(__import__("random").Random(1))]
-        fix = bot._postponed([(d, 1.0) for d in deals], trump, obs["seat"], trick, rules)
+        deals = hidden.enumerate_deals(60) or [hidden.sample(random.Random(1))]
+        solved = [(d, 1.0, solve_moves(d, trump, obs["seat"], trick, rules)) for d in deals]
+        fix = bot._postponed(solved, trump, obs["seat"], trick, rules)
         assert set(fix) == {CARD_BY_TEXT[t] for t in obs["legal"]}
         assert all(v <= 1e-9 for v in fix.values())
-        one = bot._postponed([(deals[0], 1.0)], trump, obs["seat"], trick, rules)
+        one = bot._postponed(solved[:1], trump, obs["seat"], trick, rules)
         assert all(abs(v) < 1e-9 for v in one.values())
         assert bot.act(obs, b"s") in obs["legal"]
