@@ -275,3 +275,14 @@ def test_postponed_pimc_never_gains_and_one_deal_changes_nothing():
         one = bot._postponed(solved[:1], trump, obs["seat"], trick, rules)
         assert all(abs(v) < 1e-9 for v in one.values())
         assert bot.act(obs, b"s") in obs["legal"]
+
+
+def test_postponed_pimc_plays_whole_deals_leading_and_following():
+    bot = get_bot("expert@post4")
+    g = Game("post-deal", "flemish")
+    while g.deal_number == 1 and not g.is_terminal():
+        obs = g.observation(g.to_move)
+        action = bot.act(obs, b"d")
+        assert action in obs["legal"]
+        g.apply_action(action)
+    assert g.deal_number == 2 or g.is_terminal()
