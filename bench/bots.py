@@ -258,6 +258,18 @@ def main() -> None:
                     else ""
                 )
                 + (f", node cap {cfg.node_cap:,}" if getattr(cfg, "node_cap", None) else "")
+                + (
+                    f", the first {cfg.mcts_tricks} trick(s) by MCTS "
+                    f"({cfg.mcts_iterations:,} iterations, pool {cfg.mcts_pool})"
+                    if getattr(cfg, "mcts_tricks", 0)
+                    else ""
+                )
+                + (
+                    f", later cards {cfg.mcts_blend} x their mean in an MCTS of "
+                    f"{cfg.blend_iterations:,} iterations"
+                    if getattr(cfg, "mcts_blend", 0)
+                    else ""
+                )
             )
     try:
         import subprocess

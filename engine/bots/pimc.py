@@ -38,8 +38,11 @@ then suit), so the choice is a fixed function of the averages.
   search, ``mcts_iterations``), its determinisations drawn from ``mcts_pool`` deals
   weighted by the same inference (``search_pool`` in ``engine/solver/_ismcts.c``): the
   search handles what each seat cannot see, the inference what the plays so far say.
-  ``mcts_blend`` (a benchmark variant, not the expert): every later card scored by a mix
-  of its PIMC value and its mean in such a search.
+  ``mcts_blend`` (the expert, from 2026-12-02b): every later card scored by a mix of its
+  PIMC value and its mean in such a search (20,000 iterations over 400 inferred deals).
+  The two err in different places -- PIMC assumes every seat knows the deal (strategy
+  fusion) on 40-200 deals, the MCTS sees what each seat cannot see but values with
+  random playouts on a wider sample -- and the mix beats either alone.
 
 - Bounded work: ``node_budget`` stops solving further deals once that many solver
   nodes are spent (at least ``min_deals`` solved), which bounds the hardest opening
@@ -533,10 +536,19 @@ assert EXPERT_2026_12_01C.inference is not None
 # benchmark's deals (seed bench-2026-12-01) the mixture is level with the expert it
 # replaces: -0.12 [-0.49, +0.24] against ismcts:20000, -0.03 [-0.34, +0.28] against the
 # heuristic bot, paired; kept as the more general model of the other seats.
-EXPERT = replace(
+EXPERT_2026_12_02 = replace(
     EXPERT_2026_12_01C,
     inference=replace(EXPERT_2026_12_01C.inference, models=("expert", "heuristic")),
 )
+# 2026-12-02b: every card from trick 2 on scored half by its PIMC value, half by its mean
+# in an information-set MCTS of 20,000 iterations over 400 deals weighted by the same
+# inference (mcts_blend), with the PIMC node budget at 2.0 M (was 3.2 M: the blend's
+# search costs ~20-35 ms at tricks 2-5, and the budget keeps the hardest trick-2
+# decisions, the latency p95, where they were).  Screened against the 2026-12-02 expert
+# (bench/results/bots-2026-12-02b.md): +1.85 against ismcts:20000 (trump fixed, seed
+# screen-x) where it makes +1.58, +7.03 against the heuristic bot (own trump, seed
+# screen-h; the blend with the full budget) where it makes +6.66.
+EXPERT = replace(EXPERT_2026_12_02, mcts_blend=0.5, node_budget=2_000_000)
 
 
 def club() -> PIMCBot:
@@ -556,6 +568,7 @@ VARIANTS: dict[str, PIMCConfig] = {
     "2026-12-01": EXPERT_2026_12_01,
     "2026-12-01b": EXPERT_2026_12_01B,
     "2026-12-01c": EXPERT_2026_12_01C,
+    "2026-12-02": EXPERT_2026_12_02,
     # screened against ismcts:20000 (bench/results/bots-2026-12-01.md)
     "policy-w": replace(
         EXPERT_2026_12_01,
@@ -627,13 +640,28 @@ VARIANTS.update(
 # screened 2026-12-02 (second session): the first trick's MCTS with rule-based playouts
 VARIANTS.update(
     {
-        "rp0": replace(EXPERT, mcts_playout=0.0),
-        "rp1": replace(EXPERT, mcts_playout=0.1),
-        "rp1t2": replace(EXPERT, mcts_playout=0.1, mcts_tricks=2),
-        "rp1t3": replace(EXPERT, mcts_playout=0.1, mcts_tricks=3),
-        "rt2": replace(EXPERT, mcts_tricks=2),
-        "post4": replace(EXPERT, postpone_from=4),
-        "post3": replace(EXPERT, postpone_from=3),
-        "post5": replace(EXPERT, postpone_from=5),
+        "rp0": replace(EXPERT_2026_12_02, mcts_playout=0.0),
+        "rp1": replace(EXPERT_2026_12_02, mcts_playout=0.1),
+        "rp1t2": replace(EXPERT_2026_12_02, mcts_playout=0.1, mcts_tricks=2),
+        "rp1t3": replace(EXPERT_2026_12_02, mcts_playout=0.1, mcts_tricks=3),
+        "rt2": replace(EXPERT_2026_12_02, mcts_tricks=2),
+        "post4": replace(EXPERT_2026_12_02, postpone_from=4),
+        "post3": replace(EXPERT_2026_12_02, postpone_from=3),
+        "post5": replace(EXPERT_2026_12_02, postpone_from=5),
+    }
+)
+
+# screened 2026-12-02 (third session, bench/results/bots-2026-12-02b.md), changes of the
+# 2026-12-02 expert: the ISMCTS blend (mixblend-nb is now the expert) and a longer
+# first-trick search (80,000 iterations: no better, p95 over the target)
+VARIANTS.update(
+    {
+        "mixblend": replace(EXPERT_2026_12_02, mcts_blend=0.5),
+        "it80": replace(EXPERT_2026_12_02, mcts_iterations=80_000),
+        # cheaper PIMC beside the blend's MCTS (its latency p95): a node budget of 2.0 M
+        # (now the expert), or fewer deals at tricks 2-3
+        "mixblend-nb": replace(EXPERT_2026_12_02, mcts_blend=0.5, node_budget=2_000_000),
+        "mixblend-s": replace(EXPERT_2026_12_02, mcts_blend=0.5, samples=(16, 32, 64, 200)),
+        "mixblend-b7": replace(EXPERT_2026_12_02, mcts_blend=0.7, node_budget=2_000_000),
     }
 )

@@ -208,14 +208,15 @@ def test_the_first_trick_is_played_by_mcts_over_the_inferred_deals(monkeypatch):
 
 
 @pytest.mark.skipif("c" not in available_backends(), reason="no compiled core")
-@pytest.mark.parametrize("name", ["expert", "expert@blend"])
+@pytest.mark.parametrize("name", ["expert", "expert@2026-12-02", "expert@blend"])
 def test_later_cards_are_the_pimc_values_or_their_mix_with_the_mcts_means(monkeypatch, name):
+    # the expert (from 2026-12-02b) scores each card half by PIMC, half by the MCTS means
     from engine.bots import ismcts, pimc
     from engine.cards import CARD_BY_TEXT, CARD_TEXT
 
     bot = get_bot(name)
     b = bot.config.mcts_blend
-    assert (b > 0) == (name == "expert@blend")
+    assert (b > 0) == (name != "expert@2026-12-02")
     rec = _Recorder(ismcts._core())
     monkeypatch.setattr(ismcts, "_core", lambda: rec)
     checked = 0
