@@ -24,9 +24,9 @@ DEALS = range(1, 41)
 # nothing); over these 40 the expert of 2026-12-01b makes +299, that of 2026-12-01c +321,
 # that of 2026-12-02 +330, this one +308.  Lowered deliberately: 40 deals are noise at
 # this size of change (two experts' totals here differ by ~40 points by chance), and on
-# 1,000 deals against the same heuristic bot the blend makes +7.03 where the expert it
-# replaces makes +6.66 (seed screen-h, the blend with the old node budget; the
-# benchmark's deals in the results file).
+# 1,000 deals against the same heuristic bot the new expert makes +6.96 where the one it
+# replaces made +6.31 (the benchmark's deals, seed bench-2026-12-01), and the blend +7.03
+# where it made +6.66 (seed screen-h).
 # fmt: off
 COMMITTED = {
     1: 3, 2: 5, 3: 6, 4: 0, 5: 6, 6: 22, 7: 5, 8: 13, 9: 12, 10: 6,
