@@ -306,6 +306,9 @@ def test_organizer_creates_a_tournament_and_two_players_play_and_see_the_standin
     rows = a.locator("[data-standings] tbody tr")
     expect(rows).to_have_count(1)
     expect(a.locator("[data-standings] tr.mine")).to_contain_text("anna")
+    # The rank is the ranking job's (Celery): the row shows at once, its rank when that job
+    # has run and the page's socket pushes it, which on a loaded machine takes a moment.
+    expect(a.locator("[data-standings] tr.mine td").first).to_have_text("1", timeout=60_000)
     assert row_of(a, "anna")[:3] == ["1", "anna", str(score_a)]
     a.evaluate("window.notReloaded = true")
 
