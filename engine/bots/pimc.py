@@ -659,9 +659,11 @@ VARIANTS.update(
         "mixblend": replace(EXPERT_2026_12_02, mcts_blend=0.5),
         "it80": replace(EXPERT_2026_12_02, mcts_iterations=80_000),
         # cheaper PIMC beside the blend's MCTS (its latency p95): a node budget of 2.0 M
-        # (now the expert), or fewer deals at tricks 2-3
+        # (now the expert, +1.85), or fewer deals at tricks 2-3 (+1.67); the blend's weight
+        # 0.7 (+1.67) and 0.3 (+1.84, level with 0.5)
         "mixblend-nb": replace(EXPERT_2026_12_02, mcts_blend=0.5, node_budget=2_000_000),
         "mixblend-s": replace(EXPERT_2026_12_02, mcts_blend=0.5, samples=(16, 32, 64, 200)),
         "mixblend-b7": replace(EXPERT_2026_12_02, mcts_blend=0.7, node_budget=2_000_000),
+        "mixblend-b3": replace(EXPERT_2026_12_02, mcts_blend=0.3, node_budget=2_000_000),
     }
 )
