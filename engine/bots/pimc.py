@@ -186,6 +186,10 @@ class PIMCConfig:
     # value + b x its mean in an MCTS of ``blend_iterations`` over the same inference
     mcts_blend: float = 0.0
     blend_iterations: int = 20000
+    # with mcts_tricks 0: the blend's iterations at trick 1 (None: blend_iterations),
+    # and PIMC's node budget there (None: node_budget)
+    blend_first: int | None = None
+    first_budget: int | None = None
     # From trick ``postpone_from + 1`` on (None: never), the bot's own next card is not
     # assumed to know the deal (PIMC's strategy fusion): after each card of this trick
     # the others answer double dummy, and at the bot's next turn one card is chosen for
@@ -235,6 +239,8 @@ class PIMCBot(PhaseBot):
         solver = _solver()
         totals = dict.fromkeys(legal, 0.0)
         budget = self.config.node_budget
+        if not obs["tricks"] and self.config.first_budget is not None:
+            budget = self.config.first_budget
         nodes, n, solved = 0, 0.0, 0
         pf = self.config.postpone_from
         postpone = pf is not None and pf <= len(obs["tricks"]) < 7 and len(legal) > 1
@@ -364,7 +370,10 @@ class PIMCBot(PhaseBot):
         values = self.card_values(obs, seed)
         b = self.config.mcts_blend
         if mcts and b > 0 and len(values) > 1:
-            _, stats, _ = self._mcts_stats(obs, seed, self.config.blend_iterations)
+            it = self.config.blend_iterations
+            if not obs["tricks"] and self.config.blend_first is not None:
+                it = self.config.blend_first
+            _, stats, _ = self._mcts_stats(obs, seed, it)
             means = {CARD_TEXT[c]: m for c, _, m in stats}
             values = {t: (1 - b) * v + b * means.get(t, v) for t, v in values.items()}
         best = max(values.values())
@@ -665,5 +674,14 @@ VARIANTS.update(
         "mixblend-s": replace(EXPERT_2026_12_02, mcts_blend=0.5, samples=(16, 32, 64, 200)),
         "mixblend-b7": replace(EXPERT_2026_12_02, mcts_blend=0.7, node_budget=2_000_000),
         "mixblend-b3": replace(EXPERT_2026_12_02, mcts_blend=0.3, node_budget=2_000_000),
+    }
+)
+
+# screened 2026-12-02 (fourth session): the blend at trick 1 too (its MCTS 40,000
+# iterations, beside PIMC over the first trick's 16 deals)
+VARIANTS.update(
+    {
+        "blend1": replace(EXPERT, mcts_tricks=0, blend_first=40_000),
+        "blend1b": replace(EXPERT, mcts_tricks=0, blend_first=40_000, first_budget=800_000),
     }
 )

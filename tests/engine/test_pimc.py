@@ -287,3 +287,41 @@ def test_postponed_pimc_plays_whole_deals_leading_and_following():
         assert action in obs["legal"]
         g.apply_action(action)
     assert g.deal_number == 2 or g.is_terminal()
+
+
+@pytest.mark.skipif("c" not in available_backends(), reason="no compiled core")
+def test_a_first_trick_blend_uses_its_own_iterations_and_node_budget(monkeypatch):
+    # expert@blend1b: the blend from trick 1 on, its MCTS at blend_first iterations there,
+    # PIMC bounded by first_budget there (one deal once twice the budget is spent)
+    from dataclasses import replace
+
+    from engine.bots import ismcts, pimc
+    from engine.cards import CARD_TEXT
+
+    cfg = pimc.VARIANTS["blend1b"]
+    assert cfg.mcts_tricks == 0 and cfg.blend_first != cfg.blend_iterations
+    rec = _Recorder(ismcts._core())
+    monkeypatch.setattr(ismcts, "_core", lambda: rec)
+    g, obs = _decision(1, "blend-first")
+    s = bot_seed(g.seed, 1, obs["seat"])
+    card = get_bot("expert@blend1b").act(obs, s)
+    assert len(rec.calls) == 1 and rec.calls[0][2][-3] == cfg.blend_first
+    assert card in obs["legal"] and card in {CARD_TEXT[c] for c, _, _ in rec.calls[0][3][1]}
+
+    solves = []
+    real = pimc._solver()
+
+    class Counting:
+        def __getattr__(self, name):
+            return getattr(real, name)
+
+        def solve_moves_limited(self, *a, **k):
+            solves.append(1)
+            return real.solve_moves_limited(*a, **k)
+
+    monkeypatch.setattr(pimc, "_solver", lambda: Counting())
+    PIMCBot("t", replace(cfg, first_budget=1)).card_values(obs, s)
+    assert len(solves) == 1
+    solves.clear()
+    PIMCBot("t", cfg).card_values(obs, s)
+    assert len(solves) > cfg.min_deals
