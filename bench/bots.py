@@ -270,6 +270,16 @@ def main() -> None:
                     if getattr(cfg, "mcts_blend", 0)
                     else ""
                 )
+                + (
+                    f" ({cfg.blend_first:,} at trick 1)"
+                    if getattr(cfg, "mcts_blend", 0) and getattr(cfg, "blend_first", None)
+                    else ""
+                )
+                + (
+                    f", trick 1's node budget {cfg.first_budget:,}"
+                    if getattr(cfg, "first_budget", None)
+                    else ""
+                )
             )
     try:
         import subprocess

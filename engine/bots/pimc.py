@@ -677,11 +677,15 @@ VARIANTS.update(
     }
 )
 
-# screened 2026-12-02 (fourth session): the blend at trick 1 too (its MCTS 40,000
-# iterations, beside PIMC over the first trick's 16 deals)
+# screened 2026-12-02 (fourth session, bench/results/bots-2026-12-02c.md), neither kept:
+# the blend at trick 1 too (its MCTS 40,000 iterations, beside PIMC over the first
+# trick's 16 deals within 0.8 M nodes there): +1.52 against ismcts:20000 where the
+# expert makes +1.85; weight 0.3 with the full 3.2 M budget: +1.84, p95 99.5 ms
 VARIANTS.update(
     {
         "blend1": replace(EXPERT, mcts_tricks=0, blend_first=40_000),
         "blend1b": replace(EXPERT, mcts_tricks=0, blend_first=40_000, first_budget=800_000),
+        # the blend's weight 0.3 (lower p95) with PIMC's full 3.2 M node budget again
+        "b3-full": replace(EXPERT_2026_12_02, mcts_blend=0.3),
     }
 )
