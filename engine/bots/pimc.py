@@ -683,6 +683,8 @@ VARIANTS.update(
 # expert makes +1.85; weight 0.3 with the full 3.2 M budget: +1.84, p95 99.5 ms
 VARIANTS.update(
     {
+        # the same within the 2.0 M budget at trick 1: profiled only (8 deals: p95 114
+        # ms, over the target), not screened
         "blend1": replace(EXPERT, mcts_tricks=0, blend_first=40_000),
         "blend1b": replace(EXPERT, mcts_tricks=0, blend_first=40_000, first_budget=800_000),
         # the blend's weight 0.3 (lower p95) with PIMC's full 3.2 M node budget again
