@@ -276,6 +276,17 @@ def main() -> None:
                     else ""
                 )
                 + (
+                    f" (by trick: weights {list(cfg.blend_weights)})"
+                    if getattr(cfg, "blend_weights", None)
+                    else ""
+                )
+                + (
+                    f" (by trick: iterations {list(cfg.blend_iters)})"
+                    if getattr(cfg, "blend_iters", None)
+                    else ""
+                )
+                + (f" (UCB c {cfg.blend_c})" if getattr(cfg, "blend_c", None) else "")
+                + (
                     f", trick 1's node budget {cfg.first_budget:,}"
                     if getattr(cfg, "first_budget", None)
                     else ""

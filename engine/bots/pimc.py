@@ -190,6 +190,12 @@ class PIMCConfig:
     # and PIMC's node budget there (None: node_budget)
     blend_first: int | None = None
     first_budget: int | None = None
+    # the blend's weight and iterations by trick number (1..8, the last entry repeats),
+    # instead of mcts_blend / blend_iterations; the UCB constant of the blend's MCTS
+    # (None: the sparring partner's, ismcts.UCB_C)
+    blend_weights: tuple[float, ...] | None = None
+    blend_iters: tuple[int, ...] | None = None
+    blend_c: float | None = None
     # From trick ``postpone_from + 1`` on (None: never), the bot's own next card is not
     # assumed to know the deal (PIMC's strategy fusion): after each card of this trick
     # the others answer double dummy, and at the bot's next turn one card is chosen for
@@ -330,20 +336,23 @@ class PIMCBot(PhaseBot):
     def _mcts(self, obs: dict, seed: bytes) -> int:
         return self._mcts_stats(obs, seed, self.config.mcts_iterations)[0]
 
-    def _mcts_stats(self, obs: dict, seed: bytes, iterations: int):
+    def _mcts_stats(self, obs: dict, seed: bytes, iterations: int, c: float | None = None):
         """(best card, [(card, visits, mean points)], root mean) of an information-set
         MCTS (compiled: the caller checks for the core), its determinisations drawn from
-        the inference's weighted deals (``mcts_pool``) or uniformly."""
-        from .ismcts import search
+        the inference's weighted deals (``mcts_pool``) or uniformly; ``c``: its UCB
+        constant (None: ismcts.UCB_C)."""
+        from .ismcts import UCB_C, search
 
+        if c is None:
+            c = UCB_C
         cfg = self.config
         inf = cfg.inference
         if not cfg.mcts_pool or inf is None or inf.model != "policy":
-            return search(obs, seed, iterations)
+            return search(obs, seed, iterations, c=c)
         rules = get_rules(obs.get("rules"))
         model = PlayModel(obs, rules, inf)
         if not model.informative:
-            return search(obs, seed, iterations)
+            return search(obs, seed, iterations, c=c)
         hidden = analyse(obs, rules)
         rng = decision_rng(obs, seed)
         pool = _policy_deals(
@@ -351,8 +360,21 @@ class PIMCBot(PhaseBot):
             hidden.enumerate_deals(cfg.mcts_pool),
         )  # fmt: skip
         return search(
-            obs, seed, iterations, pool=pool, seed64=rng.getrandbits(64), playout=cfg.mcts_playout
-        )
+            obs, seed, iterations, c=c, pool=pool, seed64=rng.getrandbits(64),
+            playout=cfg.mcts_playout,
+        )  # fmt: skip
+
+    def _blend(self, done: int) -> tuple[float, int]:
+        """The blend's weight and MCTS iterations when ``done`` tricks are played."""
+        cfg = self.config
+        b, it = cfg.mcts_blend, cfg.blend_iterations
+        if cfg.blend_weights:
+            b = cfg.blend_weights[min(done, len(cfg.blend_weights) - 1)]
+        if cfg.blend_iters:
+            it = cfg.blend_iters[min(done, len(cfg.blend_iters) - 1)]
+        elif not done and cfg.blend_first is not None:
+            it = cfg.blend_first
+        return b, it
 
     def _limit(self, nodes: int) -> int | None:
         """Nodes the next solve may use: the solve limit, within what is left of the cap."""
@@ -368,12 +390,9 @@ class PIMCBot(PhaseBot):
         if mcts and len(obs["tricks"]) < self.config.mcts_tricks and len(obs["legal"]) > 1:
             return CARD_TEXT[self._mcts(obs, seed)]
         values = self.card_values(obs, seed)
-        b = self.config.mcts_blend
+        b, it = self._blend(len(obs["tricks"]))
         if mcts and b > 0 and len(values) > 1:
-            it = self.config.blend_iterations
-            if not obs["tricks"] and self.config.blend_first is not None:
-                it = self.config.blend_first
-            _, stats, _ = self._mcts_stats(obs, seed, it)
+            _, stats, _ = self._mcts_stats(obs, seed, it, self.config.blend_c)
             means = {CARD_TEXT[c]: m for c, _, m in stats}
             values = {t: (1 - b) * v + b * means.get(t, v) for t, v in values.items()}
         best = max(values.values())
@@ -689,5 +708,18 @@ VARIANTS.update(
         "blend1b": replace(EXPERT, mcts_tricks=0, blend_first=40_000, first_budget=800_000),
         # the blend's weight 0.3 (lower p95) with PIMC's full 3.2 M node budget again
         "b3-full": replace(EXPERT_2026_12_02, mcts_blend=0.3),
+    }
+)
+
+# screened 2026-12-03 (bench/results/bots-2026-12-03.md), changes of the expert: the
+# blend's weight by trick (PIMC or the MCTS trusted more from trick 4 on, where PIMC
+# solves up to 200 deals), its MCTS's UCB constant, more iterations late
+VARIANTS.update(
+    {
+        "late-pimc": replace(EXPERT, blend_weights=(0.5, 0.5, 0.5, 0.25)),
+        "late-mcts": replace(EXPERT, blend_weights=(0.5, 0.5, 0.5, 0.75)),
+        "c05": replace(EXPERT, blend_c=0.5),
+        "c10": replace(EXPERT, blend_c=1.0),
+        "it-late": replace(EXPERT, blend_iters=(20_000, 20_000, 20_000, 40_000)),
     }
 )

@@ -325,3 +325,40 @@ def test_a_first_trick_blend_uses_its_own_iterations_and_node_budget(monkeypatch
     solves.clear()
     PIMCBot("t", cfg).card_values(obs, s)
     assert len(solves) > cfg.min_deals
+
+
+@pytest.mark.skipif("c" not in available_backends(), reason="no compiled core")
+@pytest.mark.parametrize("trick_number", [2, 5])
+def test_the_blend_by_trick_uses_that_tricks_weight_iterations_and_ucb_constant(
+    monkeypatch, trick_number
+):
+    # a blend set by trick (weights, iterations) and its own UCB constant: at trick 2 the
+    # first entries, from trick 4 on the last; the card is the best of that mix
+    from dataclasses import replace
+
+    from engine.bots import ismcts, pimc
+    from engine.cards import CARD_BY_TEXT, CARD_TEXT
+
+    cfg = replace(
+        EXPERT, blend_weights=(0.5, 0.4, 0.4, 0.8), blend_iters=(9, 3000, 3000, 5000), blend_c=0.9
+    )
+    bot = PIMCBot("expert@test", cfg)
+    b, it = (0.4, 3000) if trick_number == 2 else (0.8, 5000)
+    rec = _Recorder(ismcts._core())
+    monkeypatch.setattr(ismcts, "_core", lambda: rec)
+    g, obs = _decision(trick_number, f"by-trick-{trick_number}")
+    s = bot_seed(g.seed, 1, obs["seat"])
+    card = bot.act(obs, s)
+    assert len(rec.calls) == 1
+    args = rec.calls[0][2]
+    assert args[-3] == it and args[-1] == 0.9
+    assert sum(v for _, v, _ in rec.calls[0][3][1]) == it
+    means = {CARD_TEXT[c]: m for c, _, m in rec.calls[0][3][1]}
+    values = {t: (1 - b) * v + b * means.get(t, v) for t, v in bot.card_values(obs, s).items()}
+    top = max(values.values())
+    assert card == CARD_TEXT[min((CARD_BY_TEXT[t] for t, v in values.items() if v == top),
+                                 key=pimc._cheap_key)]  # fmt: skip
+    # the expert's own blend: the sparring partner's constant
+    rec.calls.clear()
+    get_bot("expert").act(obs, s)
+    assert rec.calls[0][2][-1] == ismcts.UCB_C
