@@ -286,6 +286,7 @@ def main() -> None:
                     else ""
                 )
                 + (f" (UCB c {cfg.blend_c})" if getattr(cfg, "blend_c", None) else "")
+                + (f" (pool {cfg.blend_pool})" if getattr(cfg, "blend_pool", None) else "")
                 + (
                     f", trick 1's node budget {cfg.first_budget:,}"
                     if getattr(cfg, "first_budget", None)

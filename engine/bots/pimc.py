@@ -196,6 +196,8 @@ class PIMCConfig:
     blend_weights: tuple[float, ...] | None = None
     blend_iters: tuple[int, ...] | None = None
     blend_c: float | None = None
+    # the blend's MCTS draws from this many inferred deals (None: mcts_pool)
+    blend_pool: int | None = None
     # From trick ``postpone_from + 1`` on (None: never), the bot's own next card is not
     # assumed to know the deal (PIMC's strategy fusion): after each card of this trick
     # the others answer double dummy, and at the bot's next turn one card is chosen for
@@ -336,11 +338,13 @@ class PIMCBot(PhaseBot):
     def _mcts(self, obs: dict, seed: bytes) -> int:
         return self._mcts_stats(obs, seed, self.config.mcts_iterations)[0]
 
-    def _mcts_stats(self, obs: dict, seed: bytes, iterations: int, c: float | None = None):
+    def _mcts_stats(
+        self, obs: dict, seed: bytes, iterations: int, c: float | None = None, size: int = 0
+    ):
         """(best card, [(card, visits, mean points)], root mean) of an information-set
         MCTS (compiled: the caller checks for the core), its determinisations drawn from
-        the inference's weighted deals (``mcts_pool``) or uniformly; ``c``: its UCB
-        constant (None: ismcts.UCB_C)."""
+        the inference's weighted deals (``mcts_pool``, or ``size`` of them) or uniformly;
+        ``c``: its UCB constant (None: ismcts.UCB_C)."""
         from .ismcts import UCB_C, search
 
         if c is None:
@@ -356,8 +360,8 @@ class PIMCBot(PhaseBot):
         hidden = analyse(obs, rules)
         rng = decision_rng(obs, seed)
         pool = _policy_deals(
-            obs, rules, hidden, model, inf, rng, cfg.mcts_pool,
-            hidden.enumerate_deals(cfg.mcts_pool),
+            obs, rules, hidden, model, inf, rng, size or cfg.mcts_pool,
+            hidden.enumerate_deals(size or cfg.mcts_pool),
         )  # fmt: skip
         return search(
             obs, seed, iterations, c=c, pool=pool, seed64=rng.getrandbits(64),
@@ -392,7 +396,8 @@ class PIMCBot(PhaseBot):
         values = self.card_values(obs, seed)
         b, it = self._blend(len(obs["tricks"]))
         if mcts and b > 0 and len(values) > 1:
-            _, stats, _ = self._mcts_stats(obs, seed, it, self.config.blend_c)
+            cfg = self.config
+            _, stats, _ = self._mcts_stats(obs, seed, it, cfg.blend_c, cfg.blend_pool or 0)
             means = {CARD_TEXT[c]: m for c, _, m in stats}
             values = {t: (1 - b) * v + b * means.get(t, v) for t, v in values.items()}
         best = max(values.values())
@@ -721,5 +726,6 @@ VARIANTS.update(
         "c05": replace(EXPERT, blend_c=0.5),
         "c10": replace(EXPERT, blend_c=1.0),
         "it-late": replace(EXPERT, blend_iters=(20_000, 20_000, 20_000, 40_000)),
+        "pool1k": replace(EXPERT, blend_pool=1000),
     }
 )

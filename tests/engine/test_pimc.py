@@ -332,7 +332,7 @@ def test_a_first_trick_blend_uses_its_own_iterations_and_node_budget(monkeypatch
 def test_the_blend_by_trick_uses_that_tricks_weight_iterations_and_ucb_constant(
     monkeypatch, trick_number
 ):
-    # a blend set by trick (weights, iterations) and its own UCB constant: at trick 2 the
+    # a blend set by trick (weights, iterations), its own UCB constant and pool: at trick 2 the
     # first entries, from trick 4 on the last; the card is the best of that mix
     from dataclasses import replace
 
@@ -340,7 +340,11 @@ def test_the_blend_by_trick_uses_that_tricks_weight_iterations_and_ucb_constant(
     from engine.cards import CARD_BY_TEXT, CARD_TEXT
 
     cfg = replace(
-        EXPERT, blend_weights=(0.5, 0.4, 0.4, 0.8), blend_iters=(9, 3000, 3000, 5000), blend_c=0.9
+        EXPERT,
+        blend_weights=(0.5, 0.4, 0.4, 0.8),
+        blend_iters=(9, 3000, 3000, 5000),
+        blend_c=0.9,
+        blend_pool=150,
     )
     bot = PIMCBot("expert@test", cfg)
     b, it = (0.4, 3000) if trick_number == 2 else (0.8, 5000)
@@ -352,6 +356,7 @@ def test_the_blend_by_trick_uses_that_tricks_weight_iterations_and_ucb_constant(
     assert len(rec.calls) == 1
     args = rec.calls[0][2]
     assert args[-3] == it and args[-1] == 0.9
+    assert 1 < len(rec.calls[0][0]) <= 150  # drawn from its own pool's size
     assert sum(v for _, v, _ in rec.calls[0][3][1]) == it
     means = {CARD_TEXT[c]: m for c, _, m in rec.calls[0][3][1]}
     values = {t: (1 - b) * v + b * means.get(t, v) for t, v in bot.card_values(obs, s).items()}
