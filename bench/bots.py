@@ -288,6 +288,11 @@ def main() -> None:
                 + (f" (UCB c {cfg.blend_c})" if getattr(cfg, "blend_c", None) else "")
                 + (f" (pool {cfg.blend_pool})" if getattr(cfg, "blend_pool", None) else "")
                 + (
+                    f" (rule-based playouts, {cfg.blend_playout} at random)"
+                    if getattr(cfg, "blend_playout", None) is not None
+                    else ""
+                )
+                + (
                     f", trick 1's node budget {cfg.first_budget:,}"
                     if getattr(cfg, "first_budget", None)
                     else ""

@@ -198,6 +198,8 @@ class PIMCConfig:
     blend_c: float | None = None
     # the blend's MCTS draws from this many inferred deals (None: mcts_pool)
     blend_pool: int | None = None
+    # the blend's MCTS playouts (as mcts_playout; None: mcts_playout's)
+    blend_playout: float | None = None
     # From trick ``postpone_from + 1`` on (None: never), the bot's own next card is not
     # assumed to know the deal (PIMC's strategy fusion): after each card of this trick
     # the others answer double dummy, and at the bot's next turn one card is chosen for
@@ -338,18 +340,19 @@ class PIMCBot(PhaseBot):
     def _mcts(self, obs: dict, seed: bytes) -> int:
         return self._mcts_stats(obs, seed, self.config.mcts_iterations)[0]
 
-    def _mcts_stats(
-        self, obs: dict, seed: bytes, iterations: int, c: float | None = None, size: int = 0
-    ):
+    def _mcts_stats(self, obs: dict, seed: bytes, iterations: int, blend: bool = False):
         """(best card, [(card, visits, mean points)], root mean) of an information-set
         MCTS (compiled: the caller checks for the core), its determinisations drawn from
-        the inference's weighted deals (``mcts_pool``, or ``size`` of them) or uniformly;
-        ``c``: its UCB constant (None: ismcts.UCB_C)."""
+        the inference's weighted deals (``mcts_pool``) or uniformly; ``blend``: the
+        blend's search (its own UCB constant, pool and playouts where set)."""
         from .ismcts import UCB_C, search
 
-        if c is None:
-            c = UCB_C
         cfg = self.config
+        c = (cfg.blend_c if blend else None) or UCB_C
+        size = (cfg.blend_pool if blend else None) or cfg.mcts_pool
+        playout = cfg.mcts_playout
+        if blend and cfg.blend_playout is not None:
+            playout = cfg.blend_playout
         inf = cfg.inference
         if not cfg.mcts_pool or inf is None or inf.model != "policy":
             return search(obs, seed, iterations, c=c)
@@ -360,12 +363,11 @@ class PIMCBot(PhaseBot):
         hidden = analyse(obs, rules)
         rng = decision_rng(obs, seed)
         pool = _policy_deals(
-            obs, rules, hidden, model, inf, rng, size or cfg.mcts_pool,
-            hidden.enumerate_deals(size or cfg.mcts_pool),
+            obs, rules, hidden, model, inf, rng, size, hidden.enumerate_deals(size),
         )  # fmt: skip
         return search(
             obs, seed, iterations, c=c, pool=pool, seed64=rng.getrandbits(64),
-            playout=cfg.mcts_playout,
+            playout=playout,
         )  # fmt: skip
 
     def _blend(self, done: int) -> tuple[float, int]:
@@ -396,8 +398,7 @@ class PIMCBot(PhaseBot):
         values = self.card_values(obs, seed)
         b, it = self._blend(len(obs["tricks"]))
         if mcts and b > 0 and len(values) > 1:
-            cfg = self.config
-            _, stats, _ = self._mcts_stats(obs, seed, it, cfg.blend_c, cfg.blend_pool or 0)
+            _, stats, _ = self._mcts_stats(obs, seed, it, blend=True)
             means = {CARD_TEXT[c]: m for c, _, m in stats}
             values = {t: (1 - b) * v + b * means.get(t, v) for t, v in values.items()}
         best = max(values.values())
@@ -727,5 +728,7 @@ VARIANTS.update(
         "c10": replace(EXPERT, blend_c=1.0),
         "it-late": replace(EXPERT, blend_iters=(20_000, 20_000, 20_000, 40_000)),
         "pool1k": replace(EXPERT, blend_pool=1000),
+        # the blend's MCTS with rule-based playouts, 10 % of the cards at random
+        "blend-rp": replace(EXPERT, blend_playout=0.1),
     }
 )

@@ -363,7 +363,11 @@ def test_the_blend_by_trick_uses_that_tricks_weight_iterations_and_ucb_constant(
     top = max(values.values())
     assert card == CARD_TEXT[min((CARD_BY_TEXT[t] for t, v in values.items() if v == top),
                                  key=pimc._cheap_key)]  # fmt: skip
-    # the expert's own blend: the sparring partner's constant
+    # the expert's own blend: the sparring partner's constant, random playouts; with
+    # blend_playout, the rule-based playouts' share of random cards passed on
     rec.calls.clear()
     get_bot("expert").act(obs, s)
     assert rec.calls[0][2][-1] == ismcts.UCB_C
+    rec.calls.clear()
+    get_bot("expert@blend-rp").act(obs, s)
+    assert rec.calls[0][2][-2:] == (ismcts.UCB_C, pimc.VARIANTS["blend-rp"].blend_playout)
