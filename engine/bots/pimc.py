@@ -733,6 +733,7 @@ VARIANTS.update(
         # more PIMC deals at tricks 2-3, where the deal count binds (median 40 of 40 and
         # 95 of 96 solved) and the node budget only the hardest decisions
         "more23": replace(EXPERT, samples=(16, 64, 160, 200, 200, 200, 200, 200)),
+        "more23b": replace(EXPERT, samples=(16, 80, 200, 200, 200, 200, 200, 200)),
         # the blend's MCTS with rule-based playouts, 10 % of the cards at random
         "blend-rp": replace(EXPERT, blend_playout=0.1),
     }
