@@ -179,6 +179,9 @@ class PIMCConfig:
     # > 0: the MCTS draws its determinisations from this many deals weighted by the
     # inference (as PIMC's), not uniformly.
     mcts_pool: int = 0
+    # > 1: that many independent MCTS trees at those tricks (each its own deals and
+    # seed), the card with the most visits over them all
+    mcts_trees: int = 1
     # >= 0 (with mcts_pool): that MCTS's playouts by the rule-based player, this share of
     # the cards uniformly random; None: random playouts
     mcts_playout: float | None = None
@@ -338,7 +341,17 @@ class PIMCBot(PhaseBot):
         return out
 
     def _mcts(self, obs: dict, seed: bytes) -> int:
-        return self._mcts_stats(obs, seed, self.config.mcts_iterations)[0]
+        trees = self.config.mcts_trees
+        if trees <= 1:
+            return self._mcts_stats(obs, seed, self.config.mcts_iterations)[0]
+        # root-parallel: independent trees (each its own pool and seed), visits summed
+        visits: dict[int, int] = {}
+        for k in range(trees):
+            stats = self._mcts_stats(obs, seed + b"/tree%d" % k, self.config.mcts_iterations)[1]
+            for c, v, _ in stats:
+                visits[c] = visits.get(c, 0) + v
+        top = max(visits.values())
+        return min((c for c, v in visits.items() if v == top), key=_cheap_key)
 
     def _mcts_stats(self, obs: dict, seed: bytes, iterations: int, blend: bool = False):
         """(best card, [(card, visits, mean points)], root mean) of an information-set
@@ -734,6 +747,13 @@ VARIANTS.update(
         # 95 of 96 solved) and the node budget only the hardest decisions
         "more23": replace(EXPERT, samples=(16, 64, 160, 200, 200, 200, 200, 200)),
         "more23b": replace(EXPERT, samples=(16, 80, 200, 200, 200, 200, 200, 200)),
+        # the first trick by two independent 40,000-iteration trees (root-parallel)
+        "t1-2trees": replace(EXPERT, mcts_trees=2),
+        # a third play model in the mixture: the expert-like one at half its sharpness
+        "mixflat": replace(
+            EXPERT,
+            inference=replace(EXPERT.inference, models=("expert", "heuristic", "expert-flat")),
+        ),
         # the blend's MCTS with rule-based playouts, 10 % of the cards at random
         "blend-rp": replace(EXPERT, blend_playout=0.1),
     }

@@ -146,4 +146,7 @@ MODELS: dict[str, tuple[float, ...] | str] = {
     "expert": COEF,
     "heuristic": HEURISTIC_COEF,
     "rules": "rules",
+    # the expert-like model at half its sharpness: a strong player who plays less
+    # predictably (benchmark variants only)
+    "expert-flat": tuple(0.5 * c for c in COEF),
 }
