@@ -371,3 +371,28 @@ def test_the_blend_by_trick_uses_that_tricks_weight_iterations_and_ucb_constant(
     rec.calls.clear()
     get_bot("expert@blend-rp").act(obs, s)
     assert rec.calls[0][2][-2:] == (ismcts.UCB_C, pimc.VARIANTS["blend-rp"].blend_playout)
+
+
+@pytest.mark.skipif("c" not in available_backends(), reason="no compiled core")
+def test_two_trees_at_the_first_trick_play_the_card_most_visited_over_both(monkeypatch):
+    # expert@t1-2trees: two independent searches (their own deals and seeds), visits summed
+    from engine.bots import ismcts, pimc
+    from engine.cards import CARD_TEXT
+
+    cfg = pimc.VARIANTS["t1-2trees"]
+    rec = _Recorder(ismcts._core())
+    monkeypatch.setattr(ismcts, "_core", lambda: rec)
+    g, obs = _decision(1, "two-trees")
+    s = bot_seed(g.seed, 1, obs["seat"])
+    card = get_bot("expert@t1-2trees").act(obs, s)
+    assert len(rec.calls) == cfg.mcts_trees == 2
+    assert rec.calls[0][2][-2] != rec.calls[1][2][-2]  # each tree its own seed
+    assert rec.calls[0][0] != rec.calls[1][0]  # and its own deals
+    visits: dict[int, int] = {}
+    for call in rec.calls:
+        assert sum(v for _, v, _ in call[3][1]) == cfg.mcts_iterations
+        for c, v, _ in call[3][1]:
+            visits[c] = visits.get(c, 0) + v
+    top = max(visits.values())
+    assert card == CARD_TEXT[min((c for c, v in visits.items() if v == top), key=pimc._cheap_key)]
+    assert get_bot("expert@t1-2trees").act(obs, s) == card  # deterministic
