@@ -733,7 +733,8 @@ VARIANTS.update(
 # screened 2026-12-03 against ismcts:20000 (trump fixed, seed screen-x, paired with the
 # expert's +1.85; bench/results/bots-2026-12-03.md), changes of the expert, none kept:
 # late-pimc +0.02, c05 -0.07, c10 -0.11, more23 +0.10, more23b -0.15, t1-20k -0.20,
-# pool1k -0.21, t1-2trees -0.28; late-mcts stopped, it-late and blend-rp not run
+# pool1k -0.21, t1-2trees -0.28, mixflat -0.28; late-mcts stopped, it-late and blend-rp
+# not run
 VARIANTS.update(
     {
         "late-pimc": replace(EXPERT, blend_weights=(0.5, 0.5, 0.5, 0.25)),
