@@ -148,6 +148,12 @@ def _cheap_key(c: int) -> tuple[int, int, int]:
     return (_PTS[c], c & 7, c >> 3)
 
 
+def _best(scores: dict[int, float]) -> int:
+    """The card with the highest score, ties to the cheapest (points, rank, suit)."""
+    top = max(scores.values())
+    return min((c for c, v in scores.items() if v == top), key=_cheap_key)
+
+
 @dataclass(frozen=True)
 class PIMCConfig:
     samples: tuple[int, ...]  # W deals per card decision, by trick number (1..8)
@@ -322,8 +328,7 @@ class PIMCBot(PhaseBot):
                         t, mover = [], w
                         continue
                     vals = solver.solve_moves(h, trump, mover, t, rules, backend=self.backend)
-                    best = max(vals.values())
-                    c = min((c for c, v in vals.items() if v == best), key=_cheap_key)
+                    c = _best(vals)
                     h[mover] &= ~(1 << c)
                     t.append((mover, c))
                     seen.append(c)
@@ -350,8 +355,7 @@ class PIMCBot(PhaseBot):
             stats = self._mcts_stats(obs, seed + b"/tree%d" % k, self.config.mcts_iterations)[1]
             for c, v, _ in stats:
                 visits[c] = visits.get(c, 0) + v
-        top = max(visits.values())
-        return min((c for c, v in visits.items() if v == top), key=_cheap_key)
+        return _best(visits)
 
     def _mcts_stats(self, obs: dict, seed: bytes, iterations: int, blend: bool = False):
         """(best card, [(card, visits, mean points)], root mean) of an information-set
@@ -414,9 +418,7 @@ class PIMCBot(PhaseBot):
             _, stats, _ = self._mcts_stats(obs, seed, it, blend=True)
             means = {CARD_TEXT[c]: m for c, _, m in stats}
             values = {t: (1 - b) * v + b * means.get(t, v) for t, v in values.items()}
-        best = max(values.values())
-        ties = [CARD_BY_TEXT[t] for t, v in values.items() if v == best]
-        return CARD_TEXT[min(ties, key=_cheap_key)]
+        return CARD_TEXT[_best({CARD_BY_TEXT[t]: v for t, v in values.items()})]
 
     # ----------------------------------------------------------------- trump
     def _completions(self, obs: dict, seed: bytes, n: int) -> list[list[int]]:
