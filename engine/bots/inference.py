@@ -60,6 +60,9 @@ class InferenceConfig:
     # set, stands for the "expert" model's coefficients.
     models: tuple[str, ...] = ("expert",)
     priors: tuple[float, ...] | None = None
+    # > 0 ("policy" only): each deal also weighs loc_beta x sum log P(card at its seat)
+    # by the card-location network (engine/bots/locnet.py), when its weights are there
+    loc_beta: float = 0.0
 
 
 class _V:

@@ -132,6 +132,12 @@ def _policy_deals(obs, rules, hidden, model, inf, rng, keep: int, enumerated):
     trump = -1 if model.trump is None else model.trump
     _, bp, under, _, _ = rule_args(rules)
     par = (inf.mix, inf.alpha_opp, inf.alpha_partner, inf.eps_trump)
+    if inf.loc_beta:
+        from . import locnet
+
+        table = locnet.log_table(obs)
+        if table is not None:
+            extra = (inf.priors, [inf.loc_beta * x for x in table])
     if enumerated is not None:
         lw = core.weights(enumerated, events, coef, ti, trump, bp, under, *par, *extra)
         top = max(lw)
@@ -760,5 +766,27 @@ VARIANTS.update(
         ),
         # the blend's MCTS with rule-based playouts, 10 % of the cards at random
         "blend-rp": replace(EXPERT, blend_playout=0.1),
+    }
+)
+
+
+def _loc(beta: float, alpha: float | None = None) -> PIMCConfig:
+    """The expert with the card-location network's opinion in its inference (weight
+    ``beta``); ``alpha``: the play models' weight too (None: unchanged)."""
+    assert EXPERT.inference is not None
+    inf = replace(EXPERT.inference, loc_beta=beta)
+    if alpha is not None:
+        inf = replace(inf, alpha_opp=alpha * inf.alpha_opp, alpha_partner=alpha * inf.alpha_partner)
+    return replace(EXPERT, inference=inf)
+
+
+# the card-location network (engine/bots/locnet.py, bench/fit_locnet.py) beside the play
+# models, or instead of them
+VARIANTS.update(
+    {
+        "loc05": _loc(0.5),
+        "loc1": _loc(1.0),
+        "loc-only": _loc(1.0, alpha=0.0),
+        "loc-half": _loc(0.5, alpha=0.5),
     }
 )

@@ -718,6 +718,8 @@ typedef struct {
     int rules[MAXMODELS]; /* 1: the rule-based player (rule_card), else the softmax coef */
     double coef[MAXMODELS][NFEAT];
     double logprior[MAXMODELS];
+    int has_loc; /* a card-location table (engine/bots/locnet.py): loc[4 * card + seat] */
+    double loc[128];
 } InferCfg;
 
 /* log-weight of one event under each model: out[k] = alpha * log P_k(card); returns 0
@@ -909,7 +911,17 @@ static double deal_logw(const InferCfg *ic, const TrumpInfo *ti, const Event *ev
         for (int k = 0; k < ic->nmodels; k++) tot += exp(ic->logprior[k] + per[p][k] - mx);
         w += mx + log(tot);
     }
+    if (ic->has_loc)
+        for (int p = 0; p < 4; p++)
+            for (uint32_t m = h[p]; m; m &= m - 1) w += ic->loc[4 * __builtin_ctz(m) + p];
     return w;
+}
+
+/* loc: None or 128 numbers, added to a deal's log-weight per card at its seat */
+static int parse_loc(PyObject *loc_o, InferCfg *ic) {
+    ic->has_loc = loc_o && loc_o != Py_None;
+    if (!ic->has_loc) return 0;
+    return parse_doubles(loc_o, ic->loc, 128, "loc");
 }
 
 /* coef: NFEAT numbers (one model) or a sequence of up to MAXMODELS models, each NFEAT
@@ -958,17 +970,17 @@ static int parse_models(PyObject *coef_o, PyObject *priors_o, InferCfg *ic) {
 }
 
 /* weights(deals, events, coef, trump_info, trump, beat_partner, under, mix, alpha_opp,
- *         alpha_partner, eps_trump[, priors]) -> [log-weight per deal]; coef and priors as
- * parse_models reads them */
+ *         alpha_partner, eps_trump[, priors[, loc]]) -> [log-weight per deal]; coef and
+ * priors as parse_models reads them, loc as parse_loc */
 static PyObject *py_weights(PyObject *self, PyObject *args) {
-    PyObject *deals_o, *events_o, *coef_o, *ti_o, *priors_o = NULL;
+    PyObject *deals_o, *events_o, *coef_o, *ti_o, *priors_o = NULL, *loc_o = NULL;
     int trump, bp, under;
     double mix, a_opp, a_par, eps_trump;
-    if (!PyArg_ParseTuple(args, "OOOOiiidddd|O", &deals_o, &events_o, &coef_o, &ti_o, &trump, &bp, &under, &mix,
-                          &a_opp, &a_par, &eps_trump, &priors_o))
+    if (!PyArg_ParseTuple(args, "OOOOiiidddd|OO", &deals_o, &events_o, &coef_o, &ti_o, &trump, &bp, &under, &mix,
+                          &a_opp, &a_par, &eps_trump, &priors_o, &loc_o))
         return NULL;
     InferCfg ic = {trump, 1, bp, under, mix, {a_opp, a_par}, eps_trump};
-    if (parse_models(coef_o, priors_o, &ic) < 0) return NULL;
+    if (parse_models(coef_o, priors_o, &ic) < 0 || parse_loc(loc_o, &ic) < 0) return NULL;
     TrumpInfo ti;
     int has_ti = ti_o != Py_None;
     if (has_ti && parse_trump_info(ti_o, &ti) < 0) return NULL;
@@ -996,22 +1008,22 @@ static PyObject *py_weights(PyObject *self, PyObject *args) {
 }
 
 static PyObject *py_infer(PyObject *self, PyObject *args) {
-    PyObject *known_o, *need_o, *forbid_o, *events_o, *coef_o, *ti_o, *priors_o = NULL;
+    PyObject *known_o, *need_o, *forbid_o, *events_o, *coef_o, *ti_o, *priors_o = NULL, *loc_o = NULL;
     unsigned int unseen;
     int trump, bp, under;
     long keep, draw;
     unsigned long long seed;
     double mix, a_opp, a_par, eps_trump;
-    if (!PyArg_ParseTuple(args, "OOOIOOOiiillKdddd|O", &known_o, &need_o, &forbid_o, &unseen, &events_o, &coef_o,
+    if (!PyArg_ParseTuple(args, "OOOIOOOiiillKdddd|OO", &known_o, &need_o, &forbid_o, &unseen, &events_o, &coef_o,
                           &ti_o, &trump, &bp, &under, &keep, &draw, &seed, &mix, &a_opp, &a_par, &eps_trump,
-                          &priors_o))
+                          &priors_o, &loc_o))
         return NULL;
     if (keep < 1 || draw < 1 || draw > 1000000) {
         PyErr_SetString(PyExc_ValueError, "keep >= 1, 1 <= draw <= 1,000,000");
         return NULL;
     }
     InferCfg ic = {trump, 1, bp, under, mix, {a_opp, a_par}, eps_trump};
-    if (parse_models(coef_o, priors_o, &ic) < 0) return NULL;
+    if (parse_models(coef_o, priors_o, &ic) < 0 || parse_loc(loc_o, &ic) < 0) return NULL;
     TrumpInfo ti;
     int has_ti = ti_o != Py_None;
     if (has_ti && parse_trump_info(ti_o, &ti) < 0) return NULL;

@@ -1,0 +1,167 @@
+"""Card-location network: where each unseen card probably is, from one seat's view.
+
+The expert's inference (:mod:`engine.bots.inference`, the compiled core's ``infer``)
+weighs every candidate deal by how plausible the other seats' plays are under it, play
+by play, with small linear play models.  This module gives a second, direct opinion: a
+network fitted on expert self-play (``bench/fit_locnet.py``) reads the whole observation
+— the seat's hand, every card played and how (led, followed, discarded or trumped, on a
+partner's winning card, winning the trick), what the sampler already knows (voids,
+cards a seat cannot hold), the dealer and trump, the preset, the trick — and gives, for
+every card the seat cannot see, the probability that each of the other three seats
+holds it.  A candidate deal then also weighs ``beta x sum log P(card at its seat)``
+(``InferenceConfig.loc_beta``).
+
+- Suits are renamed so that trump is suit 0 (the other suits keep their order): the
+  network learns one trump, not four.
+- The inputs are 0/1 (a list of the indices that are 1); the hidden layer is ReLU.
+- :func:`log_table` evaluates it with fixed summation order in plain float64 (numpy's
+  element-wise operations and axis-0 sums, the exponentials in :mod:`math`): the same
+  numbers in every process, so the bot stays a pure function of (observation, seed).
+
+The weights (``locnet.npz``, float32) ship with the package; without them the module
+reports no table and the expert plays as before.
+"""
+
+from __future__ import annotations
+
+import math
+import os
+from functools import lru_cache
+
+from ..cards import SUITS
+from ..rules import get_rules
+from .sampler import analyse
+
+WEIGHTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "locnet.npz")
+
+PRESETS = ("flemish", "flemish-table", "french", "malilla")
+# input layout (offsets): own hand 32; played by relative seat 4 x 32; led 4 x 32;
+# not followed 4 x 32; played on the own side's winning card 4 x 32; winning the trick
+# when played 4 x 32; cannot hold (sampler) 3 x 32; dealer 4; no trump 1; preset 4;
+# tricks done 8; cards on the table 4; leader of the trick 4; hidden cards each other
+# seat still holds 3 x 9
+HAND, PLAYED, LED, OFF, ONWIN, BEAT, FORBID = 0, 32, 160, 288, 416, 544, 672
+DEALER, NO_TRUMP, PRESET, TRICK, ON_TABLE, LEADER, NEED = 768, 772, 773, 777, 785, 789, 793
+N_IN = 820
+
+
+def _canon(trump: int | None) -> list[int]:
+    """Card -> card with the suits renamed (trump first, the others in order)."""
+    if trump is None:
+        order = [0, 1, 2, 3]
+    else:
+        order = [trump] + [s for s in range(4) if s != trump]
+    new = {s: i for i, s in enumerate(order)}
+    return [new[c >> 3] * 8 + (c & 7) for c in range(32)]
+
+
+def encode(obs: dict):
+    """(input indices, allowed seats per card, card renaming, hidden cards still held by
+    the seats 1, 2, 3 places to the left) of a play observation, or None when no card
+    is hidden.  ``allowed[c]``: bit r-1 set when the seat r places to
+    the left of the viewer (1 left, 2 partner, 3 right) may hold card c (0: not hidden)."""
+    if obs.get("phase") != "play":
+        return None
+    rules = get_rules(obs.get("rules"))
+    me = obs["seat"]
+    hidden = analyse(obs, rules)
+    if not hidden.unseen:
+        return None
+    trump = None if obs.get("trump") is None else SUITS.index(obs["trump"])
+    canon = _canon(trump)
+    idx = [HAND + canon[c] for c in range(32) if hidden.hand >> c & 1]
+    from ..cards import CARD_BY_TEXT
+
+    tricks = [t["cards"] for t in obs["tricks"]] + [obs["current_trick"]["cards"]]
+    for cards in tricks:
+        if not cards:
+            continue
+        led = CARD_BY_TEXT[cards[0][1]] >> 3
+        w_seat, w = -1, -1
+        for i, (s, text) in enumerate(cards):
+            c = CARD_BY_TEXT[text]
+            r, cc = (s - me) % 4, canon[c]
+            idx.append(PLAYED + 32 * r + cc)
+            if i == 0:
+                idx.append(LED + 32 * r + cc)
+                w_seat, w = s, c
+                continue
+            if (c >> 3) != led:
+                idx.append(OFF + 32 * r + cc)
+            if ((w_seat ^ s) & 1) == 0:
+                idx.append(ONWIN + 32 * r + cc)
+            if ((c >> 3) == (w >> 3) and c > w) or (
+                trump is not None and (c >> 3) == trump and (w >> 3) != trump
+            ):
+                w_seat, w = s, c
+                idx.append(BEAT + 32 * r + cc)
+    allowed = [0] * 32
+    for r in (1, 2, 3):
+        s = (me + r) % 4
+        f = hidden.forbid[s]
+        for c in range(32):
+            if f >> c & 1:
+                idx.append(FORBID + 32 * (r - 1) + canon[c])
+        idx.append(NEED + 9 * (r - 1) + min(hidden.need[s], 8))
+        if hidden.need[s] > 0:
+            for c in range(32):
+                if hidden.unseen >> c & 1 and not f >> c & 1:
+                    allowed[c] |= 1 << (r - 1)
+    idx.append(DEALER + (obs["dealer"] - me) % 4)
+    if trump is None:
+        idx.append(NO_TRUMP)
+    base = rules.name.split()[0] if getattr(rules, "name", None) else "flemish"
+    if base in PRESETS:
+        idx.append(PRESET + PRESETS.index(base))
+    idx.append(TRICK + min(len(obs["tricks"]), 7))
+    cur = obs["current_trick"]
+    idx.append(ON_TABLE + min(len(cur["cards"]), 3))
+    idx.append(LEADER + (cur["leader"] - me) % 4)
+    need = [hidden.need[(me + r) % 4] for r in (1, 2, 3)]
+    return sorted(set(idx)), allowed, canon, need
+
+
+@lru_cache(maxsize=1)
+def _weights():
+    try:
+        import numpy as np
+
+        with np.load(WEIGHTS) as z:
+            return {k: z[k].astype(np.float64) for k in ("w1", "b1", "w2", "b2")}
+    except (OSError, ImportError, KeyError):
+        return None
+
+
+def available() -> bool:
+    return _weights() is not None
+
+
+def log_table(obs: dict) -> list[float] | None:
+    """128 numbers, ``4 * card + seat``: log P(seat holds card) for each hidden card
+    (0 for the cards that are not hidden, -1e9 where the card cannot be), or None (no
+    weights, or nothing hidden)."""
+    p = _weights()
+    enc = encode(obs)
+    if p is None or enc is None:
+        return None
+    idx, allowed, canon, _ = enc
+    # first layer: the rows of the active inputs added one after another (axis-0 sum)
+    h = p["w1"][idx].sum(axis=0) + p["b1"]
+    h = h * (h > 0)
+    z = (h[:, None] * p["w2"]).sum(axis=0) + p["b2"]
+    zl = z.tolist()
+    me = obs["seat"]
+    out = [0.0] * 128
+    for c in range(32):
+        a = allowed[c]
+        if not a:
+            continue
+        k = canon[c]
+        logits = [zl[3 * k + r] if a >> r & 1 else None for r in range(3)]
+        m = max(v for v in logits if v is not None)
+        tot = sum(math.exp(v - m) for v in logits if v is not None)
+        lse = m + math.log(tot)
+        for r in range(3):
+            s = (me + r + 1) % 4
+            out[4 * c + s] = (logits[r] - lse) if logits[r] is not None else -1e9
+    return out
