@@ -214,14 +214,16 @@ def fit(
 def check(
     files: list[str], positions_max: int, pool: int, betas: list[tuple[float, float]], whole: bool
 ) -> None:
-    """Held-out check against the expert's own inference: at positions of the held-out
-    deals (the last fifth, or every deal with ``whole``: files recorded for the check,
-    e.g. the expert against another bot, from the expert's seats), the mean
-    log-likelihood per hidden card of where it really is, under the baseline (room share), the network, and the expert's inference pool
-    (``pool`` deals drawn and weighted as the expert's blend does, the card's weighted
-    share at each seat, mixed 9:1 with the baseline so that no seat has 0) with the
-    network's weight ``beta`` added in the draw and the play models' weights times
-    ``alpha`` (``betas``: (beta, alpha) pairs)."""
+    """Held-out check against the expert's own inference.
+
+    At positions of the held-out deals (the last fifth; with ``whole`` every deal, for
+    files recorded for the check, e.g. the expert against another bot, from the
+    expert's seats): the mean log-likelihood per hidden card of where it really is,
+    under the baseline (room share), the network, and the expert's inference pool
+    (``pool`` deals drawn and weighted as the expert's blend does; the card's weighted
+    share at each seat, mixed 9:1 with the baseline so that no seat has 0), with the
+    network's weight ``beta`` in the draw and the play models' weights times ``alpha``
+    (``betas``: (beta, alpha) pairs)."""
     from dataclasses import replace
 
     from engine.bots.base import decision_rng
