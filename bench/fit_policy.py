@@ -9,6 +9,8 @@ Prints the held-out log-likelihood and accuracy next to the uniform and
 heuristic-bot baselines, and the coefficients to paste into ``policy.py``.
 
 Run: python bench/fit_policy.py --deals 200 --seed fit-policy-1 [--bot expert]
+(``--records FILES``: the decisions of deals recorded by ``bench/inference_check.py
+record`` instead of playing new ones)
 (``--bot expert,ismcts:20000``: the expert's team against the other bot's, both recorded)
 """
 
@@ -60,6 +62,30 @@ def record(seed: str, deals: int, bot_name: str):
     return rows
 
 
+def from_records(files: list[str], bot: str = "expert"):
+    """The same rows from deals recorded by ``bench/inference_check.py record`` (the
+    decisions of the seats ``bot`` played), without playing them again."""
+    from inference_check import load, replay
+
+    heur = get_bot("heuristic")
+    rows = []
+    for d in load(files):
+        bots = d.get("bots", ["expert", "expert"])
+        for g, action in replay(d):
+            seat = g.to_move
+            if g.phase != "play" or bots[seat & 1] != bot:
+                continue
+            obs = g.observation(seat)
+            if len(obs["legal"]) < 2:
+                continue
+            v = View(obs)
+            legal = [CARD_BY_TEXT[t] for t in obs["legal"]]
+            x = [features(v.hand, v.trick, v.trump, v.unseen, seat, c) for c in legal]
+            h = heur.act(obs, b"")
+            rows.append((np.array(x), legal.index(CARD_BY_TEXT[action]), obs["legal"].index(h)))
+    return rows
+
+
 def nll(coef, rows, l2=0.0):
     total, grad = 0.0, np.zeros_like(coef)
     for x, y, _ in rows:
@@ -105,14 +131,24 @@ def main() -> None:
     ap.add_argument("--deals", type=int, default=200)
     ap.add_argument("--seed", default="fit-policy-1")
     ap.add_argument("--bot", default="expert")
+    ap.add_argument(
+        "--records", nargs="*", help="fit on these recorded deals (bench/inference_check.py)"
+    )
     args = ap.parse_args()
     t0 = time.process_time()
-    rows = record(args.seed, args.deals, args.bot)
+    if args.records:
+        rows = from_records(args.records, args.bot)
+    else:
+        rows = record(args.seed, args.deals, args.bot)
     cut = len(rows) * 4 // 5
     train, test = rows[:cut], rows[cut:]
     coef = fit(train)
     ll, acc, unif, heur = evaluate(coef, test)
-    print(f"# {args.bot} self-play, {args.deals} deals (seed {args.seed!r}), {len(rows)} decisions")
+    if args.records:
+        print(f"# {args.bot}'s decisions in {', '.join(args.records)}: {len(rows)}")
+    else:
+        seed = args.seed
+        print(f"# {args.bot} self-play, {args.deals} deals (seed {seed!r}), {len(rows)} decisions")
     print(f"# held out ({len(test)}): log-likelihood per decision {ll:.3f} (uniform {unif:.3f}),")
     print(f"# model's top card = {args.bot}'s {acc:.1%}; the heuristic bot's card {heur:.1%}")
     coef = fit(rows)  # final: all data

@@ -8,7 +8,8 @@ network fitted on expert self-play (``bench/fit_locnet.py``) reads the whole obs
 partner's winning card, winning the trick), what the sampler already knows (voids,
 cards a seat cannot hold), the dealer and trump, the preset, the trick — and gives, for
 every card the seat cannot see, the probability that each of the other three seats
-holds it.  A candidate deal then also weighs ``beta x sum log P(card at its seat)``
+holds it, as a correction of the share of the seats' room (the sampler's own
+marginal, near enough).  A candidate deal then also weighs ``beta x sum log P(card at its seat)``
 (``InferenceConfig.loc_beta``).
 
 - Suits are renamed so that trump is suit 0 (the other suits keep their order): the
@@ -121,6 +122,9 @@ def encode(obs: dict):
     return sorted(set(idx)), allowed, canon, need
 
 
+_LOG = [0.0] + [math.log(n) for n in range(1, 9)]
+
+
 @lru_cache(maxsize=1)
 def _weights():
     try:
@@ -144,7 +148,7 @@ def log_table(obs: dict) -> list[float] | None:
     enc = encode(obs)
     if p is None or enc is None:
         return None
-    idx, allowed, canon, _ = enc
+    idx, allowed, canon, need = enc
     # first layer: the rows of the active inputs added one after another (axis-0 sum)
     h = p["w1"][idx].sum(axis=0) + p["b1"]
     h = h * (h > 0)
@@ -157,7 +161,9 @@ def log_table(obs: dict) -> list[float] | None:
         if not a:
             continue
         k = canon[c]
-        logits = [zl[3 * k + r] if a >> r & 1 else None for r in range(3)]
+        # the network's output corrects the room share (log of the cards each seat
+        # still holds)
+        logits = [zl[3 * k + r] + _LOG[need[r]] if a >> r & 1 else None for r in range(3)]
         m = max(v for v in logits if v is not None)
         tot = sum(math.exp(v - m) for v in logits if v is not None)
         lse = m + math.log(tot)

@@ -790,3 +790,20 @@ VARIANTS.update(
         "loc-half": _loc(0.5, alpha=0.5),
     }
 )
+
+# the expert-like play model refitted on the current expert's self-play (bench/fit_policy.py
+# --records, 686 recorded deals, 15,339 decisions; held out -0.929 per decision)
+COEF_1203 = (
+    -0.709, -0.250, -0.276, -0.711, 0.396, 0.484, 0.571, -0.175, -0.623, 0.219,
+    0.000, -0.194, 0.049, 1.321, 0.569, 1.808, -0.053, -0.086, 0.254, -0.232,
+    0.000, 1.399, -0.407, 0.000, 0.072, -3.174, -0.898, 0.587, 1.233, -0.325,
+    -0.199, -0.432, 0.279, 0.187, 0.000, 0.492, 0.696,
+)  # fmt: skip
+assert EXPERT.inference is not None
+VARIANTS["coef-1203"] = replace(EXPERT, inference=replace(EXPERT.inference, coef=COEF_1203))
+VARIANTS["coef-loc"] = replace(
+    EXPERT, inference=replace(EXPERT.inference, coef=COEF_1203, loc_beta=0.5)
+)
+VARIANTS["coef-loc03"] = replace(
+    EXPERT, inference=replace(EXPERT.inference, coef=COEF_1203, loc_beta=0.3)
+)
