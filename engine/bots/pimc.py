@@ -64,6 +64,7 @@ from dataclasses import dataclass, replace
 
 from ..cards import CARD_BY_TEXT, CARD_TEXT, RANK_POINTS, SUITS
 from ..rules import get_rules
+from . import policy
 from .base import PhaseBot, decision_rng
 from .inference import InferenceConfig, PlayModel
 from .policy import trick_winner
@@ -791,19 +792,27 @@ VARIANTS.update(
     }
 )
 
-# the expert-like play model refitted on the current expert's self-play (bench/fit_policy.py
-# --records, 686 recorded deals, 15,339 decisions; held out -0.929 per decision)
-COEF_1203 = (
-    -0.709, -0.250, -0.276, -0.711, 0.396, 0.484, 0.571, -0.175, -0.623, 0.219,
-    0.000, -0.194, 0.049, 1.321, 0.569, 1.808, -0.053, -0.086, 0.254, -0.232,
-    0.000, 1.399, -0.407, 0.000, 0.072, -3.174, -0.898, 0.587, 1.233, -0.325,
-    -0.199, -0.432, 0.279, 0.187, 0.000, 0.492, 0.696,
-)  # fmt: skip
-assert EXPERT.inference is not None
-VARIANTS["coef-1203"] = replace(EXPERT, inference=replace(EXPERT.inference, coef=COEF_1203))
-VARIANTS["coef-loc"] = replace(
-    EXPERT, inference=replace(EXPERT.inference, coef=COEF_1203, loc_beta=0.5)
+# screened 2026-12-03 (bench/results/bots-2026-12-03b.md): the inference alone, scored
+# offline by bench/inference_check.py (log-likelihood per hidden card of its pool, 600
+# positions of 200 deals of the expert against ismcts:20000, baseline -1.021, the
+# expert -0.968): the play model refitted on the current expert +0.004, the
+# card-location network at weight 0.5 +0.011, both +0.015 [+0.010, +0.020]; in play
+# against ismcts:20000 (trump fixed, fresh seed screen-z, 1,000 deals, paired with the
+# expert's +1.75): both +2.35, paired +0.60 [+0.18, +1.02] -- now the expert.
+VARIANTS["coef-1203"] = replace(
+    EXPERT, inference=replace(EXPERT.inference, coef=policy.COEF_2026_12_03)
 )
 VARIANTS["coef-loc03"] = replace(
-    EXPERT, inference=replace(EXPERT.inference, coef=COEF_1203, loc_beta=0.3)
+    EXPERT, inference=replace(EXPERT.inference, coef=policy.COEF_2026_12_03, loc_beta=0.3)
 )
+
+# 2026-12-03: the inference with the expert-like play model refitted on the current
+# expert's self-play (policy.COEF_2026_12_03) and the card-location network's opinion at
+# weight 0.5 (locnet.py, InferenceConfig.loc_beta); the search unchanged.
+EXPERT_2026_12_02B = EXPERT
+EXPERT = replace(
+    EXPERT_2026_12_02B,
+    inference=replace(EXPERT_2026_12_02B.inference, coef=policy.COEF_2026_12_03, loc_beta=0.5),
+)
+VARIANTS["2026-12-02b"] = EXPERT_2026_12_02B
+VARIANTS["coef-loc"] = EXPERT

@@ -139,6 +139,19 @@ HEURISTIC_COEF: tuple[float, ...] = (
 )
 # fmt: on
 
+# Refitted by `python bench/fit_policy.py --records FILES` on the current expert's own
+# decisions in self-play (bench/inference_check.py record, 686 deals over the presets,
+# 15,339 decisions; held out -0.929 per decision, uniform -1.161): the expert-like model
+# of the expert of 2026-12-03 (``InferenceConfig.coef``).
+# fmt: off
+COEF_2026_12_03: tuple[float, ...] = (
+    -0.709, -0.250, -0.276, -0.711, 0.396, 0.484, 0.571, -0.175, -0.623, 0.219,
+    0.000, -0.194, 0.049, 1.321, 0.569, 1.808, -0.053, -0.086, 0.254, -0.232,
+    0.000, 1.399, -0.407, 0.000, 0.072, -3.174, -0.898, 0.587, 1.233, -0.325,
+    -0.199, -0.432, 0.279, 0.187, 0.000, 0.492, 0.696,
+)
+# fmt: on
+
 # The play models by name (``InferenceConfig.models``); "rules" is the rule-based bot
 # itself (engine/bots/heuristic.py's card play, in the compiled core: ``rule_card``), a
 # play having probability mix / n + (1 - mix) x [it is that bot's card].
