@@ -33,6 +33,17 @@ from engine.cards import CARD_BY_TEXT  # noqa: E402
 PRESETS = ("flemish", "flemish", "flemish-table", "french", "malilla")
 
 
+def _row(obs: dict, action: str, heur):
+    """(features of each legal card, the chosen card's index, the heuristic's index) of a
+    play decision with a choice, from the player's own view."""
+    v = View(obs)
+    unseen = v.unseen  # not in his hand, not played (the table included)
+    legal = [CARD_BY_TEXT[t] for t in obs["legal"]]
+    x = [features(v.hand, v.trick, v.trump, unseen, obs["seat"], c) for c in legal]
+    h = heur.act(obs, b"")
+    return np.array(x), legal.index(CARD_BY_TEXT[action]), obs["legal"].index(h)
+
+
 def record(seed: str, deals: int, bot_name: str):
     """``bot_name``: one bot in all four seats, or ``A,B``: A's team against B's, the
     teams' seats swapped every other deal (both sides' decisions are recorded)."""
@@ -50,12 +61,7 @@ def record(seed: str, deals: int, bot_name: str):
             bot = bots[((seat & 1) + k) % len(bots)]
             action = bot.act(obs, bot_seed(seed, k, seat))
             if obs["phase"] == "play" and len(obs["legal"]) > 1:
-                v = View(obs)
-                unseen = v.unseen  # not in his hand, not played (the table included)
-                legal = [CARD_BY_TEXT[t] for t in obs["legal"]]
-                x = [features(v.hand, v.trick, v.trump, unseen, seat, c) for c in legal]
-                h = heur.act(obs, b"")
-                rows.append((np.array(x), legal.index(CARD_BY_TEXT[action]), obs["legal"].index(h)))
+                rows.append(_row(obs, action, heur))
             g.apply_action(action)
         sys.stderr.write(f"\r{k}/{deals} deals, {len(rows)} decisions")
     sys.stderr.write("\n")
@@ -76,13 +82,8 @@ def from_records(files: list[str], bot: str = "expert"):
             if g.phase != "play" or bots[seat & 1] != bot:
                 continue
             obs = g.observation(seat)
-            if len(obs["legal"]) < 2:
-                continue
-            v = View(obs)
-            legal = [CARD_BY_TEXT[t] for t in obs["legal"]]
-            x = [features(v.hand, v.trick, v.trump, v.unseen, seat, c) for c in legal]
-            h = heur.act(obs, b"")
-            rows.append((np.array(x), legal.index(CARD_BY_TEXT[action]), obs["legal"].index(h)))
+            if len(obs["legal"]) > 1:
+                rows.append(_row(obs, action, heur))
     return rows
 
 

@@ -29,9 +29,10 @@ import math
 import os
 from functools import lru_cache
 
-from ..cards import SUITS
+from ..cards import CARD_BY_TEXT, SUITS
 from ..rules import get_rules
-from .sampler import analyse
+from .policy import trick_winner
+from .sampler import Hidden, analyse
 
 WEIGHTS = os.path.join(os.path.dirname(os.path.abspath(__file__)), "locnet.npz")
 
@@ -56,45 +57,37 @@ def _canon(trump: int | None) -> list[int]:
     return [new[c >> 3] * 8 + (c & 7) for c in range(32)]
 
 
-def encode(obs: dict):
+def encode(obs: dict, hidden: Hidden | None = None):
     """(input indices, allowed seats per card, card renaming, hidden cards still held by
     the seats 1, 2, 3 places to the left) of a play observation, or None when no card
-    is hidden.  ``allowed[c]``: bit r-1 set when the seat r places to
-    the left of the viewer (1 left, 2 partner, 3 right) may hold card c (0: not hidden)."""
+    is hidden.  ``allowed[c]``: bit r-1 set when the seat r places to the left of the
+    viewer (1 left, 2 partner, 3 right) may hold card c (0: not hidden).  ``hidden``:
+    the sampler's :func:`analyse` of ``obs``, when the caller has it already."""
     if obs.get("phase") != "play":
         return None
     rules = get_rules(obs.get("rules"))
     me = obs["seat"]
-    hidden = analyse(obs, rules)
+    if hidden is None:
+        hidden = analyse(obs, rules)
     if not hidden.unseen:
         return None
     trump = None if obs.get("trump") is None else SUITS.index(obs["trump"])
     canon = _canon(trump)
     idx = [HAND + canon[c] for c in range(32) if hidden.hand >> c & 1]
-    from ..cards import CARD_BY_TEXT
-
     tricks = [t["cards"] for t in obs["tricks"]] + [obs["current_trick"]["cards"]]
-    for cards in tricks:
-        if not cards:
-            continue
-        led = CARD_BY_TEXT[cards[0][1]] >> 3
-        w_seat, w = -1, -1
-        for i, (s, text) in enumerate(cards):
-            c = CARD_BY_TEXT[text]
+    for texts in tricks:
+        cards = [(s, CARD_BY_TEXT[text]) for s, text in texts]
+        for i, (s, c) in enumerate(cards):
             r, cc = (s - me) % 4, canon[c]
             idx.append(PLAYED + 32 * r + cc)
             if i == 0:
                 idx.append(LED + 32 * r + cc)
-                w_seat, w = s, c
                 continue
-            if (c >> 3) != led:
+            if (c >> 3) != (cards[0][1] >> 3):
                 idx.append(OFF + 32 * r + cc)
-            if ((w_seat ^ s) & 1) == 0:
+            if ((trick_winner(cards[:i], trump)[0] ^ s) & 1) == 0:
                 idx.append(ONWIN + 32 * r + cc)
-            if ((c >> 3) == (w >> 3) and c > w) or (
-                trump is not None and (c >> 3) == trump and (w >> 3) != trump
-            ):
-                w_seat, w = s, c
+            if trick_winner(cards[: i + 1], trump)[0] == s:
                 idx.append(BEAT + 32 * r + cc)
     allowed = [0] * 32
     for r in (1, 2, 3):
@@ -111,9 +104,8 @@ def encode(obs: dict):
     idx.append(DEALER + (obs["dealer"] - me) % 4)
     if trump is None:
         idx.append(NO_TRUMP)
-    base = rules.name.split()[0] if getattr(rules, "name", None) else "flemish"
-    if base in PRESETS:
-        idx.append(PRESET + PRESETS.index(base))
+    if rules.name in PRESETS:
+        idx.append(PRESET + PRESETS.index(rules.name))
     idx.append(TRICK + min(len(obs["tricks"]), 7))
     cur = obs["current_trick"]
     idx.append(ON_TABLE + min(len(cur["cards"]), 3))
@@ -140,12 +132,12 @@ def available() -> bool:
     return _weights() is not None
 
 
-def log_table(obs: dict) -> list[float] | None:
+def log_table(obs: dict, hidden: Hidden | None = None) -> list[float] | None:
     """128 numbers, ``4 * card + seat``: log P(seat holds card) for each hidden card
     (0 for the cards that are not hidden, -1e9 where the card cannot be), or None (no
-    weights, or nothing hidden)."""
+    weights, or nothing hidden).  ``hidden`` as :func:`encode`."""
     p = _weights()
-    enc = encode(obs)
+    enc = encode(obs, hidden)
     if p is None or enc is None:
         return None
     idx, allowed, canon, need = enc

@@ -136,7 +136,7 @@ def _policy_deals(obs, rules, hidden, model, inf, rng, keep: int, enumerated):
     if inf.loc_beta:
         from . import locnet
 
-        table = locnet.log_table(obs)
+        table = locnet.log_table(obs, hidden)
         if table is not None:
             extra = (inf.priors, [inf.loc_beta * x for x in table])
     if enumerated is not None:
@@ -771,14 +771,19 @@ VARIANTS.update(
 )
 
 
-def _loc(beta: float, alpha: float | None = None) -> PIMCConfig:
-    """The expert with the card-location network's opinion in its inference (weight
-    ``beta``); ``alpha``: the play models' weight too (None: unchanged)."""
-    assert EXPERT.inference is not None
-    inf = replace(EXPERT.inference, loc_beta=beta)
+def _loc(beta: float, alpha: float | None = None, coef=None, base: PIMCConfig | None = None):
+    """``base`` (None: ``EXPERT`` when called; every variant below is made before the
+    expert of 2026-12-03 replaces that of 2026-12-02b) with the card-location network's opinion
+    in its inference (weight ``beta``); ``alpha``: the play models' weight too (None:
+    unchanged); ``coef``: the expert-like play model's coefficients (None: unchanged)."""
+    base = base or EXPERT
+    assert base.inference is not None
+    inf = replace(base.inference, loc_beta=beta)
     if alpha is not None:
         inf = replace(inf, alpha_opp=alpha * inf.alpha_opp, alpha_partner=alpha * inf.alpha_partner)
-    return replace(EXPERT, inference=inf)
+    if coef is not None:
+        inf = replace(inf, coef=coef)
+    return replace(base, inference=inf)
 
 
 # the card-location network (engine/bots/locnet.py, bench/fit_locnet.py) beside the play
@@ -799,20 +804,13 @@ VARIANTS.update(
 # card-location network at weight 0.5 +0.011, both +0.015 [+0.010, +0.020]; in play
 # against ismcts:20000 (trump fixed, fresh seed screen-z, 1,000 deals, paired with the
 # expert's +1.75): both +2.35, paired +0.60 [+0.18, +1.02] -- now the expert.
-VARIANTS["coef-1203"] = replace(
-    EXPERT, inference=replace(EXPERT.inference, coef=policy.COEF_2026_12_03)
-)
-VARIANTS["coef-loc03"] = replace(
-    EXPERT, inference=replace(EXPERT.inference, coef=policy.COEF_2026_12_03, loc_beta=0.3)
-)
+VARIANTS["coef-1203"] = _loc(0.0, coef=policy.COEF_2026_12_03)
+VARIANTS["coef-loc03"] = _loc(0.3, coef=policy.COEF_2026_12_03)
 
 # 2026-12-03: the inference with the expert-like play model refitted on the current
 # expert's self-play (policy.COEF_2026_12_03) and the card-location network's opinion at
 # weight 0.5 (locnet.py, InferenceConfig.loc_beta); the search unchanged.
 EXPERT_2026_12_02B = EXPERT
-EXPERT = replace(
-    EXPERT_2026_12_02B,
-    inference=replace(EXPERT_2026_12_02B.inference, coef=policy.COEF_2026_12_03, loc_beta=0.5),
-)
+EXPERT = _loc(0.5, coef=policy.COEF_2026_12_03, base=EXPERT_2026_12_02B)
 VARIANTS["2026-12-02b"] = EXPERT_2026_12_02B
 VARIANTS["coef-loc"] = EXPERT
