@@ -10,7 +10,7 @@ room (the hidden cards it still holds), and seats that cannot hold a card (a voi
 room) are masked.  Positions within a deal share their answer, so a network this size
 learns the deals by heart within a few epochs: each training position is repeated with
 the plain suits renamed at random (``--copies``, a symmetry of the game), and the deals
-are split 80 / 20 by deal into training and held-out data.  Prints the held-out
+are split by deal into training and held-out data (every fifth deal held out).  Prints the held-out
 log-likelihood per hidden card next to the baseline's; writes the weights (float32) to
 ``engine/bots/locnet.npz``.  How much the network adds to the expert's own inference is
 measured by ``bench/inference_check.py check`` (variants ``expert@loc*``).
@@ -202,9 +202,11 @@ def main() -> None:
     args = ap.parse_args()
     t0 = time.process_time()
     deals = load(args.files)
-    cut = len(deals) * 4 // 5
-    x, t, mask = build(deals[:cut], args.copies)
-    xv, tv, mv = build(deals[cut:])
+    # every fifth deal held out (of each seed and opponent alike)
+    train = [d for i, d in enumerate(deals) if i % 5 != 4]
+    held = [d for i, d in enumerate(deals) if i % 5 == 4]
+    x, t, mask = build(train, args.copies)
+    xv, tv, mv = build(held)
     print(f"# {len(deals)} deals: {len(x)} training positions, {len(xv)} held out", flush=True)
     p = fit(x, t, mask, args.hidden, args.epochs, args.lr, args.l2, 1, xv, tv, mv)
     ll, base, n = evaluate(p, xv, tv, mv)

@@ -63,6 +63,8 @@ class InferenceConfig:
     # > 0 ("policy" only): each deal also weighs loc_beta x sum log P(card at its seat)
     # by the card-location network (engine/bots/locnet.py), when its weights are there
     loc_beta: float = 0.0
+    # the network's weights: a file next to locnet.py (None: locnet.WEIGHTS, the newest)
+    loc_weights: str | None = None
 
 
 class _V:

@@ -117,26 +117,32 @@ def encode(obs: dict, hidden: Hidden | None = None):
 _LOG = [0.0] + [math.log(n) for n in range(1, 9)]
 
 
-@lru_cache(maxsize=1)
-def _weights():
+@lru_cache(maxsize=4)
+def _weights(name: str | None = None):
+    """The network's weights in float64 (``name``: a file next to this module; None:
+    :data:`WEIGHTS`), or None when the file or numpy is missing."""
+    path = WEIGHTS if name is None else os.path.join(os.path.dirname(WEIGHTS), name)
     try:
         import numpy as np
 
-        with np.load(WEIGHTS) as z:
+        with np.load(path) as z:
             return {k: z[k].astype(np.float64) for k in ("w1", "b1", "w2", "b2")}
     except (OSError, ImportError, KeyError):
         return None
 
 
-def available() -> bool:
-    return _weights() is not None
+def available(name: str | None = None) -> bool:
+    return _weights(name) is not None
 
 
-def log_table(obs: dict, hidden: Hidden | None = None) -> list[float] | None:
+def log_table(
+    obs: dict, hidden: Hidden | None = None, weights: str | None = None
+) -> list[float] | None:
     """128 numbers, ``4 * card + seat``: log P(seat holds card) for each hidden card
     (0 for the cards that are not hidden, -1e9 where the card cannot be), or None (no
-    weights, or nothing hidden).  ``hidden`` as :func:`encode`."""
-    p = _weights()
+    weights, or nothing hidden).  ``hidden`` as :func:`encode`; ``weights`` as
+    :func:`available` (None: :data:`WEIGHTS`)."""
+    p = _weights(weights)
     enc = encode(obs, hidden)
     if p is None or enc is None:
         return None

@@ -89,6 +89,14 @@ def test_log_table_is_the_same_in_another_process():
     assert json.loads(out.stdout) == locnet.log_table(obs)  # bit for bit
 
 
+def test_a_named_weights_file_is_read_and_a_missing_one_gives_no_table():
+    obs = _positions("flemish", "loc-named")[1][0]
+    name = os.path.basename(locnet.WEIGHTS)
+    assert locnet.log_table(obs, weights=name) == locnet.log_table(obs)
+    assert not locnet.available("no-such-weights.npz")
+    assert locnet.log_table(obs, weights="no-such-weights.npz") is None
+
+
 def test_the_core_adds_the_location_term_to_each_deal():
     from engine.bots.inference import InferenceConfig, PlayModel
     from engine.bots.pimc import _policy_core
