@@ -1,7 +1,11 @@
-"""Fit the card-location network (engine/bots/locnet.py) on recorded expert self-play.
+"""Fit the card-location network (engine/bots/locnet.py) on recorded deals.
 
-The deals come from ``bench/inference_check.py record`` (expert self-play).  At every
-position of the card play, from each of the four seats' views, the input is
+The deals come from ``bench/inference_check.py record``: expert self-play, or the
+expert against another bot (``--bots expert,heuristic``).  The network of 2026-12-04
+was fitted with ``--hidden 64`` on deals of the expert of 2026-12-03
+(``expert@2026-12-03`` now): 2,000 of self-play (seed locnet-2, numbers 1-1000 and
+10001-11000), 300 against ismcts:20000 (locnet-2x, 1-300) and 500 against the heuristic
+bot (locnet-2h, 1-500).  At every position of the card play, from each of the four seats' views, the input is
 :func:`engine.bots.locnet.encode` of that seat's observation and the target is the seat
 (relative: left, partner, right) that really holds each card the viewer cannot see.  A
 one-hidden-layer network (ReLU) is fitted by minibatch Adam in numpy on the

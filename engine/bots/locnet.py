@@ -3,7 +3,8 @@
 The expert's inference (:mod:`engine.bots.inference`, the compiled core's ``infer``)
 weighs every candidate deal by how plausible the other seats' plays are under it, play
 by play, with small linear play models.  This module gives a second, direct opinion: a
-network fitted on expert self-play (``bench/fit_locnet.py``) reads the whole observation
+network fitted on recorded deals (``bench/fit_locnet.py``: expert self-play and the
+expert against other bots, from every seat's view) reads the whole observation
 — the seat's hand, every card played and how (led, followed, discarded or trumped, on a
 partner's winning card, winning the trick), what the sampler already knows (voids,
 cards a seat cannot hold), the dealer and trump, the preset, the trick — and gives, for
@@ -19,8 +20,9 @@ marginal, near enough).  A candidate deal then also weighs ``beta x sum log P(ca
   element-wise operations and axis-0 sums, the exponentials in :mod:`math`): the same
   numbers in every process, so the bot stays a pure function of (observation, seed).
 
-The weights (``locnet.npz``, float32) ship with the package; without them the module
-reports no table and the expert plays as before.
+The weights (``locnet.npz``, float32) ship with the package, beside the earlier
+experts' (``locnet-<date>.npz``, named by ``InferenceConfig.loc_weights``); without them
+the module reports no table and the expert plays as without the network.
 """
 
 from __future__ import annotations

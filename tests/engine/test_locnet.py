@@ -97,6 +97,15 @@ def test_a_named_weights_file_is_read_and_a_missing_one_gives_no_table():
     assert locnet.log_table(obs, weights="no-such-weights.npz") is None
 
 
+def test_every_expert_variant_finds_its_network():
+    from engine.bots.pimc import EXPERT, VARIANTS
+
+    named = {v.inference.loc_weights for v in [EXPERT, *VARIANTS.values()] if v.inference}
+    assert "locnet-2026-12-03.npz" in named  # the expert of 2026-12-03 keeps its own
+    for name in named:
+        assert locnet.available(name), name
+
+
 def test_the_core_adds_the_location_term_to_each_deal():
     from engine.bots.inference import InferenceConfig, PlayModel
     from engine.bots.pimc import _policy_core
