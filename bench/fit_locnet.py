@@ -5,21 +5,21 @@ expert against another bot (``--bots expert,heuristic``).  The network of 2026-1
 was fitted with ``--hidden 64`` on deals of the expert of 2026-12-03
 (``expert@2026-12-03`` now): 2,000 of self-play (seed locnet-2, numbers 1-1000 and
 10001-11000), 300 against ismcts:20000 (locnet-2x, 1-300) and 500 against the heuristic
-bot (locnet-2h, 1-500).  At every position of the card play, from each of the four seats' views, the input is
-:func:`engine.bots.locnet.encode` of that seat's observation and the target is the seat
-(relative: left, partner, right) that really holds each card the viewer cannot see.  A
-one-hidden-layer network (ReLU) is fitted by minibatch Adam in numpy on the
-cross-entropy of those seats; its output corrects the baseline, each seat's share of the
-room (the hidden cards it still holds), and seats that cannot hold a card (a void, no
-room) are masked.  Positions within a deal share their answer, so a network this size
-learns the deals by heart within a few epochs: each training position is repeated with
-the plain suits renamed at random (``--copies``, a symmetry of the game), and the deals
-are split by deal into training and held-out data (every fifth deal held out).  Prints the held-out
-log-likelihood per hidden card next to the baseline's; writes the weights (float32) to
+bot (locnet-2h, 1-500).  At every position of the card play, from each of the four
+seats' views, the input is :func:`engine.bots.locnet.encode` of that seat's observation
+and the target is the seat (relative: left, partner, right) that really holds each card
+the viewer cannot see.  A one-hidden-layer network (ReLU) is fitted by minibatch Adam
+in numpy on the cross-entropy of those seats; its output corrects the baseline, each
+seat's share of the room (the hidden cards it still holds), and seats that cannot hold
+a card (a void, no room) are masked.  Positions within a deal share their answer, so a
+network this size learns the deals by heart within a few epochs: each training position
+is repeated with the plain suits renamed at random (``--copies``, a symmetry of the
+game), and every fifth deal is held out.  Prints the held-out log-likelihood per hidden
+card next to the baseline's; writes the weights (float32) to
 ``engine/bots/locnet.npz``.  How much the network adds to the expert's own inference is
 measured by ``bench/inference_check.py check`` (variants ``expert@loc*``).
 
-Run: python bench/fit_locnet.py /tmp/self-*.jsonl [--hidden 32 --epochs 4 --copies 6]
+Run: python bench/fit_locnet.py /tmp/self-*.jsonl [--hidden 64 --epochs 4 --copies 6]
 """
 
 from __future__ import annotations
