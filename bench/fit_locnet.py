@@ -19,7 +19,7 @@ card next to the baseline's; writes the weights (float32) to
 ``engine/bots/locnet.npz``.  How much the network adds to the expert's own inference is
 measured by ``bench/inference_check.py check`` (variants ``expert@loc*``).
 
-Run: python bench/fit_locnet.py /tmp/self-*.jsonl [--hidden 64 --epochs 4 --copies 6]
+Run: python bench/fit_locnet.py /tmp/self-*.jsonl [--hidden 64 --epochs 4 --copies 6] (the defaults)
 """
 
 from __future__ import annotations
@@ -197,7 +197,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     ap.add_argument("files", nargs="+", help="deals recorded by bench/inference_check.py")
-    ap.add_argument("--hidden", type=int, default=32)
+    ap.add_argument("--hidden", type=int, default=64)
     ap.add_argument("--epochs", type=int, default=4)
     ap.add_argument("--lr", type=float, default=2e-3)
     ap.add_argument("--l2", type=float, default=1e-4)
