@@ -838,7 +838,7 @@ EXPERT = EXPERT_2026_12_03
 
 # 2026-12-04: the latency p95 is set by the leads at tricks 2-3, where PIMC spends its
 # whole node budget (2.0 M nodes, ~25 of 40 deals solved at trick 2) beside the blend's
-# MCTS; a smaller budget there
+# MCTS; a smaller budget there (see loc2-nb12 below: it costs strength)
 VARIANTS["nb12"] = replace(EXPERT, node_budget=1_200_000)
 VARIANTS["nb15"] = replace(EXPERT, node_budget=1_500_000)
 
@@ -851,5 +851,12 @@ VARIANTS["nb15"] = replace(EXPERT, node_budget=1_500_000)
 # heuristic bot; weight 0.5 (0.3: -0.002, 0.8: -0.006, 1.0: -0.011 against ismcts);
 # fitted on self-play alone (2,000 deals): +0.0093 and +0.0085; a hidden layer of 128
 # did worse held out (-0.983 per card against -0.973).
+# In play against ismcts:20000 (trump fixed, fresh seed screen-ab, 600 deals, paired
+# with the expert of 2026-12-03's +2.05): +2.15, paired +0.10 [-0.35, +0.55].  With
+# PIMC's node budget at 1.2 M as well (the latency p95 66 ms instead of 87): +1.67,
+# paired with the network alone -0.48 [-0.74, -0.21]: the budget at the hard leads is
+# worth its time, kept at 2.0 M.
 VARIANTS["loc2"] = _loc(0.5, base=EXPERT_2026_12_03, weights=None)
 VARIANTS["loc2-nb12"] = replace(VARIANTS["loc2"], node_budget=1_200_000)
+# 2026-12-04: the expert with the refitted network, the search unchanged
+EXPERT = EXPERT_2026_12_04 = VARIANTS["loc2"]
