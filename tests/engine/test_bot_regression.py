@@ -34,7 +34,7 @@ COMMITTED = {
     31: -5, 32: -1, 33: 12, 34: 16, 35: 1, 36: 0, 37: 9, 38: -4, 39: 9, 40: -1,
 }
 # fmt: on
-COMMITTED_TOTAL = 265
+COMMITTED_TOTAL = sum(COMMITTED.values())  # +265
 
 
 def _play(number: int, bots: dict[int, object]) -> list[int]:
@@ -69,4 +69,4 @@ def test_expert_is_not_worse_than_the_committed_result_on_the_regression_deals()
 if __name__ == "__main__":  # print the figures to commit
     s = duplicate_scores()
     print("COMMITTED =", s)
-    print("COMMITTED_TOTAL =", sum(s.values()))
+    print("total =", sum(s.values()))  # COMMITTED_TOTAL follows from COMMITTED
