@@ -53,8 +53,19 @@ static inline uint64_t rng_next(Rng *r) { /* xoshiro256** */
     s[3] = rotl(s[3], 45);
     return res;
 }
+/* x % n, n a count of cards (1..32): each case a constant divisor, which the compiler
+ * turns into a multiplication (the same result as the 64-bit division, much faster) */
+static inline uint32_t mod_small(uint64_t x, uint32_t n) {
+    switch (n) {
+#define C(k) \
+    case k: return (uint32_t)(x % k);
+        C(1) C(2) C(3) C(4) C(5) C(6) C(7) C(8) C(9) C(10) C(11) C(12) C(13) C(14) C(15) C(16) C(17) C(18) C(19) C(20) C(21) C(22) C(23) C(24) C(25) C(26) C(27) C(28) C(29) C(30) C(31) C(32)
+#undef C
+    default: return (uint32_t)(x % n);
+    }
+}
 /* uniform in [0, n) (n small: the modulo bias is below 2^-58) */
-static inline uint32_t rng_below(Rng *r, uint32_t n) { return (uint32_t)(rng_next(r) % n); }
+static inline uint32_t rng_below(Rng *r, uint32_t n) { return mod_small(rng_next(r), n); }
 static inline double rng_unit(Rng *r) { return (rng_next(r) >> 11) * (1.0 / 9007199254740992.0); }
 static inline int nth_bit(uint32_t m, int k) {
     while (k--) m &= m - 1;
@@ -111,6 +122,11 @@ typedef struct {
 } Sampler;
 
 static double FACT[33];
+/* log(n) for the small counts of the UCB term: the same values as log() (filled by it
+ * at import), without its cost in the selection's inner loop */
+#define NLOG 4096
+static double LOGN[NLOG];
+static inline double log_count(uint32_t n) { return n < NLOG ? LOGN[n] : log((double)n); }
 
 static inline int cap_index(int a, int b, int c) { return a * 81 + b * 9 + c; }
 
@@ -340,7 +356,7 @@ static int run_search(const Sampler *sp, const Pool *pl, const G *root, int obse
                 Node *x = &t.nodes[ch];
                 if (!((lm >> x->card) & 1)) continue;
                 x->avail++;
-                double v = x->reward / x->visits + cexp * sqrt(log((double)x->avail) / x->visits);
+                double v = x->reward / x->visits + cexp * sqrt(log_count(x->avail) / x->visits);
                 if (v > bestv || (v == bestv && x->card < t.nodes[bestc].card)) {
                     bestv = v;
                     bestc = ch;
@@ -885,31 +901,97 @@ fail:
     return NULL;
 }
 
-static double deal_logw(const InferCfg *ic, const TrumpInfo *ti, const Event *ev, Py_ssize_t ne,
-                        const uint32_t h[4]) {
-    double w = 0, per[4][MAXMODELS], ev_w[MAXMODELS];
-    int seen[4] = {0, 0, 0, 0};
-    if (ti && !trump_plausible(ti, h[ti->dealer] | ti->later)) w += log(ic->eps_trump);
-    for (int p = 0; p < 4; p++)
-        for (int k = 0; k < ic->nmodels; k++) per[p][k] = 0;
-    for (Py_ssize_t i = 0; i < ne; i++) {
-        int p = ev[i].seat & 3;
-        if (!event_logw(ic, &ev[i], h, ev_w)) continue;
-        if (ic->nmodels == 1) { /* one model: summed in event order, as ever */
-            w += ev_w[0];
-            continue;
-        }
-        seen[p] = 1;
-        for (int k = 0; k < ic->nmodels; k++) per[p][k] += ev_w[k];
-    }
+/* With a mixture (nmodels >= 2) a seat's term of a deal's log-weight,
+ * log sum_k prior_k exp(sum of its events' log P_k), depends on that seat's hidden
+ * cards alone: SeatCache keeps it per (seat, hand) over the deals of one call, so a
+ * hand drawn again (most of them, late in the deal) costs one lookup.  The terms are
+ * added in the same order as without it, so the weights are bit-identical. */
+typedef struct {
+    uint32_t *keys;
+    double *vals; /* the term; NAN: the seat made no unforced play */
+    unsigned char *used;
+    uint32_t mask;
+    long filled;
+} SeatCache;
+
+static int seat_cache_init(SeatCache c[4], long draws) {
+    uint32_t cap = 1024;
+    while (cap < 2 * (uint64_t)draws && cap < (1u << 16)) cap <<= 1;
     for (int p = 0; p < 4; p++) {
-        if (!seen[p]) continue;
-        /* log sum_k prior_k exp(per[p][k]) */
-        double mx = -1e300, tot = 0;
-        for (int k = 0; k < ic->nmodels; k++)
-            if (ic->logprior[k] + per[p][k] > mx) mx = ic->logprior[k] + per[p][k];
-        for (int k = 0; k < ic->nmodels; k++) tot += exp(ic->logprior[k] + per[p][k] - mx);
-        w += mx + log(tot);
+        c[p].keys = (uint32_t *)malloc(cap * sizeof(uint32_t));
+        c[p].vals = (double *)malloc(cap * sizeof(double));
+        c[p].used = (unsigned char *)calloc(cap, 1);
+        c[p].mask = cap - 1;
+        c[p].filled = 0;
+        if (!c[p].keys || !c[p].vals || !c[p].used) return -1;
+    }
+    return 0;
+}
+
+static void seat_cache_free(SeatCache c[4]) {
+    for (int p = 0; p < 4; p++) {
+        free(c[p].keys);
+        free(c[p].vals);
+        free(c[p].used);
+    }
+}
+
+/* The slot of hand in c: its own or the free one where it goes (-1: full). */
+static long seat_cache_slot(const SeatCache *c, uint32_t hand) {
+    uint32_t i = (hand * 0x9E3779B1u) >> 7;
+    for (uint32_t probe = 0; probe <= c->mask; probe++, i++) {
+        i &= c->mask;
+        if (!c->used[i] || c->keys[i] == hand) return (long)i;
+    }
+    return -1;
+}
+
+/* One seat's mixture term (NAN when none of its plays was a choice). */
+static double seat_term(const InferCfg *ic, const Event *ev, Py_ssize_t ne, int p, const uint32_t h[4]) {
+    double per[MAXMODELS], ev_w[MAXMODELS];
+    int seen = 0;
+    for (int k = 0; k < ic->nmodels; k++) per[k] = 0;
+    for (Py_ssize_t i = 0; i < ne; i++) {
+        if ((ev[i].seat & 3) != p || !event_logw(ic, &ev[i], h, ev_w)) continue;
+        seen = 1;
+        for (int k = 0; k < ic->nmodels; k++) per[k] += ev_w[k];
+    }
+    if (!seen) return NAN;
+    /* log sum_k prior_k exp(per[k]) */
+    double mx = -1e300, tot = 0;
+    for (int k = 0; k < ic->nmodels; k++)
+        if (ic->logprior[k] + per[k] > mx) mx = ic->logprior[k] + per[k];
+    for (int k = 0; k < ic->nmodels; k++) tot += exp(ic->logprior[k] + per[k] - mx);
+    return mx + log(tot);
+}
+
+/* cache: NULL, or SeatCache[4] (used with a mixture only) */
+static double deal_logw(const InferCfg *ic, const TrumpInfo *ti, const Event *ev, Py_ssize_t ne,
+                        const uint32_t h[4], SeatCache *cache) {
+    double w = 0;
+    if (ti && !trump_plausible(ti, h[ti->dealer] | ti->later)) w += log(ic->eps_trump);
+    if (ic->nmodels == 1) { /* one model: summed in event order, as ever */
+        double ev_w[MAXMODELS];
+        for (Py_ssize_t i = 0; i < ne; i++)
+            if (event_logw(ic, &ev[i], h, ev_w)) w += ev_w[0];
+    } else {
+        for (int p = 0; p < 4; p++) {
+            double term;
+            long slot = cache ? seat_cache_slot(&cache[p], h[p]) : -1;
+            if (slot >= 0 && cache[p].used[slot]) {
+                term = cache[p].vals[slot];
+            } else {
+                term = seat_term(ic, ev, ne, p, h);
+                /* at most 3/4 full, so probes stay short */
+                if (slot >= 0 && 4 * (cache[p].filled + 1) <= 3 * ((long)cache[p].mask + 1)) {
+                    cache[p].used[slot] = 1;
+                    cache[p].keys[slot] = h[p];
+                    cache[p].vals[slot] = term;
+                    cache[p].filled++;
+                }
+            }
+            if (!isnan(term)) w += term;
+        }
     }
     if (ic->has_loc)
         for (int p = 0; p < 4; p++)
@@ -993,6 +1075,14 @@ static PyObject *py_weights(PyObject *self, PyObject *args) {
         return NULL;
     }
     Py_ssize_t nd = PySequence_Fast_GET_SIZE(dseq);
+    SeatCache cache[4];
+    memset(cache, 0, sizeof cache);
+    if (ic.nmodels > 1 && seat_cache_init(cache, (long)nd) < 0) {
+        seat_cache_free(cache);
+        Py_DECREF(dseq);
+        free(ev);
+        return PyErr_NoMemory();
+    }
     PyObject *out = PyList_New(nd);
     for (Py_ssize_t k = 0; out && k < nd; k++) {
         uint32_t h[4];
@@ -1000,8 +1090,11 @@ static PyObject *py_weights(PyObject *self, PyObject *args) {
             Py_CLEAR(out);
             break;
         }
-        PyList_SET_ITEM(out, k, PyFloat_FromDouble(deal_logw(&ic, has_ti ? &ti : NULL, ev, ne, h)));
+        PyList_SET_ITEM(out, k,
+                        PyFloat_FromDouble(deal_logw(&ic, has_ti ? &ti : NULL, ev, ne, h,
+                                                     ic.nmodels > 1 ? cache : NULL)));
     }
+    seat_cache_free(cache);
     Py_DECREF(dseq);
     free(ev);
     return out;
@@ -1038,7 +1131,10 @@ static PyObject *py_infer(PyObject *self, PyObject *args) {
     uint32_t *hands = (uint32_t *)malloc((size_t)draw * 4 * sizeof(uint32_t));
     double *lw = (double *)malloc((size_t)draw * sizeof(double));
     long *kept = (long *)calloc((size_t)draw, sizeof(long));
-    if (!hands || !lw || !kept) {
+    SeatCache cache[4];
+    memset(cache, 0, sizeof cache);
+    if (!hands || !lw || !kept || (ic.nmodels > 1 && seat_cache_init(cache, draw) < 0)) {
+        seat_cache_free(cache);
         free(hands);
         free(lw);
         free(kept);
@@ -1053,7 +1149,7 @@ static PyObject *py_infer(PyObject *self, PyObject *args) {
     for (long k = 0; k < draw; k++) {
         uint32_t *h = hands + 4 * k;
         sampler_draw(&sp, &r, h);
-        double w = deal_logw(&ic, has_ti ? &ti : NULL, ev, ne, h);
+        double w = deal_logw(&ic, has_ti ? &ti : NULL, ev, ne, h, ic.nmodels > 1 ? cache : NULL);
         lw[k] = w;
         if (w > mx) mx = w;
     }
@@ -1071,6 +1167,7 @@ static PyObject *py_infer(PyObject *self, PyObject *args) {
         }
     }
     Py_END_ALLOW_THREADS
+    seat_cache_free(cache);
     PyObject *out = PyList_New(0);
     for (long k = 0; out && k < draw; k++) {
         if (!kept[k]) continue;
@@ -1356,5 +1453,7 @@ PyMODINIT_FUNC PyInit__ismcts(void) {
     rules_init();
     FACT[0] = 1;
     for (int i = 1; i <= 32; i++) FACT[i] = FACT[i - 1] * i;
+    LOGN[0] = -INFINITY;
+    for (int i = 1; i < NLOG; i++) LOGN[i] = log((double)i);
     return PyModule_Create(&moddef);
 }

@@ -133,6 +133,22 @@ def test_the_compiled_mixture_weights_are_the_python_weights(priors):
     assert checked >= 15
 
 
+def test_the_mixture_weights_of_a_batch_are_those_of_each_deal_alone_bit_for_bit():
+    """With a mixture the core keeps each seat's term per (seat, hand) over a call's
+    deals: a hand met again (here: every deal twice, and deals that share some seats'
+    hands) must weigh exactly what it weighs alone, to the last bit."""
+    inf = InferenceConfig(model="policy", mix=0.1, alpha_opp=1.0, alpha_partner=0.5)
+    checked = 0
+    for _, deals, events, par in _weight_cases(inf, 2, "mixture-cache", 4):
+        coefs = [COEF, HEURISTIC_COEF]
+        mixed = [(a[0], a[1], b[2], b[3]) for a, b in itertools.permutations(deals, 2)]
+        batch = deals + mixed + deals
+        alone = [core.weights([d], events, coefs, *par)[0] for d in batch]
+        assert core.weights(batch, events, coefs, *par) == alone
+        checked += 1
+    assert checked >= 15
+
+
 def test_a_one_model_mixture_is_that_model():
     inf = InferenceConfig(model="policy")
     cases = _weight_cases(inf, 2, "mixture-one", 4, presets=["flemish"])
