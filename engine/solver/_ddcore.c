@@ -39,14 +39,19 @@ typedef struct {
     int n, led, win_card, win_seat, tpts;
     uint32_t live; /* cards in hands or on the table */
     long long nodes;
+    /* this thread's table, its generation and the node bound (see OVER_LIMIT below),
+     * copied here at the start of a call: read at every node, where a thread-local
+     * variable of a shared library costs a call to __tls_get_addr */
+    Entry *tt;
+    uint32_t gen;
+    long long limit;
 } S;
 
-/* A bound on the nodes of one move_values_limited() call (0: none).  Past it every
- * search returns at once and the call reports "not solved": the values that are
+/* S.limit: a bound on the nodes of one move_values_limited() call (0: none).  Past it
+ * every search returns at once and the call reports "not solved": the values that are
  * returned are always exact, and whether a position is solved within the bound is a
  * fixed function of the position (the node counts do not depend on call history). */
-static _Thread_local long long node_limit = 0;
-#define OVER_LIMIT(s) (node_limit && (s)->nodes > node_limit)
+#define OVER_LIMIT(s) ((s)->limit && (s)->nodes > (s)->limit)
 
 static inline uint32_t legal(const S *s, int p) {
     return rules_legal(s->hand[p], p, s->n, s->led, s->win_card, s->win_seat, s->trump, s->beat_partner, s->under);
@@ -217,8 +222,8 @@ static int search(S *s, int p, int alpha, int beta) {
         int R = mask_pts(all) + s->tbonus * (popc(all) / 4) + s->lbonus;
         if (R <= alpha) return R;
         if (beta <= 0) return 0;
-        e = &tt[tt_index(s, p)];
-        if (e->gen == tt_gen && e->leader == p && e->h[0] == s->hand[0] && e->h[1] == s->hand[1] &&
+        e = &s->tt[tt_index(s, p)];
+        if (e->gen == s->gen && e->leader == p && e->h[0] == s->hand[0] && e->h[1] == s->hand[1] &&
             e->h[2] == s->hand[2] && e->h[3] == s->hand[3]) {
             lo = e->lo;
             hi = e->hi;
@@ -228,7 +233,7 @@ static int search(S *s, int p, int alpha, int beta) {
             if (hi < beta) beta = hi;
             hint = e->best;
         } else {
-            e->gen = tt_gen;
+            e->gen = s->gen;
             e->leader = (uint8_t)p;
             memcpy(e->h, s->hand, sizeof e->h);
             e->lo = 0;
@@ -269,9 +274,9 @@ static int search(S *s, int p, int alpha, int beta) {
     }
     if (boundary) {
         /* the slot may have been reused by a deeper position: re-check the key */
-        if (!(e->gen == tt_gen && e->leader == p && e->h[0] == s->hand[0] && e->h[1] == s->hand[1] &&
+        if (!(e->gen == s->gen && e->leader == p && e->h[0] == s->hand[0] && e->h[1] == s->hand[1] &&
               e->h[2] == s->hand[2] && e->h[3] == s->hand[3])) {
-            e->gen = tt_gen;
+            e->gen = s->gen;
             e->leader = (uint8_t)p;
             memcpy(e->h, s->hand, sizeof e->h);
             e->lo = (int8_t)lo;
@@ -353,6 +358,8 @@ static int parse_state(PyObject *args, S *s, int *p, int *root_total) {
         memset(tt, 0, TT_SIZE * sizeof(Entry));
         tt_gen = 1;
     }
+    s->tt = tt;
+    s->gen = tt_gen;
     return 0;
 }
 
@@ -374,7 +381,7 @@ static PyObject *move_values_impl(PyObject *args, long long limit) {
     /* Pure C from here to the results: other Python threads may run meanwhile. */
     int over = 0;
     Py_BEGIN_ALLOW_THREADS
-    node_limit = limit;
+    s.limit = limit;
     for (int i = 0; i < nm; i++) {
         int v = mtd(&s, p, moves[i], guess, 0, total);
         if (OVER_LIMIT(&s)) {
@@ -384,7 +391,6 @@ static PyObject *move_values_impl(PyObject *args, long long limit) {
         vals[moves[i]] = v;
         guess = v;
     }
-    node_limit = 0;
     Py_END_ALLOW_THREADS
     if (over) {
         last_nodes = s.nodes;
