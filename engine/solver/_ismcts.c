@@ -241,18 +241,24 @@ static void sampler_draw(const Sampler *sp, Rng *r, uint32_t hands[4]) {
 }
 
 /* ------------------------------------------------------------------ tree */
+/* 32 bytes, aligned: a node never straddles two cache lines.  The card of the move and
+ * the seat that made it live apart, one byte per node (card | (mover + 1) << 5), where
+ * the selection's walk over the siblings finds them in a small, hot array. */
 typedef struct {
     int parent, child, sibling;
     uint32_t visits, avail;
-    double reward; /* sum of rewards for the team of the seat that made the move */
     uint32_t children; /* mask of the cards of the children */
-    int8_t card, mover;
+    double reward;     /* sum of rewards for the team of the seat that made the move */
 } Node;
 
 typedef struct {
     Node *nodes;
+    uint8_t *move; /* per node: card | (mover + 1) << 5 */
     int n, cap;
 } Tree;
+
+#define CARD(t, i) ((int)((t)->move[i] & 31))
+#define MOVER(t, i) ((int)((t)->move[i] >> 5) - 1)
 
 static int new_node(Tree *t, int parent, int card, int mover) {
     int i = t->n++;
@@ -264,8 +270,7 @@ static int new_node(Tree *t, int parent, int card, int mover) {
     x->avail = 1;
     x->reward = 0;
     x->children = 0;
-    x->card = (int8_t)card;
-    x->mover = (int8_t)mover;
+    t->move[i] = (uint8_t)(card | (mover + 1) << 5);
     if (parent >= 0) {
         Node *p = &t->nodes[parent];
         x->sibling = p->child;
@@ -316,8 +321,13 @@ static int run_search(const Sampler *sp, const Pool *pl, const G *root, int obse
     Tree t;
     t.cap = (int)iterations + 2;
     t.n = 0;
-    t.nodes = (Node *)malloc((size_t)t.cap * sizeof(Node));
-    if (!t.nodes) return -2;
+    t.nodes = (Node *)aligned_alloc(64, ((size_t)t.cap * sizeof(Node) + 63) / 64 * 64);
+    t.move = (uint8_t *)malloc((size_t)t.cap);
+    if (!t.nodes || !t.move) {
+        free(t.nodes);
+        free(t.move);
+        return -2;
+    }
     Rng r;
     rng_seed(&r, seed);
     new_node(&t, -1, 0, -1);
@@ -345,7 +355,7 @@ static int run_search(const Sampler *sp, const Pool *pl, const G *root, int obse
                 int c = random_card(&r, untried);
                 /* availability of the tried compatible siblings counts this visit too */
                 for (int ch = nd->child; ch >= 0; ch = t.nodes[ch].sibling)
-                    if ((lm >> t.nodes[ch].card) & 1) t.nodes[ch].avail++;
+                    if ((lm >> CARD(&t, ch)) & 1) t.nodes[ch].avail++;
                 node = new_node(&t, node, c, p);
                 over = play(&s, c);
                 break;
@@ -354,16 +364,16 @@ static int run_search(const Sampler *sp, const Pool *pl, const G *root, int obse
             double bestv = -1e300;
             for (int ch = nd->child; ch >= 0; ch = t.nodes[ch].sibling) {
                 Node *x = &t.nodes[ch];
-                if (!((lm >> x->card) & 1)) continue;
+                if (!((lm >> CARD(&t, ch)) & 1)) continue;
                 x->avail++;
                 double v = x->reward / x->visits + cexp * sqrt(log_count(x->avail) / x->visits);
-                if (v > bestv || (v == bestv && x->card < t.nodes[bestc].card)) {
+                if (v > bestv || (v == bestv && CARD(&t, ch) < CARD(&t, bestc))) {
                     bestv = v;
                     bestc = ch;
                 }
             }
             node = bestc;
-            over = play(&s, t.nodes[node].card);
+            over = play(&s, CARD(&t, node));
         }
         if (peps < 0) /* random playout */
             while (!over) over = play(&s, random_card(&r, legal(&s, s.to_move)));
@@ -385,7 +395,8 @@ static int run_search(const Sampler *sp, const Pool *pl, const G *root, int obse
         for (int x = node; x >= 0; x = t.nodes[x].parent) {
             Node *nd = &t.nodes[x];
             nd->visits++;
-            if (nd->mover >= 0) nd->reward += (nd->mover & 1) ? 1.0 - r0 : r0;
+            int mv = MOVER(&t, x);
+            if (mv >= 0) nd->reward += (mv & 1) ? 1.0 - r0 : r0;
         }
     }
     /* root children: most visited wins, ties by better mean, then the lower card */
@@ -398,19 +409,21 @@ static int run_search(const Sampler *sp, const Pool *pl, const G *root, int obse
         int i = res->ncards++;
         if (i >= 8) break;
         double m = x->visits ? x->reward / x->visits : 0;
-        if (x->mover >= 0 && (x->mover & 1) != obs_team) m = 1.0 - m;
-        res->cards[i] = x->card;
+        int mv = MOVER(&t, ch);
+        if (mv >= 0 && (mv & 1) != obs_team) m = 1.0 - m;
+        res->cards[i] = CARD(&t, ch);
         res->visits[i] = x->visits;
         res->mean[i] = m * total;
-        if (x->visits > bv || (x->visits == bv && (m > bm || (m == bm && x->card < res->best)))) {
+        if (x->visits > bv || (x->visits == bv && (m > bm || (m == bm && CARD(&t, ch) < res->best)))) {
             bv = x->visits;
             bm = m;
-            res->best = x->card;
+            res->best = CARD(&t, ch);
         }
     }
     if (res->ncards > 8) res->ncards = 8;
     res->root_mean = iterations > 0 ? root_sum / iterations * total : 0;
     free(t.nodes);
+    free(t.move);
     return 0;
 }
 
