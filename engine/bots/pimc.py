@@ -861,6 +861,7 @@ VARIANTS["loc2-nb12"] = replace(VARIANTS["loc2"], node_budget=1_200_000)
 # 2026-12-04: the expert with the refitted network, the search unchanged
 EXPERT = EXPERT_2026_12_04 = VARIANTS["loc2"]
 
+
 # 2026-12-04b: what the expert's kind of bot makes at about a third of ismcts:20000's CPU
 # per deal (the title of issue #13), its search scaled down five- to eightfold, the
 # inference unchanged (bench/results/bots-2026-12-04b.md; against ismcts:20000, trump
@@ -868,26 +869,23 @@ EXPERT = EXPERT_2026_12_04 = VARIANTS["loc2"]
 # +1.09 on two seeds at 0.35-0.37x; lite2-pimc (no blend, more PIMC deals) +1.18 at
 # 0.31x; lite2-mcts (a larger blend, fewer PIMC deals) +0.80 at 0.40x.  The full expert
 # makes +2.2 at 2.5x: +2 is out of reach at a third of the time with this design.
-VARIANTS["lite"] = replace(
-    EXPERT,
-    samples=(4, 10, 24, 48, 48, 48, 48, 48),
-    exact_limit=48,
-    node_budget=250_000,
-    node_cap=800_000,
-    mcts_iterations=5_000,
-    mcts_pool=100,
-    blend_iterations=2_500,
-)
-VARIANTS["lite2"] = replace(
-    VARIANTS["lite"],
-    samples=(4, 8, 16, 32, 32, 32, 32, 32),
-    exact_limit=32,
-    node_budget=150_000,
-    node_cap=500_000,
-    mcts_iterations=3_000,
-    mcts_pool=60,
-    blend_iterations=1_500,
-)
+def _lite(samples: tuple[int, ...], budget: int, cap: int, mcts: int, pool: int, blend: int):
+    """The expert with its search scaled down (every consistent deal listed when at
+    most the last deal count fit)."""
+    return replace(
+        EXPERT,
+        samples=samples,
+        exact_limit=samples[-1],
+        node_budget=budget,
+        node_cap=cap,
+        mcts_iterations=mcts,
+        mcts_pool=pool,
+        blend_iterations=blend,
+    )
+
+
+VARIANTS["lite"] = _lite((4, 10, 24, 48, 48, 48, 48, 48), 250_000, 800_000, 5_000, 100, 2_500)
+VARIANTS["lite2"] = _lite((4, 8, 16, 32, 32, 32, 32, 32), 150_000, 500_000, 3_000, 60, 1_500)
 VARIANTS["lite2-pimc"] = replace(
     VARIANTS["lite2"], mcts_blend=0.0, samples=(6, 12, 24, 48, 48, 48, 48, 48), node_budget=250_000
 )
