@@ -59,7 +59,10 @@ static inline uint32_t mod_small(uint64_t x, uint32_t n) {
     switch (n) {
 #define C(k) \
     case k: return (uint32_t)(x % k);
-        C(1) C(2) C(3) C(4) C(5) C(6) C(7) C(8) C(9) C(10) C(11) C(12) C(13) C(14) C(15) C(16) C(17) C(18) C(19) C(20) C(21) C(22) C(23) C(24) C(25) C(26) C(27) C(28) C(29) C(30) C(31) C(32)
+        C(1) C(2) C(3) C(4) C(5) C(6) C(7) C(8)
+        C(9) C(10) C(11) C(12) C(13) C(14) C(15) C(16)
+        C(17) C(18) C(19) C(20) C(21) C(22) C(23) C(24)
+        C(25) C(26) C(27) C(28) C(29) C(30) C(31) C(32)
 #undef C
     default: return (uint32_t)(x % n);
     }
@@ -978,7 +981,7 @@ static double seat_term(const InferCfg *ic, const Event *ev, Py_ssize_t ne, int 
     return mx + log(tot);
 }
 
-/* cache: NULL, or SeatCache[4] (used with a mixture only) */
+/* cache: NULL, or SeatCache[4] (read with a mixture only: unset without one) */
 static double deal_logw(const InferCfg *ic, const TrumpInfo *ti, const Event *ev, Py_ssize_t ne,
                         const uint32_t h[4], SeatCache *cache) {
     double w = 0;
@@ -1103,9 +1106,7 @@ static PyObject *py_weights(PyObject *self, PyObject *args) {
             Py_CLEAR(out);
             break;
         }
-        PyList_SET_ITEM(out, k,
-                        PyFloat_FromDouble(deal_logw(&ic, has_ti ? &ti : NULL, ev, ne, h,
-                                                     ic.nmodels > 1 ? cache : NULL)));
+        PyList_SET_ITEM(out, k, PyFloat_FromDouble(deal_logw(&ic, has_ti ? &ti : NULL, ev, ne, h, cache)));
     }
     seat_cache_free(cache);
     Py_DECREF(dseq);
@@ -1162,7 +1163,7 @@ static PyObject *py_infer(PyObject *self, PyObject *args) {
     for (long k = 0; k < draw; k++) {
         uint32_t *h = hands + 4 * k;
         sampler_draw(&sp, &r, h);
-        double w = deal_logw(&ic, has_ti ? &ti : NULL, ev, ne, h, ic.nmodels > 1 ? cache : NULL);
+        double w = deal_logw(&ic, has_ti ? &ti : NULL, ev, ne, h, cache);
         lw[k] = w;
         if (w > mx) mx = w;
     }
