@@ -7,7 +7,10 @@ in the same seats in the second play (= A's total over both plays minus the deal
 points).  Each deal stands alone (no game to 101, no tie doubling).
 
 Bots: any two of random, heuristic (= beginner), club, expert, ismcts:N (SO-ISMCTS with N
-iterations per decision, the sparring partner).  ``--trump fixed``: the dealer's trump is
+iterations per decision, the sparring partner), expert@variant, and ``seer``: a side that
+sees all four hands (every card the double-dummy solver's best, ties to the cheapest;
+everything else the heuristic bot's) -- not a fair player but the ceiling of what
+knowing the hidden cards is worth against B.  ``--trump fixed``: the dealer's trump is
 named by one simple rule for both sides (the heuristic bot's: longest, strongest suit;
 no trump with three tens and five tens and aces), so only the card play is compared;
 ``--trump own`` (default): each bot names its own trump.  ``--trump-only``: both sides play
@@ -54,9 +57,49 @@ class FixedTrump:
             return self.chooser.act(observation, seed)
         return self.bot.act(observation, seed)
 
+    def see(self, deal) -> None:
+        if isinstance(self.bot, Seer):
+            self.bot.see(deal)
+
+
+class Seer:
+    """Benchmark only: plays every card double dummy on the true deal (shown to it by
+    :func:`play_once` before each action), so it measures what the hidden cards are worth."""
+
+    name = "seer"
+
+    def __init__(self) -> None:
+        self.deal = None
+        self.other = HeuristicBot()
+
+    def see(self, deal) -> None:
+        self.deal = deal
+
+    def act(self, observation: dict, seed: bytes) -> str:
+        if observation.get("phase") != "play" or len(observation["legal"]) < 2:
+            return self.other.act(observation, seed)
+        from engine.bots.pimc import _best
+        from engine.cards import CARD_BY_TEXT, CARD_TEXT, SUITS
+        from engine.solver import solve_moves
+
+        trump = observation.get("trump")
+        trick = [(s, CARD_BY_TEXT[c]) for s, c in observation["current_trick"]["cards"]]
+        vals = solve_moves(
+            list(self.deal.hands),
+            None if trump is None else SUITS.index(trump),
+            observation["seat"],
+            trick,
+            observation.get("rules"),
+        )
+        return CARD_TEXT[_best(vals)]
+
+
+def bot_by_name(name: str):
+    return Seer() if name == "seer" else get_bot(name)
+
 
 def make_bots(names: list[str], trump: str) -> tuple[object, object]:
-    a, b = get_bot(names[0]), get_bot(names[1])
+    a, b = bot_by_name(names[0]), bot_by_name(names[1])
     if trump == "fixed":
         return FixedTrump(a), FixedTrump(b)
     if trump == "only":  # the card play is B's on both sides; the trump chooser differs
@@ -73,6 +116,8 @@ def play_once(seed: str, number: int, rules: str, bots: dict[int, object]) -> tu
         seat = g.to_move
         obs = g.observation(seat)
         bot = bots[seat & 1]
+        if isinstance(bot, (Seer, FixedTrump)):
+            bot.see(g.deal)
         t0, c0 = time.perf_counter(), time.process_time()
         action = bot.act(obs, bot_seed(seed, number, seat))
         elapsed, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -224,7 +269,7 @@ def main() -> None:
         }[args.trump]
     )
     for name in names:
-        cfg = getattr(get_bot(name), "config", None)
+        cfg = getattr(bot_by_name(name), "config", None)
         if cfg is not None:
             inf = getattr(cfg, "inference", None)
             configs.append(

@@ -55,3 +55,41 @@ def test_a_small_run_prints_the_interval_and_cpu_latency():
     out = res.stdout
     assert "ismcts:200 vs heuristic — flemish, trump fixed, 3 duplicate deals" in out
     assert "95 % CI" in out and "| ismcts:200 | cpu | " in out
+
+
+def test_the_seer_plays_the_double_dummy_best_card_of_the_true_deal():
+    from engine.bots.pimc import _best
+    from engine.cards import CARD_TEXT
+    from engine.solver import solve_moves
+
+    bench = _bench()
+    seer = bench.Seer()
+    g = Game("bench-seer", "flemish")
+    heur = get_bot("heuristic")
+    checked = 0
+    while g.deal_number == 1 and not g.is_terminal():
+        obs = g.observation(g.to_move)
+        if obs["phase"] == "play" and len(obs["legal"]) > 1:
+            seer.see(g.deal)
+            d = g.deal
+            vals = solve_moves(list(d.hands), d.trump, g.to_move, _table(obs), obs["rules"])
+            assert seer.act(obs, b"s") == CARD_TEXT[_best(vals)]
+            checked += 1
+        g.apply_action(heur.act(obs, b"s"))
+    assert checked >= 8
+
+
+def _table(obs):
+    from engine.cards import CARD_BY_TEXT
+
+    return [(s, CARD_BY_TEXT[c]) for s, c in obs["current_trick"]["cards"]]
+
+
+def test_a_duplicate_play_shows_the_seer_each_deal_and_it_outplays_the_random_bot():
+    bench = _bench()
+    total = 0
+    for k in (1, 2, 3):
+        seer, rnd = bench.make_bots(["seer", "random"], "fixed")
+        res, _ = bench.play_once("bench-seer", k, "flemish", {0: seer, 1: rnd})
+        total += res["points"][0] - res["points"][1]
+    assert total > 0
