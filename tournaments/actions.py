@@ -1316,7 +1316,9 @@ def start_due_tables(now=None) -> int:
         rounds__isnull=True,
     ).exclude(format=Tournament.Format.SOLO_DUPLICATE)
     for t in due:
-        if Entry.objects.filter(tournament=t).count() >= MIN_TABLE_PLAYERS:
+        # removed entries do not play: with fewer than 4 still in, it waits (not a
+        # refusal logged every minute)
+        if len(_active_entries(t)) >= MIN_TABLE_PLAYERS:
             try:
                 start_tables(t.pk, None, now)
             except TournamentError as exc:

@@ -141,3 +141,33 @@ def test_a_live_start_that_cannot_be_drawn_does_not_stop_the_others(
         actions.join(fine.pk, user)
     assert actions.start_due_tables(soon + dt.timedelta(seconds=1)) == 1
     assert not stuck.rounds.exists() and fine.rounds.exists()
+
+
+def test_the_live_start_counts_only_the_entries_still_in(
+    club, organizer, make_user, tables_tournament, caplog
+):
+    """Four joined, one removed by the organizer: three players cannot start a tournament
+    of tables, so the tick leaves it waiting without a refusal in the log; a fourth who
+    joins lets the next tick start it."""
+    import datetime as dt
+    import logging
+
+    from django.utils import timezone
+
+    soon = timezone.now() + dt.timedelta(minutes=5)
+    t = tables_tournament(name="Drie over", open_now=True, starts_at=soon)
+    for k in range(4):
+        user = make_user(f"r{k}")
+        club.members.add(user)
+        actions.join(t.pk, user)
+    gone = t.entries.order_by("pk").first()
+    actions.remove_entry(gone.pk, organizer, "afgemeld")
+    with caplog.at_level(logging.WARNING, logger="tournaments.actions"):
+        assert actions.start_due_tables(soon + dt.timedelta(seconds=1)) == 0
+    assert not t.rounds.exists()
+    assert "not started at its time" not in caplog.text
+    late = make_user("r4")
+    club.members.add(late)
+    actions.join(t.pk, late)
+    assert actions.start_due_tables(soon + dt.timedelta(seconds=61)) == 1
+    assert t.rounds.exists()
