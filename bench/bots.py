@@ -78,19 +78,13 @@ class Seer:
     def act(self, observation: dict, seed: bytes) -> str:
         if observation.get("phase") != "play" or len(observation["legal"]) < 2:
             return self.other.act(observation, seed)
+        from engine.bots import View
         from engine.bots.pimc import _best
-        from engine.cards import CARD_BY_TEXT, CARD_TEXT, SUITS
+        from engine.cards import CARD_TEXT
         from engine.solver import solve_moves
 
-        trump = observation.get("trump")
-        trick = [(s, CARD_BY_TEXT[c]) for s, c in observation["current_trick"]["cards"]]
-        vals = solve_moves(
-            list(self.deal.hands),
-            None if trump is None else SUITS.index(trump),
-            observation["seat"],
-            trick,
-            observation.get("rules"),
-        )
+        v = View(observation)
+        vals = solve_moves(list(self.deal.hands), v.trump, v.seat, v.trick, observation["rules"])
         return CARD_TEXT[_best(vals)]
 
 

@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from engine import Game
-from engine.bots import get_bot
+from engine.bots import View, get_bot
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
@@ -72,17 +72,12 @@ def test_the_seer_plays_the_double_dummy_best_card_of_the_true_deal():
         if obs["phase"] == "play" and len(obs["legal"]) > 1:
             seer.see(g.deal)
             d = g.deal
-            vals = solve_moves(list(d.hands), d.trump, g.to_move, _table(obs), obs["rules"])
+            trick = View(obs).trick
+            vals = solve_moves(list(d.hands), d.trump, g.to_move, trick, obs["rules"])
             assert seer.act(obs, b"s") == CARD_TEXT[_best(vals)]
             checked += 1
         g.apply_action(heur.act(obs, b"s"))
     assert checked >= 8
-
-
-def _table(obs):
-    from engine.cards import CARD_BY_TEXT
-
-    return [(s, CARD_BY_TEXT[c]) for s, c in obs["current_trick"]["cards"]]
 
 
 def test_a_duplicate_play_shows_the_seer_each_deal_and_it_outplays_the_random_bot():
