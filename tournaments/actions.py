@@ -981,12 +981,17 @@ def _iso_local(moment: dt.datetime | None) -> str | None:
     return timezone.localtime(moment).isoformat(timespec="minutes") if moment else None
 
 
-def _active_entries(t: Tournament) -> list[Entry]:
-    """The entries still in: not removed, not cut; by the current standing."""
-    qs = Entry.objects.filter(tournament=t, out_after__isnull=True).exclude(
+def _entries_in(t: Tournament):
+    """The entries still in (a queryset): not removed, not cut."""
+    return Entry.objects.filter(tournament=t, out_after__isnull=True).exclude(
         status=Entry.Status.REMOVED
     )
-    return sorted(qs.select_related("player"), key=lambda e: (e.rank or 10**9, e.pk))
+
+
+def _active_entries(t: Tournament) -> list[Entry]:
+    """The entries still in, by the current standing."""
+    qs = _entries_in(t).select_related("player")
+    return sorted(qs, key=lambda e: (e.rank or 10**9, e.pk))
 
 
 def _start_round(t: Tournament, number: int, now=None):
@@ -1318,7 +1323,7 @@ def start_due_tables(now=None) -> int:
     for t in due:
         # removed entries do not play: with fewer than 4 still in, it waits (not a
         # refusal logged every minute)
-        if len(_active_entries(t)) >= MIN_TABLE_PLAYERS:
+        if _entries_in(t).count() >= MIN_TABLE_PLAYERS:
             try:
                 start_tables(t.pk, None, now)
             except TournamentError as exc:
