@@ -304,6 +304,9 @@ CLICK_AND_LOOK_JS = """() => {
     legalLeft: root.querySelectorAll('#hand [data-legal]').length,
     thinking: [...root.querySelectorAll('.seat.thinking')].map((s) => s.dataset.seat),
     westToMove: west.classList.contains('to-move'),
+    trickCards: root.querySelectorAll('#trick [data-trick-card]').length,
+    toMove: root.dataset.toMove,
+    leadingSeat: root.querySelector('#trick .leading')?.dataset.seat ?? null,
   };
 }"""
 
@@ -327,8 +330,13 @@ def test_a_card_leaves_the_hand_at_once_and_the_bots_are_shown_thinking(page, as
     # Moved in the click's own handler, before the server's event (seq unchanged).
     assert look["seqNow"] == look["seqBefore"], look
     assert not look["inHand"] and look["inTrick"], look
-    assert look["legalLeft"] == 0 and not look["mine"], look
-    if look["westToMove"]:  # South led or followed: West (a bot) is next and thinking
+    assert look["legalLeft"] == 0, look
+    if look["trickCards"] < 4:  # South led or followed: West is next, not South
+        assert look["westToMove"] and not look["mine"], look
+    else:  # South's card filled the trick: its winner (marked) leads next, maybe South
+        assert look["toMove"] == look["leadingSeat"], look
+        assert look["mine"] == (look["toMove"] == "0"), look
+    if look["westToMove"]:  # West (a bot) is next and thinking
         assert look["thinking"] == ["1"], look
         assert look["prompt"] == "West denkt na…", look
     # The server's event confirms it: the card stays played.
