@@ -70,6 +70,21 @@ def fresh_socket_budget():
     game_sockets.reset()
 
 
+@pytest.fixture(autouse=True)
+def fresh_channel_layer():
+    """Each test gets its own channel layer, as each server process has its own (with its
+    one event loop). A test runs in an event loop of its own, and channels_redis keeps
+    receive state bound to the loop it was made in: a test whose loop ended with a
+    consumer still receiving (a failed assertion before its disconnect) would otherwise
+    make every later consumer's receive fail ("bound to a different event loop") and
+    turn one failure into a cascade of timeouts."""
+    from channels.layers import channel_layers
+
+    channel_layers.backends.clear()
+    yield
+    channel_layers.backends.clear()
+
+
 def pytest_report_header(config):
     if PRODUCTION_STACK:
         return "manillen: production stack (PostgreSQL + channels_redis + Celery worker)"
