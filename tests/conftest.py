@@ -105,6 +105,24 @@ def django_db_modify_db_settings(django_db_modify_db_settings_parallel_suffix):
 
 
 @pytest.fixture(scope="session")
+def django_db_setup(django_db_setup, django_db_blocker):
+    """pytest-django's test database; on PostgreSQL its other sessions are ended before
+    it is dropped. A consumer's executor thread of an earlier test may still hold an idle
+    connection to it, and one is enough to make the drop fail: each run would leave its
+    database behind (test_<name>_<pid>) on a developer's server."""
+    yield
+    if not PRODUCTION_STACK:
+        return
+    from django.db import connection
+
+    with django_db_blocker.unblock(), connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_terminate_backend(pid) FROM pg_stat_activity"
+            " WHERE datname = current_database() AND pid <> pg_backend_pid()"
+        )
+
+
+@pytest.fixture(scope="session")
 def bot_worker(django_db_setup, django_db_blocker):
     """A Celery worker on this run's bots, rankings and exports queues (production stack
     only), else None."""
