@@ -81,8 +81,6 @@ def fresh_channel_layer():
     from channels.layers import channel_layers
 
     channel_layers.backends.clear()
-    yield
-    channel_layers.backends.clear()
 
 
 def pytest_report_header(config):
