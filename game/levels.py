@@ -1,5 +1,5 @@
-"""The bots' levels a person chooses, and the one name each has everywhere: the home
-page, the tournament form and page, the table.
+"""The bots' levels a person chooses and the rules presets, and the one name each has
+everywhere: the home page, the lobby, the tournament form and page, the table.
 
 engine.bots knows more ids than it offers here: "beginner" is another name of
 "heuristic" (the same bot), and "random" is for tests only. Neither is offered; a
@@ -30,3 +30,18 @@ def level_name(level: str) -> str:
 def level_choices() -> list[tuple[str, str]]:
     """(id, name) of the levels offered, for a <select>."""
     return [(level, str(name)) for level, name in LEVELS.items()]
+
+
+# Human names of the engine's rules presets (the engine only knows ids). The ids stay
+# what is stored; an id missing here is shown as it is.
+RULES_NAMES = {
+    "flemish": _("Flemish"),
+    "flemish-table": _("Flemish (table)"),
+    "french": _("French"),
+    "malilla": _("Malilla"),
+}
+
+
+def rules_name(rules_id: str) -> str:
+    """ "flemish-table" → Flemish (table); an unknown id is shown as it is."""
+    return str(RULES_NAMES.get(rules_id, rules_id))

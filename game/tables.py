@@ -18,7 +18,7 @@ from django.views.decorators.http import require_http_methods, require_POST
 
 import engine
 
-from . import actions
+from . import actions, levels
 from .models import CLOCK_CHOICES, Game
 from .views import PLAY_LEVELS, _login_guest, render_table
 
@@ -27,6 +27,9 @@ SEAT_NAMES = ("South", "West", "North", "East")
 
 def lobby(request: HttpRequest) -> HttpResponse:
     tables = actions.open_tables()
+    for t in tables:  # the names the page's language gives the ids (the JSON's refresh too)
+        t["rules_name"] = levels.rules_name(t["rules"])
+        t["bot_name"] = levels.level_name(t["bot_level"])
     if request.GET.get("format") == "json":
         return JsonResponse({"tables": tables})
     return render(request, "game/lobby.html", {"tables": tables})

@@ -17,7 +17,7 @@ function draw(tables) {
   const rows = tables.map((t) => {
     const tr = document.createElement("tr");
     tr.dataset.table = t.id;
-    tr.append(cell(t.host), cell(t.rules), cell(t.bot_level), cell(t.clock ? `${t.clock} s` : words.off), cell(`${t.people}/4`));
+    tr.append(cell(t.host), cell(t.rules_name), cell(t.bot_name), cell(t.clock ? `${t.clock} s` : words.off), cell(`${t.people}/4`));
     const td = document.createElement("td");
     const a = document.createElement("a");
     a.className = "button";

@@ -122,6 +122,28 @@ def test_a_guest_sits_at_an_open_table_and_the_lobby_lists_it(user):
     assert type(user).objects.count() == users
 
 
+def test_lobby_form_and_waiting_room_name_rules_and_bots_in_the_page_language(user):
+    host = _client(user)
+    form = host.get("/tables/new/").content.decode()
+    assert '<option value="flemish-table">Vlaams (tafel)</option>' in form
+    assert '<option value="club">Club</option>' in form
+    game = _new_table(host, rules="french", bot_level="heuristic")
+    assert host.post(f"/tables/{game.public_id}/bot/", {"seat": "1"}).status_code == 302
+    waiting = host.get(f"/tables/{game.public_id}/").content.decode()
+    assert re.search(r"<small>Frans · ", waiting) and "bot (Beginner)" in waiting
+    assert "french" not in re.sub(r"<[^>]*>", "", waiting)  # the id is never shown as text
+    row = _client().get("/tables/?format=json").json()["tables"][0]
+    assert (row["rules"], row["rules_name"], row["bot_level"], row["bot_name"]) == (
+        "french", "Frans", "heuristic", "Beginner",
+    )  # fmt: skip
+    english = _client()
+    english.cookies["django_language"] = "en"
+    row = english.get("/tables/?format=json").json()["tables"][0]
+    assert (row["rules_name"], row["bot_name"]) == ("French", "Beginner")
+    lobby = _client().get("/tables/").content.decode()
+    assert "<td>Frans</td><td>Beginner</td>" in lobby
+
+
 def test_a_private_table_needs_its_link(user, other_user):
     host = _client(user)
     game = _new_table(host, private="on")

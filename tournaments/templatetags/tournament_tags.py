@@ -3,10 +3,11 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
-from django.utils.translation import gettext_lazy, ngettext
+from django.utils.translation import ngettext
 
 import engine
 from game.levels import level_name
+from game.levels import rules_name as rules_id_name
 
 register = template.Library()
 
@@ -17,15 +18,6 @@ RED_SYMBOLS = ("♥", "♦")
 # trump first when it is known; ranks high to low, the ten (manille) first.
 HAND_SUITS = "SHCD"
 HAND_RANKS = "TAKQJ987"
-
-# Human names of the engine's rules presets (the engine only knows ids). The ids stay
-# what is stored; an id missing here is shown as it is. Bot levels: game/levels.py.
-RULES_NAMES = {
-    "flemish": gettext_lazy("Flemish"),
-    "flemish-table": gettext_lazy("Flemish (table)"),
-    "french": gettext_lazy("French"),
-    "malilla": gettext_lazy("Malilla"),
-}
 
 
 def hand_suit_order(trump: str | None) -> str:
@@ -50,7 +42,7 @@ def sort_hand(cards, trump: str | None = None) -> list[str]:
 
 
 def rules_label(rules_id: str) -> str:
-    return str(RULES_NAMES.get(rules_id, rules_id))
+    return rules_id_name(rules_id)
 
 
 def bot_label(level: str) -> str:
