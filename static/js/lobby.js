@@ -7,9 +7,14 @@ document.querySelectorAll("#lobby-i18n [data-k]").forEach((n) => {
   words[n.dataset.k] = n.textContent.trim();
 });
 
-function cell(text) {
+// Each cell carries its column's name (the header's text): a phone shows the rows as
+// cards, each value with its name before it (static/css/site.css, .lobby-table).
+const labels = [...root.querySelectorAll(".lobby-table thead th")].map((th) => th.textContent.trim());
+
+function cell(text, column) {
   const td = document.createElement("td");
   td.textContent = text;
+  if (column !== undefined && labels[column]) td.dataset.label = labels[column];
   return td;
 }
 
@@ -17,7 +22,8 @@ function draw(tables) {
   const rows = tables.map((t) => {
     const tr = document.createElement("tr");
     tr.dataset.table = t.id;
-    tr.append(cell(t.host), cell(t.rules_name), cell(t.bot_name), cell(t.clock ? `${t.clock} s` : words.off), cell(`${t.people}/4`));
+    const values = [t.host, t.rules_name, t.bot_name, t.clock ? `${t.clock} s` : words.off, `${t.people}/4`];
+    tr.append(...values.map((v, i) => cell(v, i)));
     const td = document.createElement("td");
     const a = document.createElement("a");
     a.className = "button";

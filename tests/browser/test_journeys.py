@@ -64,6 +64,39 @@ def test_phone_header_links_are_finger_sized(phone_page, asgi_server):
     assert width <= 390, f"page is {width}px wide on a 390px phone"
 
 
+def test_the_lobby_fits_a_phone_and_names_rules_and_bots(phone_page, asgi_server):
+    """An open table in the lobby at 390 px: a card per table, every value named by its
+    column, the button to the table in reach without scrolling sideways, both as the
+    server drew the list and after the script's refresh."""
+    page = phone_page
+    page.goto(asgi_server + "/tables/new/")  # as a guest
+    page.select_option("select[name=rules]", "french")
+    page.select_option("select[name=clock]", "30")
+    page.locator("[data-create-table]").click()
+    page.wait_for_url("**/tables/*/")
+    table_id = page.url.rstrip("/").split("/")[-1]
+    page.goto(asgi_server + "/tables/")
+    row = page.locator(f"[data-lobby-rows] tr[data-table='{table_id}']")
+
+    def check() -> None:
+        cells = row.locator("td[data-label]")
+        named = cells.evaluate_all("els => els.map(e => [e.dataset.label, e.textContent])")
+        assert named[1:] == [["Regels", "Frans"], ["Bots", "Beginner"], ["Klok", "30 s"],
+                             ["Spelers", "1/4"]], named  # fmt: skip
+        assert named[0][0] == "Gastheer" and named[0][1].startswith("gast-"), named
+        box = row.locator(f"[data-open-table='{table_id}']").bounding_box()
+        assert box and box["x"] >= 0 and box["x"] + box["width"] <= 390, box
+        width = page.evaluate("document.documentElement.scrollWidth")
+        assert width <= 390, f"the lobby is {width}px wide on a 390px phone"
+
+    check()
+    with page.expect_response(lambda r: "format=json" in r.url):
+        pass  # the script's next refresh (every 4 s) draws the rows again
+    page.wait_for_timeout(200)
+    check()
+    assert not page.js_errors, page.js_errors
+
+
 def test_a_refused_page_is_the_sites_own_and_says_why(page, asgi_server):
     _sign_up(page, asgi_server, "qa-player")
     page.goto(asgi_server + "/tournaments/today/")
