@@ -237,21 +237,26 @@ def check_panel(org: Person, manage_path: str, scores: dict[str, int]) -> None:
 
 
 def phone_screenshots(browser, shots: Path, pages: list[tuple[Person, str, str]]) -> None:
-    """The pages at 390×844: nothing wider than the screen, no table to scroll."""
-    for person, path, name in pages:
-        phone = person.again(browser, **PHONE)
-        try:
-            phone.goto(path)
-            phone.page.wait_for_load_state("networkidle")
-            phone.page.screenshot(path=str(shots / f"phone-{name}.png"), full_page=True)
-            width = phone.page.evaluate("document.documentElement.scrollWidth")
-            assert width <= 390, f"{name} is {width}px wide on a 390px phone"
-            for wrap in phone.page.locator(".t-table-wrap").all():
-                inner, outer = wrap.evaluate("e => [e.scrollWidth, e.clientWidth]")
-                assert inner <= outer, f"a table of {name} scrolls sideways on a phone"
-            assert not phone.errors, phone.errors
-        finally:
-            phone.ctx.close()
+    """The pages at 390×844 and on the narrower 360×740 of many Android phones: nothing
+    wider than the screen, no table to scroll."""
+    for width, height in ((390, 844), (360, 740)):
+        for person, path, name in pages:
+            phone = person.again(
+                browser, **{**PHONE, "viewport": {"width": width, "height": height}}
+            )
+            try:
+                phone.goto(path)
+                phone.page.wait_for_load_state("networkidle")
+                shot = shots / f"phone-{name}-{width}.png"
+                phone.page.screenshot(path=str(shot), full_page=True)
+                wide = phone.page.evaluate("document.documentElement.scrollWidth")
+                assert wide <= width, f"{name} is {wide}px wide on a {width}px phone"
+                for wrap in phone.page.locator(".t-table-wrap").all():
+                    inner, outer = wrap.evaluate("e => [e.scrollWidth, e.clientWidth]")
+                    assert inner <= outer, f"a table of {name} scrolls sideways at {width}px"
+                assert not phone.errors, phone.errors
+            finally:
+                phone.ctx.close()
 
 
 # --- the test --------------------------------------------------------------------------
