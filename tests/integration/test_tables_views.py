@@ -141,7 +141,7 @@ def test_lobby_form_and_waiting_room_name_rules_and_bots_in_the_page_language(us
     row = english.get("/tables/?format=json").json()["tables"][0]
     assert (row["rules_name"], row["bot_name"]) == ("French", "Beginner")
     lobby = _client().get("/tables/").content.decode()
-    assert "<td>Frans</td><td>Beginner</td>" in lobby
+    assert '<td data-label="Regels">Frans</td><td data-label="Bots">Beginner</td>' in lobby
 
 
 def test_a_private_table_needs_its_link(user, other_user):
