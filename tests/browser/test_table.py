@@ -17,6 +17,19 @@ pytestmark = pytest.mark.django_db
 
 GAME_BUDGET_S = 200
 SEQ_JS = "Number(document.getElementById('table-root').dataset.seq)"
+# The end dialog's title top with its overlay scrolled to the top, and its last action's
+# bottom with the overlay scrolled to the bottom (px in the window).
+END_REACH_JS = """() => {
+  const end = document.getElementById("end");
+  end.scrollTop = 0;
+  const top = document.getElementById("end-title").getBoundingClientRect().top;
+  end.scrollTop = end.scrollHeight;
+  const actions = [...end.querySelectorAll(".end-actions a, .end-actions button")]
+    .filter((e) => e.offsetParent !== null);
+  const bottom = actions[actions.length - 1].getBoundingClientRect().bottom;
+  end.scrollTop = 0;
+  return [top, bottom];
+}"""
 
 
 def _hand(page) -> list[str]:
@@ -92,6 +105,16 @@ def test_play_a_whole_game_to_the_boom(page, asgi_server):
     assert int(end.get_attribute("data-score")) == wij - zij
     shown = page.locator("[data-end-score]").inner_text().replace("\u2212", "-").lstrip("+")
     assert int(shown) == wij - zij
+    # On a phone, upright or on its side, the end is in reach: its title at the top of
+    # the overlay's scroll, its last button at the bottom (centred, the card once
+    # overflowed above the screen's top where nothing could scroll to it).
+    desk = page.viewport_size
+    for size in ({"width": 390, "height": 844}, {"width": 740, "height": 360}):
+        page.set_viewport_size(size)
+        page.wait_for_timeout(100)
+        top, bottom = page.evaluate(END_REACH_JS)
+        assert top >= 0 and bottom <= size["height"], (size, top, bottom)
+    page.set_viewport_size(desk)
     # "Nog een spel" starts a fresh game at a new table.
     old_url = page.url
     page.locator("[data-new-game]").click()
