@@ -19,6 +19,9 @@ from . import actions, tables
 from .models import Entry, Round, TableSet
 from .views import _require_organizer, _tournament
 
+# The room's screen: seconds between two pages of standings longer than the screen.
+SCREEN_EVERY = 10
+
 
 def _seat_label(index: int) -> str:
     return [_("South"), _("West"), _("North"), _("East")][index]
@@ -99,9 +102,17 @@ def overview(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 def screen(request: HttpRequest, pk: int) -> HttpResponse:
-    """The big screen for the room: standings, the set being played, the next start."""
+    """The big screen for the room: standings, the set being played, the next start.
+    Standings longer than the screen turn page by page, every ``?every=`` seconds
+    (SCREEN_EVERY by default; 3 to 120)."""
     t = _tournament(request, pk, invited=True)
-    return render(request, "tournaments/tables_screen.html", _context(request, t))
+    try:
+        every = int(request.GET.get("every", SCREEN_EVERY))
+    except ValueError:
+        every = SCREEN_EVERY
+    context = _context(request, t)
+    context["every"] = every if 3 <= every <= 120 else SCREEN_EVERY
+    return render(request, "tournaments/tables_screen.html", context)
 
 
 @login_required

@@ -285,6 +285,10 @@ def test_pages_seat_standings_organizer_and_screen(client, club, organizer, make
     assert f"/game/{seat['game']}/" in body or seat["game"] in body
     screen = client.get(f"/tournaments/{t.pk}/tables/screen/")
     assert screen.status_code == 200 and b"data-tables-standings" in screen.content
+    assert b'data-every="10"' in screen.content  # the pace of its pages (screen.js)
+    for asked, used in (("5", "5"), ("120", "120"), ("2", "10"), ("600", "10"), ("soon", "10")):
+        page = client.get(f"/tournaments/{t.pk}/tables/screen/?every={asked}").content
+        assert f'data-every="{used}"'.encode() in page, asked
     # Mid-set, standings show nothing of a table that is done while another still plays.
     data = client.get(f"/tournaments/{t.pk}/tables/?format=json").json()
     assert data["seat"]["table"] == seat["table"] and data["rows"][0]["sets"] == 0

@@ -1,0 +1,62 @@
+"""The big screen for the room (issue 12's "a big-screen page for the room") as a
+projector shows it: every column of a duplicate event's standings on a 1280×720 screen,
+and standings longer than the screen turning page by page by themselves, the header
+row staying on top, back to the first page after the last (nobody scrolls a projector)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from tests.browser.conftest import _finish, _new_page
+from tests.browser.test_rounds_live import _manage
+from tests.browser.test_rounds_live import server as rounds_server  # noqa: F401 - fixture
+
+pytest.importorskip("playwright.sync_api")
+
+pytestmark = pytest.mark.django_db
+
+HEADER_JS = """() => [...document.querySelectorAll(".t-screen thead th")].map((th) => {
+  const r = th.getBoundingClientRect();
+  return [th.textContent.trim(), r.left, r.right, r.top];
+})"""
+
+
+def test_the_room_screen_shows_every_column_and_turns_its_pages(
+    rounds_server,  # noqa: F811 - the fixture imported above
+    request,
+    browser,
+):
+    base, env = rounds_server
+    out = _manage(
+        env, "create_tournament", "--format", "rotating", "--players", "12", "--rounds", "2",
+        "--sets", "3", "--deals", "1", "--duplicate", "--cut", "8", "--open",
+    ).stdout  # fmt: skip
+    pk = re.search(r"id: (\d+)", out).group(1)
+    # Names as long as people's, and four of them out after round 1 (which says so).
+    _manage(env, "simulate_tournament", pk, "--players", "12", "--prefix", "speler-uit-de-zaal")
+    ctx, page = _new_page(request, browser, viewport={"width": 1280, "height": 720})
+    try:
+        page.goto(f"{base}/tournaments/{pk}/tables/screen/?every=3")
+        assert page.locator(".t-screen tbody tr").count() == 12
+        header = page.evaluate(HEADER_JS)
+        names = [name for name, *_ in header]
+        assert names == ["Plaats", "Speler", "Score", "Duplicaat-MP", "± veld", "Sets"], names
+        for name, left, right, _ in header:
+            assert 0 <= left and right <= 1280, (name, left, right)
+        wrap = page.locator(".t-screen .t-table-wrap")
+        inner, outer = wrap.evaluate("e => [e.scrollWidth, e.clientWidth]")
+        assert inner <= outer, f"columns hidden behind a sideways scroll: {inner} > {outer}"
+        assert page.evaluate("document.documentElement.scrollHeight") > 720  # two pages
+        assert page.evaluate("window.scrollY") == 0
+        page.wait_for_function("() => window.scrollY > 0", timeout=8_000)
+        page.wait_for_timeout(1_000)  # the smooth scroll comes to rest
+        tops = [top for *_, top in page.evaluate(HEADER_JS)]
+        assert all(abs(top) < 1 for top in tops), tops  # the header row on top
+        last = page.locator(".t-screen tbody tr").last.bounding_box()
+        assert last["y"] + last["height"] <= 720  # the last page shows the last row
+        page.wait_for_function("() => window.scrollY === 0", timeout=8_000)  # and back
+        assert not page.js_errors, page.js_errors
+    finally:
+        _finish(request, ctx, page)
