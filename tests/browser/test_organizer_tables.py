@@ -39,6 +39,9 @@ def two_phones(request, browser):
 def _fits(page) -> None:
     width = page.evaluate("document.documentElement.scrollWidth")
     assert width <= 390, f"{page.url} is {width}px wide on a 390px phone"
+    for wrap in page.locator(".t-table-wrap").all():  # nor does a table scroll sideways
+        inner, outer = wrap.evaluate("e => [e.scrollWidth, e.clientWidth]")
+        assert inner <= outer, f"a table of {page.url} is {inner}px in a {outer}px box"
 
 
 def test_an_organizer_runs_a_rotating_duplicate_knockout_from_the_browser(

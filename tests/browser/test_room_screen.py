@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 HEADER_JS = """() => [...document.querySelectorAll(".t-screen thead th")].map((th) => {
   const r = th.getBoundingClientRect();
-  return [th.textContent.trim(), r.left, r.right, r.top];
+  return [th.innerText.trim(), r.left, r.right, r.top];
 })"""
 
 
