@@ -157,6 +157,13 @@ def test_an_organizer_runs_a_rotating_duplicate_knockout_from_the_browser(
     expect(anna.locator("[data-tables-standings] tbody tr")).to_have_count(8)
     expect(anna.locator("[data-tables-standings] tr.mine")).to_contain_text("annemie")
     _fits(anna)
+    # A traveller of a finished set: each table a card on the phone, every value named.
+    anna.goto(f"{base}/tournaments/{pk}/tables/1/1/deal/1/")
+    rows = anna.locator("[data-traveller] tbody tr")
+    expect(rows).to_have_count(2)
+    expect(rows.first.locator("td").first).to_have_text("Tafel 1")
+    expect(rows.first.locator("td[data-label='Troef']")).to_be_visible()
+    _fits(anna)
     for pg in (org, anna):
         assert not pg.js_errors, pg.js_errors
 
