@@ -14,6 +14,7 @@ import engine
 
 from . import scoring
 from .models import Entry, Round, Table, TableSeat, TableSet, Tournament
+from .templatetags.tournament_tags import sort_hand
 
 SEAT_NAMES = ("South", "West", "North", "East")
 
@@ -359,6 +360,13 @@ def export(t: Tournament, reveal: bool | None = None) -> dict[str, Any]:
     }
 
 
+def _hands_shown(spec, result: dict) -> list[list[str]]:
+    """The four hands of a played deal as the table shows one ("A♥"): by suit, the trump
+    first, then by rank, high to low."""
+    trump = None if result["no_trump"] else result["trump"]
+    return [[engine.Card.parse(c).display() for c in sort_hand(h, trump)] for h in spec.texts()]
+
+
 def traveller(t: Tournament, round_number: int, set_number: int, number: int) -> dict | None:
     """Deal `number` of a finished set at every table: the trump choice, announcements,
     card points and written score, the duplicate matchpoints of South/North on it, the
@@ -405,7 +413,7 @@ def traveller(t: Tournament, round_number: int, set_number: int, number: int) ->
                 "card_points": list(r["card_points"]),
                 "written": written,
                 "written_original": original,  # before an organizer's correction
-                "hands": [[engine.Card.parse(c).display() for c in h] for h in spec.texts()],
+                "hands": _hands_shown(spec, r),
                 # The replay, trick by trick: who played which card.
                 "tricks": [
                     [(names[seat], engine.Card.parse(c).display()) for seat, c in trick["cards"]]
@@ -469,7 +477,7 @@ def table_game(t: Tournament, round_number: int, set_number: int, table_number: 
                 "card_points": list(r["card_points"]),
                 "written": written,
                 "written_original": original,
-                "hands": [[engine.Card.parse(c).display() for c in h] for h in spec.texts()],
+                "hands": _hands_shown(spec, r),
                 "tricks": [
                     {
                         "cards": [

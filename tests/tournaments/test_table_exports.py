@@ -18,6 +18,7 @@ from django.test import Client
 from tests.tournaments.test_rounds import wait_until
 from tournaments import actions, scoring, table_exports, tables
 from tournaments.models import AuditLog, Entry, Table, TableSeat, TableSet, Tournament
+from tournaments.templatetags.tournament_tags import hand_suit_order
 
 pytestmark = pytest.mark.usefixtures("live_game_db")
 
@@ -346,6 +347,16 @@ def test_travellers_link_each_tables_replay(played, client):
     bots = TableSeat.objects.filter(table=tab, entry__isnull=True).count()
     assert body.count("data-bot-seat") == bots
     assert client.get(f"/tournaments/{t.pk}/tables/2/1/table/9/").status_code == 404
+    # The hands as the table shows them: by suit, the trump first, then rank high to low,
+    # in the travellers and the table's game alike (the deal's own order is the export's).
+    ranks = "10 A K Q J 9 8 7".split()
+    for hands, trump in [(row["hands"], row["trump"]) for row in trav["rows"]] + [
+        (d["hands"], d["trump"]) for d in data["deals"]
+    ]:
+        order = hand_suit_order(None if trump in ("", "none") else trump)
+        for hand in hands:
+            keys = [(order.index("SHDC"["♠♥♦♣".index(c[-1])]), ranks.index(c[:-1])) for c in hand]
+            assert keys == sorted(keys), (trump, hand)
 
 
 def test_without_duplicate_no_duplicate_columns(club, organizer):
