@@ -14,7 +14,7 @@ import engine
 
 from . import scoring
 from .models import Entry, Round, Table, TableSeat, TableSet, Tournament
-from .templatetags.tournament_tags import sort_hand
+from .templatetags.tournament_tags import shown_hand
 
 SEAT_NAMES = ("South", "West", "North", "East")
 
@@ -364,7 +364,7 @@ def _hands_shown(spec, result: dict) -> list[list[str]]:
     """The four hands of a played deal as the table shows one ("A♥"): by suit, the trump
     first, then by rank, high to low."""
     trump = None if result["no_trump"] else result["trump"]
-    return [[engine.Card.parse(c).display() for c in sort_hand(h, trump)] for h in spec.texts()]
+    return [shown_hand(h, trump) for h in spec.texts()]
 
 
 def traveller(t: Tournament, round_number: int, set_number: int, number: int) -> dict | None:

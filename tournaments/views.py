@@ -28,7 +28,7 @@ import engine
 from . import actions, exports, rankings, replays
 from .forms import ClubForm, CorrectionForm, JoinClubForm, RemovalForm, TournamentForm
 from .models import Club, DealPlay, DealResult, Entry, Structure, Tournament, TournamentDeal
-from .templatetags.tournament_tags import SUIT_SYMBOLS, sort_hand
+from .templatetags.tournament_tags import SUIT_SYMBOLS, shown_hand
 
 SEATS = (gettext_lazy("South"), gettext_lazy("West"), gettext_lazy("North"), gettext_lazy("East"))
 
@@ -269,7 +269,7 @@ def _hands_display(deal: TournamentDeal, trump: str | None = None) -> list[dict]
     return [
         {
             "seat": SEATS[s],
-            "cards": [engine.Card.parse(c).display() for c in sort_hand(deal.hands[s], trump)],
+            "cards": shown_hand(deal.hands[s], trump),
         }
         for s in range(4)
     ]

@@ -41,6 +41,11 @@ def sort_hand(cards, trump: str | None = None) -> list[str]:
     )
 
 
+def shown_hand(cards, trump: str | None = None) -> list[str]:
+    """A hand as the table shows it: sorted as :func:`sort_hand`, each card "A♥"."""
+    return [engine.Card.parse(c).display() for c in sort_hand(cards, trump)]
+
+
 def rules_label(rules_id: str) -> str:
     return rules_id_name(rules_id)
 
