@@ -52,6 +52,22 @@ def _overlap(a: dict, b: dict) -> float:
     return max(0.0, w) * max(0.0, h)
 
 
+def _assert_felt_in_order(page, step) -> None:
+    """Every name whole and inside the felt, and no seat's label, cards or line over
+    another seat's or over the cards on the table."""
+    found = page.evaluate(BOXES_JS)
+    felt, parts = found["felt"], found["parts"]
+    for part in parts:
+        assert not part.get("clipped"), (step, part)
+        b = part["box"]
+        assert b["left"] >= felt["left"] - 1 and b["right"] <= felt["right"] + 1, (step, part, felt)
+    for i, a in enumerate(parts):
+        for b in parts[i + 1 :]:
+            if a["seat"] == b["seat"]:
+                continue  # a seat's own label, cards and line sit together
+            assert _overlap(a["box"], b["box"]) < 1, (step, a, b)
+
+
 def _east_card_on_the_table(page) -> None:
     """Play until South is to move with East's card in the middle of the table."""
     for _ in range(40):
@@ -91,23 +107,83 @@ def test_names_cards_and_trick_do_not_overlap_at_the_larger_zooms(
             page.wait_for_timeout(400)  # the trick's cards move with a transition
             if SHOTS:
                 page.screenshot(path=os.path.join(SHOTS, f"phone-{width}-zoom{step}.png"))
-            found = page.evaluate(BOXES_JS)
-            felt, parts = found["felt"], found["parts"]
-            for part in parts:
-                assert not part.get("clipped"), (step, part)
-                b = part["box"]
-                assert b["left"] >= felt["left"] - 1 and b["right"] <= felt["right"] + 1, (
-                    step,
-                    part,
-                    felt,
-                )
-            for i, a in enumerate(parts):
-                for b in parts[i + 1 :]:
-                    if a["seat"] == b["seat"]:
-                        continue  # a seat's own label, cards and line sit together
-                    assert _overlap(a["box"], b["box"]) < 1, (step, a, b)
+            _assert_felt_in_order(page, step)
             width_now = page.evaluate("document.documentElement.scrollWidth")
             assert width_now <= width, f"zoom step {step}: {width_now}px in a {width}px screen"
         assert not errors, errors
     finally:
         ctx.close()
+
+
+# Where each of South's cards is, and what a finger on its visible part (the left third:
+# the next card covers the right fifth) would touch.
+HAND_JS = """() => {
+  const box = (el) => el.getBoundingClientRect().toJSON();
+  return [...document.querySelectorAll('#hand [data-card]')].map((card) => {
+    const b = box(card);
+    const hit = document.elementFromPoint(b.left + b.width * 0.3, b.top + b.height * 0.5);
+    const touched = hit ? hit.closest('[data-card]') === card : false;
+    return {card: card.dataset.card, box: b, touched};
+  });
+}"""
+
+
+@pytest.mark.parametrize("width,height", [(740, 360), (844, 390)])
+def test_a_phone_on_its_side_has_the_felt_and_the_hand_on_one_screen(
+    browser, asgi_server, width, height
+):
+    """A phone held sideways: the felt, the prompt and every card of South's hand on the
+    screen at once, nothing to scroll (the hand sat a screen below the trick)."""
+    ctx = browser.new_context(
+        locale="nl-BE",
+        viewport={"width": width, "height": height},
+        is_mobile=True,
+        has_touch=True,
+    )
+    page = ctx.new_page()
+    page.set_default_timeout(15_000)
+    errors: list[str] = []
+    page.on("pageerror", lambda exc: errors.append(str(exc)))
+    try:
+        _open_new_game(page, asgi_server)
+        page.locator("#fast-play").check()
+        _east_card_on_the_table(page)
+        page.wait_for_timeout(400)  # the trick's cards move with a transition
+        if SHOTS:
+            page.screenshot(path=os.path.join(SHOTS, f"side-{width}x{height}.png"))
+        size = page.evaluate(
+            "[document.documentElement.scrollWidth, document.documentElement.scrollHeight,"
+            " document.body.scrollHeight]"
+        )
+        assert size[0] <= width and max(size[1:]) <= height, (size, width, height)
+        _assert_felt_in_order(page, "on its side")
+        screen = {"left": 0, "top": 0, "right": width, "bottom": height}
+        felt = page.locator(".felt").bounding_box()
+        prompt = page.locator("#prompt").bounding_box()
+        for b in (felt, prompt):
+            assert b["x"] >= 0 and b["y"] >= 0, b
+            assert b["x"] + b["width"] <= width + 1 and b["y"] + b["height"] <= height + 1, b
+        hand = page.evaluate(HAND_JS)
+        assert hand, "South's hand is not drawn"
+        for card in hand:
+            b = card["box"]
+            assert b["width"] >= 30, card  # still a card to read, not a crumb
+            for side in ("left", "top"):
+                assert b[side] >= screen[side] - 1, card
+            for side in ("right", "bottom"):
+                assert b[side] <= screen[side] + 1, card
+            assert card["touched"], card  # a finger on it reaches this card
+            assert _overlap(b, _box(felt)) < 1, (card, felt)  # beside the felt, not on it
+        # The table plays on from there: South's card goes out with a tap.
+        seq = page.evaluate(SEQ_JS)
+        page.locator("#hand [data-card][data-legal]").first.tap()
+        page.wait_for_function(f"s => {SEQ_JS} > s", arg=seq)
+        assert not errors, errors
+    finally:
+        ctx.close()
+
+
+def _box(b: dict) -> dict:
+    """A Playwright bounding box as the edges the overlap check takes."""
+    right, bottom = b["x"] + b["width"], b["y"] + b["height"]
+    return {"left": b["x"], "top": b["y"], "right": right, "bottom": bottom}
