@@ -286,3 +286,36 @@ def restartable_server(request, tmp_path):
         yield server
     finally:
         server.stop()
+
+
+# Per card of a page: the room between its padding and its first and last shown child (a
+# child's own margin there doubled the padding: a tall gap above a card's heading).
+CARD_GAPS_JS = """() => [...document.querySelectorAll('.t-card')].flatMap((card) => {
+  const kids = [...card.children].filter((k) => {
+    const s = getComputedStyle(k);
+    // blocks only: a card of running text (a <p class="t-card"> of links) has no margins
+    // and shown ones: of a closed <details>, its summary
+    if (card.matches('details:not([open])') && k.tagName !== 'SUMMARY') return false;
+    return !['none', 'inline'].includes(s.display) && !['absolute', 'fixed'].includes(s.position);
+  });
+  if (!kids.length || card.offsetParent === null) return [];
+  const s = getComputedStyle(card), box = card.getBoundingClientRect();
+  const inner = (side) =>
+    parseFloat(s['border' + side + 'Width']) + parseFloat(s['padding' + side]);
+  const first = kids[0].getBoundingClientRect(), last = kids.at(-1).getBoundingClientRect();
+  const top = first.top - box.top - inner('Top');
+  const bottom = box.bottom - last.bottom - inner('Bottom');
+  return [{card: card.textContent.trim().slice(0, 40), top, bottom}];
+})"""
+
+
+def assert_fits_the_phone(page, width: int, what: str) -> None:
+    """A page on a phone: nothing wider than the screen, no table that scrolls sideways,
+    and each card's padding its only margin inside."""
+    wide = page.evaluate("document.documentElement.scrollWidth")
+    assert wide <= width, f"{what} is {wide}px wide on a {width}px phone"
+    for wrap in page.locator(".t-table-wrap").all():
+        inner, outer = wrap.evaluate("e => [e.scrollWidth, e.clientWidth]")
+        assert inner <= outer, f"a table of {what} is {inner}px in a {outer}px box"
+    for gap in page.evaluate(CARD_GAPS_JS):
+        assert -1 <= gap["top"] <= 1 and -1 <= gap["bottom"] <= 1, (what, gap)

@@ -16,7 +16,7 @@ import time
 
 import pytest
 
-from tests.browser.conftest import _finish, _new_page
+from tests.browser.conftest import _finish, _new_page, assert_fits_the_phone
 from tests.browser.test_four_people import _sign_up
 from tests.browser.test_rounds_live import _manage
 from tests.browser.test_rounds_live import server as rounds_server  # noqa: F401 - fixture
@@ -37,11 +37,7 @@ def two_phones(request, browser):
 
 
 def _fits(page) -> None:
-    width = page.evaluate("document.documentElement.scrollWidth")
-    assert width <= 390, f"{page.url} is {width}px wide on a 390px phone"
-    for wrap in page.locator(".t-table-wrap").all():  # nor does a table scroll sideways
-        inner, outer = wrap.evaluate("e => [e.scrollWidth, e.clientWidth]")
-        assert inner <= outer, f"a table of {page.url} is {inner}px in a {outer}px box"
+    assert_fits_the_phone(page, 390, page.url)
 
 
 def test_an_organizer_runs_a_rotating_duplicate_knockout_from_the_browser(

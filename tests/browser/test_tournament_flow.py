@@ -18,6 +18,8 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
+from tests.browser.conftest import assert_fits_the_phone
+
 expect = pytest.importorskip("playwright.sync_api").expect
 
 # The server subprocess uses the test database (production stack); pytest-django only
@@ -238,7 +240,7 @@ def check_panel(org: Person, manage_path: str, scores: dict[str, int]) -> None:
 
 def phone_screenshots(browser, shots: Path, pages: list[tuple[Person, str, str]]) -> None:
     """The pages at 390×844 and on the narrower 360×740 of many Android phones: nothing
-    wider than the screen, no table to scroll."""
+    wider than the screen, no table to scroll, cards in order."""
     for width, height in ((390, 844), (360, 740)):
         for person, path, name in pages:
             phone = person.again(
@@ -249,11 +251,7 @@ def phone_screenshots(browser, shots: Path, pages: list[tuple[Person, str, str]]
                 phone.page.wait_for_load_state("networkidle")
                 shot = shots / f"phone-{name}-{width}.png"
                 phone.page.screenshot(path=str(shot), full_page=True)
-                wide = phone.page.evaluate("document.documentElement.scrollWidth")
-                assert wide <= width, f"{name} is {wide}px wide on a {width}px phone"
-                for wrap in phone.page.locator(".t-table-wrap").all():
-                    inner, outer = wrap.evaluate("e => [e.scrollWidth, e.clientWidth]")
-                    assert inner <= outer, f"a table of {name} scrolls sideways at {width}px"
+                assert_fits_the_phone(phone.page, width, name)
                 assert not phone.errors, phone.errors
             finally:
                 phone.ctx.close()
