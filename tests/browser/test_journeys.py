@@ -64,6 +64,38 @@ def test_phone_header_links_are_finger_sized(phone_page, asgi_server):
     assert width <= 390, f"page is {width}px wide on a 390px phone"
 
 
+# Every shown text field and drop-down of a page outside the header (the language choice
+# there is compact on purpose): its type size and height.
+CONTROLS_JS = """() => [...document.querySelectorAll('#content input, #content select,'
+  + ' #content textarea')].filter((e) => !['hidden', 'checkbox', 'radio'].includes(e.type)
+  && e.getClientRects().length).map((e) => ({control: e.name || e.id,
+  font: parseFloat(getComputedStyle(e).fontSize), height: e.getBoundingClientRect().height}))"""
+
+
+def test_form_controls_on_a_phone_are_finger_sized_in_readable_type(phone_page, asgi_server):
+    """The drop-downs and fields a person fills in on a phone: 16px type (under it phones
+    zoom the page in on focus) in a box a finger hits. The bot level and the rules on the
+    home page were 13px type, 19px high."""
+    page = phone_page
+    _sign_up(page, asgi_server, "qa-phone")
+    pk = _club_tournament(page, asgi_server)
+    seen = set()
+    for path in (
+        "/",
+        "/tables/new/",
+        "/clubs/",
+        "/tournaments/new/",
+        "/accounts/profile/",
+        f"/tournaments/{pk}/manage/",
+    ):
+        page.goto(asgi_server + path)
+        for c in page.evaluate(CONTROLS_JS):
+            seen.add(c["control"])
+            assert c["font"] >= 16 and c["height"] >= 40, (path, c)
+    assert {"level", "rules", "bot_level", "clock", "name", "email"} <= seen, seen
+    assert not page.js_errors, page.js_errors
+
+
 def test_the_lobby_fits_a_phone_and_names_rules_and_bots(phone_page, asgi_server):
     """An open table in the lobby at 390 px: a card per table, every value named by its
     column, the button to the table in reach without scrolling sideways, both as the
