@@ -158,6 +158,12 @@ def test_an_organizer_runs_a_rotating_duplicate_knockout_from_the_browser(
     rows = anna.locator("[data-traveller] tbody tr")
     expect(rows).to_have_count(2)
     expect(rows.first.locator("td").first).to_have_text("Tafel 1")
+    # ...set as words: the space between "Tafel" and its number a space, not a flex gap
+    gap = rows.first.locator("td").first.evaluate(
+        """td => { const r = document.createRange(); r.selectNode(td.lastChild);
+          return r.getBoundingClientRect().left - td.firstChild.getBoundingClientRect().right; }"""
+    )
+    assert gap < 6, f"{gap}px between 'Tafel' and its number"
     expect(rows.first.locator("td[data-label='Troef']")).to_be_visible()
     _fits(anna)
     for pg in (org, anna):
