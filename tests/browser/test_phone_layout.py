@@ -128,7 +128,7 @@ HAND_JS = """() => {
 }"""
 
 
-@pytest.mark.parametrize("width,height", [(740, 360), (844, 390)])
+@pytest.mark.parametrize("width,height", [(740, 360), (844, 390), (915, 412)])
 def test_a_phone_on_its_side_has_the_felt_and_the_hand_on_one_screen(
     browser, asgi_server, width, height
 ):
@@ -174,6 +174,16 @@ def test_a_phone_on_its_side_has_the_felt_and_the_hand_on_one_screen(
                 assert b[side] <= screen[side] + 1, card
             assert card["touched"], card  # a finger on it reaches this card
             assert _overlap(b, _box(felt)) < 1, (card, felt)  # beside the felt, not on it
+        # The board opens over the table and closes again (past 900px it would take a
+        # column of its own, beside a felt that fills the screen's height).
+        page.locator("#btn-scores").tap()
+        board = page.locator("#board")
+        expect(board).to_be_visible()
+        b = _box(board.bounding_box())
+        assert b["left"] >= 0 and b["top"] >= 0, b
+        assert b["right"] <= width and b["bottom"] <= height, b
+        page.locator("#board-close").tap()
+        expect(board).to_be_hidden()
         # The table plays on from there: South's card goes out with a tap.
         seq = page.evaluate(SEQ_JS)
         page.locator("#hand [data-card][data-legal]").first.tap()

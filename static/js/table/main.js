@@ -561,10 +561,16 @@ $("#board-close")?.addEventListener("click", () => {
   setBoard(false);
   scoresBtn.focus();
 });
+// Where the board lies over the table (site.css: a phone upright, or any screen on its
+// side too short for the felt and the hand one below the other) it starts closed and
+// Escape closes it; elsewhere it is a column beside the table and starts open.
+const boardOverTable = window.matchMedia(
+  "(max-width: 899.98px), (orientation: landscape) and (max-height: 520px)",
+);
 document.addEventListener("keydown", (ev) => {
-  if (ev.key === "Escape" && root.classList.contains("board-open") && window.innerWidth < 900) setBoard(false);
+  if (ev.key === "Escape" && root.classList.contains("board-open") && boardOverTable.matches) setBoard(false);
 });
-setBoard(window.innerWidth >= 900);
+setBoard(!boardOverTable.matches);
 
 // --- go ------------------------------------------------------------------------
 const socket = new GameSocket(root.dataset.wsPath, { onMessage, onStatus: setStatus });
