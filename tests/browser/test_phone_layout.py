@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from contextlib import contextmanager
 
 import pytest
 
@@ -81,10 +82,10 @@ def _east_card_on_the_table(page) -> None:
     raise AssertionError("East never had a card on the table when South was to move")
 
 
-@pytest.mark.parametrize("width,height", [(390, 844), (360, 740)])
-def test_names_cards_and_trick_do_not_overlap_at_the_larger_zooms(
-    browser, asgi_server, width, height
-):
+@contextmanager
+def _phone_with_east_card_out(browser, base: str, width: int, height: int):
+    """A phone of this size at a new solo game, played on (fast) until South is to move
+    with East's card on the table; yields the page and the script errors seen so far."""
     ctx = browser.new_context(
         locale="nl-BE",
         viewport={"width": width, "height": height},
@@ -96,9 +97,19 @@ def test_names_cards_and_trick_do_not_overlap_at_the_larger_zooms(
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
     try:
-        _open_new_game(page, asgi_server)
+        _open_new_game(page, base)
         page.locator("#fast-play").check()
         _east_card_on_the_table(page)
+        yield page, errors
+    finally:
+        ctx.close()
+
+
+@pytest.mark.parametrize("width,height", [(390, 844), (360, 740)])
+def test_names_cards_and_trick_do_not_overlap_at_the_larger_zooms(
+    browser, asgi_server, width, height
+):
+    with _phone_with_east_card_out(browser, asgi_server, width, height) as (page, errors):
         larger = page.get_by_role("button", name="groter scherm")
         for step in range(1, 6):  # from 100 % up to the largest zoom
             if larger.is_disabled():
@@ -111,8 +122,6 @@ def test_names_cards_and_trick_do_not_overlap_at_the_larger_zooms(
             width_now = page.evaluate("document.documentElement.scrollWidth")
             assert width_now <= width, f"zoom step {step}: {width_now}px in a {width}px screen"
         assert not errors, errors
-    finally:
-        ctx.close()
 
 
 # Where each of South's cards is, and what a finger on its visible part (the left third:
@@ -134,20 +143,7 @@ def test_a_phone_on_its_side_has_the_felt_and_the_hand_on_one_screen(
 ):
     """A phone held sideways: the felt, the prompt and every card of South's hand on the
     screen at once, nothing to scroll (the hand sat a screen below the trick)."""
-    ctx = browser.new_context(
-        locale="nl-BE",
-        viewport={"width": width, "height": height},
-        is_mobile=True,
-        has_touch=True,
-    )
-    page = ctx.new_page()
-    page.set_default_timeout(15_000)
-    errors: list[str] = []
-    page.on("pageerror", lambda exc: errors.append(str(exc)))
-    try:
-        _open_new_game(page, asgi_server)
-        page.locator("#fast-play").check()
-        _east_card_on_the_table(page)
+    with _phone_with_east_card_out(browser, asgi_server, width, height) as (page, errors):
         page.wait_for_timeout(400)  # the trick's cards move with a transition
         if SHOTS:
             page.screenshot(path=os.path.join(SHOTS, f"side-{width}x{height}.png"))
@@ -189,8 +185,6 @@ def test_a_phone_on_its_side_has_the_felt_and_the_hand_on_one_screen(
         page.locator("#hand [data-card][data-legal]").first.tap()
         page.wait_for_function(f"s => {SEQ_JS} > s", arg=seq)
         assert not errors, errors
-    finally:
-        ctx.close()
 
 
 def _box(b: dict) -> dict:
