@@ -106,12 +106,9 @@ def screen(request: HttpRequest, pk: int) -> HttpResponse:
     Standings longer than the screen turn page by page, every ``?every=`` seconds
     (SCREEN_EVERY by default; 3 to 120)."""
     t = _tournament(request, pk, invited=True)
-    try:
-        every = int(request.GET.get("every", SCREEN_EVERY))
-    except ValueError:
-        every = SCREEN_EVERY
+    every = _int(request.GET.get("every"))
     context = _context(request, t)
-    context["every"] = every if 3 <= every <= 120 else SCREEN_EVERY
+    context["every"] = every if every is not None and 3 <= every <= 120 else SCREEN_EVERY
     return render(request, "tournaments/tables_screen.html", context)
 
 
