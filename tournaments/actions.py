@@ -68,9 +68,13 @@ class CannotJoin(TournamentError):
 def is_organizer(user, tournament: Tournament) -> bool:
     if not (user and user.is_authenticated):
         return False
-    if user.is_staff or tournament.created_by_id == user.pk:
+    if user.is_staff:
         return True
-    return tournament.club is not None and tournament.club.is_organizer(user)
+    if tournament.club is not None:
+        # The club's organizers of today: one stepped down or taken out of the club no
+        # longer runs the tournaments they created there.
+        return tournament.club.is_organizer(user)
+    return tournament.created_by_id == user.pk
 
 
 def entry_of(user, tournament: Tournament) -> Entry | None:
@@ -108,7 +112,12 @@ def can_view_tournament(user, tournament: Tournament) -> bool:
         return is_organizer(user, tournament)
     if tournament.club is None or tournament.results_public:
         return True
-    return tournament.club.is_member(user) or is_organizer(user, tournament)
+    return (
+        tournament.club.is_member(user)
+        or is_organizer(user, tournament)
+        # An entrant who left the club (or was taken out) still sees what they play.
+        or entry_of(user, tournament) is not None
+    )
 
 
 def visible_closed_q(user, prefix: str = "") -> Q:
@@ -143,6 +152,10 @@ def _one_line_name(*values: str) -> None:
         raise TournamentError(N_("a name is one line: no line breaks or control characters"))
 
 
+ORGANIZERS_ONLY = N_("only the club's organizers can do that")
+LAST_ORGANIZER = N_("a club keeps at least one organizer: make another member one first")
+
+
 def create_club(user, name: str) -> Club:
     _one_line_name(name)
     base = slugify(name)[:80] or "club"
@@ -166,10 +179,67 @@ def join_club(user, invite_code: str) -> Club:
 
 def new_club_invite(user, club: Club) -> Club:
     if not club.is_organizer(user):
-        raise NotAllowed(N_("only the club's organizers can do that"))
+        raise NotAllowed(ORGANIZERS_ONLY)
     club.invite_code = secrets.token_urlsafe(6)
     club.save(update_fields=["invite_code"])
     return club
+
+
+def club_person(club: Club, user_id) -> object:
+    """A member (or organizer) of `club` by primary key, or TournamentError."""
+    try:
+        pk = int(user_id)
+    except (TypeError, ValueError):
+        pk = None
+    person = (
+        club.members.filter(pk=pk).first() or club.organizers.filter(pk=pk).first()
+        if pk is not None
+        else None
+    )
+    if person is None:
+        raise TournamentError(N_("that player is not a member of the club"))
+    return person
+
+
+def set_club_organizer(actor, club: Club, user_id, organizer: bool):
+    """Make a member an organizer of the club, or no longer one; returns that member.
+    Only an organizer may. A club always keeps at least one organizer (the club row is
+    locked, so two organizers who step each other down at once cannot leave it none)."""
+    with transaction.atomic():
+        club = Club.objects.select_for_update().get(pk=club.pk)
+        if not club.is_organizer(actor):
+            raise NotAllowed(ORGANIZERS_ONLY)
+        person = club_person(club, user_id)
+        if organizer:
+            club.members.add(person)
+            club.organizers.add(person)
+        else:
+            if not club.organizers.exclude(pk=person.pk).exists():
+                raise TournamentError(LAST_ORGANIZER)
+            club.organizers.remove(person)
+    return person
+
+
+def leave_club(user, club: Club, *, removed_by=None):
+    """`user` leaves the club, or an organizer (`removed_by`) takes them out of it (then
+    `user` may be a primary key); returns who left. Their entries and results stay: a
+    tournament's entrants keep seeing it (visible_filter). The last organizer stays."""
+    with transaction.atomic():
+        club = Club.objects.select_for_update().get(pk=club.pk)
+        if removed_by is not None:
+            if not club.is_organizer(removed_by):
+                raise NotAllowed(ORGANIZERS_ONLY)
+            user = club_person(club, getattr(user, "pk", user))
+        elif not club.is_member(user):
+            raise TournamentError(N_("that player is not a member of the club"))
+        if (
+            club.organizers.filter(pk=user.pk).exists()
+            and not club.organizers.exclude(pk=user.pk).exists()
+        ):
+            raise TournamentError(LAST_ORGANIZER)
+        club.organizers.remove(user)
+        club.members.remove(user)
+    return user
 
 
 # --- tournaments ------------------------------------------------------------------------

@@ -11,6 +11,7 @@ from functools import wraps
 from urllib.parse import urlencode
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
 from django.db.models import Q
@@ -586,9 +587,10 @@ def create(request: HttpRequest) -> HttpResponse:
             if t.has_tables:
                 return redirect("tournaments:tables-organize", pk=t.pk)
             return redirect("tournaments:manage", pk=t.pk)
-    if not form.fields["club"].queryset.exists() and not request.user.is_staff:
-        messages.info(request, _("Create a club first: tournaments belong to a club."))
-    return render(request, "tournaments/create.html", {"form": form})
+    # Tournaments belong to a club: somebody who organizes none gets the way to one
+    # instead of a form whose Club list is empty.
+    no_club = not form.fields["club"].queryset.exists() and not request.user.is_staff
+    return render(request, "tournaments/create.html", {"form": form, "no_club": no_club})
 
 
 @login_required
@@ -746,18 +748,60 @@ def club_detail(request: HttpRequest, slug: str) -> HttpResponse:
     if not club.is_member(request.user):
         raise Http404("no such club")
     is_org = club.is_organizer(request.user)
-    if request.method == "POST" and is_org and request.POST.get("new_invite"):
-        actions.new_club_invite(request.user, club)
-        return redirect("clubs:detail", slug=club.slug)
+    if request.method == "POST":
+        return _club_post(request, club, is_org)
     tournaments = club.tournaments.all()
     if not is_org:
         tournaments = tournaments.exclude(status=Tournament.Status.DRAFT)
+    organizers = list(club.organizers.order_by(get_user_model().USERNAME_FIELD))
     context = {
         "club": club,
         "is_organizer": is_org,
         "tournaments": tournaments,
-        "members": club.members.all(),
-        "organizers": club.organizers.all(),
+        # Everyone in the club, organizers first (an organizer added in the admin may
+        # not be in `members`).
+        "members": organizers
+        + list(
+            club.members.exclude(pk__in=[o.pk for o in organizers]).order_by(
+                get_user_model().USERNAME_FIELD
+            )
+        ),
+        "organizer_ids": {o.pk for o in organizers},
+        "organizers": organizers,
         "join_url": request.build_absolute_uri(f"/clubs/join/?code={club.invite_code}"),
     }
     return render(request, "tournaments/club_detail.html", context)
+
+
+def _club_post(request: HttpRequest, club: Club, is_org: bool) -> HttpResponse:
+    """The club page's buttons: a new invite code, an organizer more or less, a member
+    taken out of the club (organizers), leaving the club (everyone)."""
+    post, actor = request.POST, request.user
+    try:
+        if post.get("leave"):
+            actions.leave_club(actor, club)
+            messages.success(request, _("You left %(club)s.") % {"club": club.name})
+            return redirect("clubs:list")
+        if not is_org:
+            raise actions.NotAllowed(actions.ORGANIZERS_ONLY)
+        if post.get("new_invite"):
+            actions.new_club_invite(actor, club)
+        elif post.get("organizer") or post.get("not_organizer"):
+            make = bool(post.get("organizer"))
+            person = actions.set_club_organizer(
+                actor, club, post.get("organizer") or post.get("not_organizer"), make
+            )
+            text = (
+                _("%(name)s is now an organizer.")
+                if make
+                else _("%(name)s is no longer an organizer.")
+            )
+            messages.success(request, text % {"name": person.get_username()})
+        elif post.get("remove"):
+            person = actions.leave_club(post.get("remove"), club, removed_by=actor)
+            messages.success(
+                request, _("%(name)s is no longer in the club.") % {"name": person.get_username()}
+            )
+    except actions.TournamentError as exc:
+        messages.error(request, exc.translated())
+    return redirect("clubs:detail", slug=club.slug)

@@ -11,6 +11,8 @@ import uuid
 
 import pytest
 
+from tests.browser.conftest import assert_fits_the_phone
+
 expect = pytest.importorskip("playwright.sync_api").expect
 
 pytestmark = pytest.mark.django_db
@@ -208,3 +210,56 @@ def test_compare_and_traveller_fit_a_phone(phone_page, asgi_server, client, djan
             box = replay.bounding_box()
             assert box["x"] + box["width"] <= 390 and box["height"] >= 28, box
     assert not page.js_errors, page.js_errors
+
+
+def test_an_organizer_shares_the_club_and_hands_it_over_on_a_phone(
+    request, browser, phone_page, page, asgi_server
+):
+    """The founder (on a phone) makes a member an organizer, steps down, and the new
+    organizer takes a third member out of the club: two taps each for what takes
+    somebody out. The club always keeps an organizer, and every step fits the phone."""
+    founder = phone_page
+    _sign_up(founder, asgi_server, "qa-founder")
+    founder.goto(asgi_server + "/clubs/")
+    founder.fill("form[action$='/clubs/new/'] input[name=name]", "De Vette Manille")
+    founder.locator("form[action$='/clubs/new/'] button").click()
+    founder.wait_for_url("**/clubs/de-vette-manille/")
+    club_url = founder.url
+    invite = founder.locator(".t-code").text_content()
+    # The only organizer can neither step down nor leave: the page says why instead.
+    expect(founder.locator("[data-member='qa-founder'] button")).to_have_count(0)
+    expect(founder.locator("[data-leave]")).to_have_count(0)
+
+    for name in ("qa-third", "qa-second"):  # the page stays signed in as qa-second
+        page.context.clear_cookies()
+        _sign_up(page, asgi_server, name)
+        page.goto(invite)
+        page.locator("#content form button").click()
+        page.wait_for_url(club_url)
+
+    founder.reload()
+    second = founder.locator("[data-member='qa-second']")
+    second.locator("button[name=organizer]").click()
+    expect(founder.locator(".t-messages")).to_contain_text("qa-second is nu organisator.")
+    assert_fits_the_phone(founder, 390, "the club page")
+    founder.locator("[data-member='qa-founder'] button[name=not_organizer]").click()
+    expect(founder.locator("[data-members]")).to_have_count(0)  # a member's page now
+
+    # qa-second (the last page signed in) runs the club: takes qa-third out, two taps.
+    page.goto(club_url)
+    third = page.locator("[data-member='qa-third']")
+    third.locator("[data-remove-member] summary").click()
+    expect(third.locator("[data-remove-member] p")).to_contain_text("qa-third uit de club halen?")
+    third.locator("button[name=remove]").click()
+    expect(page.locator("[data-member='qa-third']")).to_have_count(0)
+    expect(page.locator("[data-member='qa-founder']")).to_be_visible()
+
+    # The founder, a member now, leaves with two taps too, and lands on the club list.
+    founder.goto(club_url)
+    founder.locator("[data-leave] summary").click()
+    assert_fits_the_phone(founder, 390, "the club page, leave opened")
+    founder.locator("button[name=leave]").click()
+    founder.wait_for_url("**/clubs/")
+    expect(founder.locator("#content")).to_contain_text("Je hebt De Vette Manille verlaten.")
+    assert founder.goto(club_url).status == 404
+    assert not founder.js_errors and not page.js_errors

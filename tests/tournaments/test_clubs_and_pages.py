@@ -70,3 +70,117 @@ def test_only_organizers_see_the_member_names(client, make_user, club, organizer
     assert "anna" not in page
     client.force_login(organizer)
     assert "anna" in client.get(f"/clubs/{club.slug}/").content.decode()
+
+
+def _messages(response) -> list[str]:
+    return [str(m) for m in response.context["messages"]] if response.context else []
+
+
+@pytest.fixture
+def en_client(client):
+    client.cookies["django_language"] = "en"
+    return client
+
+
+def test_an_organizer_shares_the_club_and_hands_it_over(
+    en_client, make_user, club, organizer, make_tournament
+):
+    t = make_tournament(seed="hand-over")
+    anna = make_user("anna")
+    club.members.add(anna)
+    en_client.force_login(organizer)
+    response = en_client.post(f"/clubs/{club.slug}/", {"organizer": anna.pk}, follow=True)
+    assert club.is_organizer(anna)
+    assert "anna is now an organizer." in _messages(response)
+    # Anna runs the club now: its tournaments, its member names, a new tournament in it.
+    en_client.force_login(anna)
+    assert en_client.get(f"/tournaments/{t.pk}/manage/").status_code == 200
+    assert "organizer" in en_client.get(f"/clubs/{club.slug}/").content.decode()
+    response = en_client.post(f"/clubs/{club.slug}/", {"not_organizer": organizer.pk}, follow=True)
+    assert not club.is_organizer(organizer) and club.is_member(organizer)
+    assert "organizer is no longer an organizer." in _messages(response)
+    # The organizer who stepped down no longer runs the tournament they created.
+    en_client.force_login(organizer)
+    assert en_client.get(f"/tournaments/{t.pk}/manage/").status_code in (403, 404)
+    page = en_client.get(f"/clubs/{club.slug}/").content.decode()
+    assert "Make organizer" not in page and "anna" not in page.split("Organizers")[0]
+
+
+def test_a_club_always_keeps_an_organizer(en_client, make_user, club, organizer):
+    anna = make_user("anna")
+    club.members.add(anna)
+    en_client.force_login(organizer)
+    page = en_client.get(f"/clubs/{club.slug}/").content.decode()
+    assert 'name="not_organizer"' not in page and 'name="leave"' not in page
+    for post in ({"not_organizer": organizer.pk}, {"leave": "1"}):
+        response = en_client.post(f"/clubs/{club.slug}/", post, follow=True)
+        assert club.is_organizer(organizer) and club.is_member(organizer)
+        assert any("at least one organizer" in m for m in _messages(response)), post
+    with pytest.raises(actions.TournamentError, match="at least one organizer"):
+        actions.set_club_organizer(organizer, club, organizer.pk, False)
+    with pytest.raises(actions.TournamentError, match="at least one organizer"):
+        actions.leave_club(organizer, club, removed_by=organizer)
+
+
+def test_only_organizers_change_who_is_in_the_club(en_client, make_user, club, organizer):
+    anna, ben = make_user("anna"), make_user("ben")
+    club.members.add(anna, ben)
+    en_client.force_login(anna)
+    for post in ({"organizer": anna.pk}, {"remove": ben.pk}, {"not_organizer": organizer.pk}):
+        response = en_client.post(f"/clubs/{club.slug}/", post, follow=True)
+        assert response.status_code == 200
+        assert "only the club's organizers can do that" in _messages(response), post
+    assert not club.is_organizer(anna) and club.is_member(ben) and club.is_organizer(organizer)
+    with pytest.raises(actions.NotAllowed):
+        actions.set_club_organizer(anna, club, anna.pk, True)
+    with pytest.raises(actions.NotAllowed):
+        actions.leave_club(ben, club, removed_by=anna)
+
+
+def test_bad_member_ids_are_refused_with_a_message(en_client, make_user, club, organizer):
+    outsider = make_user("outsider")
+    en_client.force_login(organizer)
+    for post in ({"organizer": "abc"}, {"organizer": outsider.pk}, {"remove": "99999"}):
+        response = en_client.post(f"/clubs/{club.slug}/", post, follow=True)
+        assert response.status_code == 200
+        assert "that player is not a member of the club" in _messages(response), post
+    assert not club.is_member(outsider)
+
+
+def test_a_member_taken_out_keeps_their_game_but_not_the_club(
+    en_client, make_user, club, organizer, make_tournament
+):
+    t = make_tournament(seed="taken-out")
+    anna, ben = make_user("anna"), make_user("ben")
+    (entry,) = joined(t, anna)
+    club.members.add(ben)
+    en_client.force_login(organizer)
+    response = en_client.post(f"/clubs/{club.slug}/", {"remove": anna.pk}, follow=True)
+    assert "anna is no longer in the club." in _messages(response)
+    assert not club.is_member(anna)
+    en_client.force_login(anna)
+    assert en_client.get(f"/clubs/{club.slug}/").status_code == 404
+    # Her entry and its game are hers still: the tournament she plays stays open to her.
+    assert en_client.get(f"/tournaments/{t.pk}/").status_code == 200
+    assert en_client.get(f"/game/{entry.game.public_id}/").status_code == 200
+    # A member leaves on their own: back to the list of clubs, the club gone from it.
+    en_client.force_login(ben)
+    response = en_client.post(f"/clubs/{club.slug}/", {"leave": "1"})
+    assert response["Location"] == "/clubs/"
+    assert not club.is_member(ben)
+    assert (
+        club.name
+        not in en_client.get("/clubs/").content.decode().split("</h1>")[1].split("Join a club")[0]
+    )
+
+
+def test_new_tournament_without_a_club_shows_the_way_to_one(en_client, make_user, club):
+    anna = make_user("anna")
+    club.members.add(anna)  # a member, not an organizer
+    en_client.force_login(anna)
+    page = en_client.get("/tournaments/new/").content.decode()
+    assert "data-no-club" in page and "data-create-form" not in page
+    assert 'href="/clubs/"' in page
+    actions.create_club(anna, "Eigen Club")
+    page = en_client.get("/tournaments/new/").content.decode()
+    assert "data-no-club" not in page and "data-create-form" in page
