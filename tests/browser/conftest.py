@@ -309,11 +309,22 @@ CARD_GAPS_JS = """() => [...document.querySelectorAll('.t-card')].flatMap((card)
 })"""
 
 
+# What runs out past the screen's right edge outside a table's own scroll box: the body
+# hides what is wider (site.css), so the page's scroll width alone does not show it.
+PAST_THE_EDGE_JS = """() => [...document.querySelectorAll('#content *')].filter((e) => {
+  const box = e.getBoundingClientRect();
+  return box.width && box.right > innerWidth + 0.5 && !e.closest('.t-table-wrap');
+}).map((e) => `${e.tagName.toLowerCase()}.${e.className} ends at ${Math.round(
+  e.getBoundingClientRect().right)}px`)"""
+
+
 def assert_fits_the_phone(page, width: int, what: str) -> None:
-    """A page on a phone: nothing wider than the screen, no table that scrolls sideways,
-    and each card's padding its only margin inside."""
+    """A page on a phone: nothing wider than the screen (nor cut off at its edge), no
+    table that scrolls sideways, and each card's padding its only margin inside."""
     wide = page.evaluate("document.documentElement.scrollWidth")
     assert wide <= width, f"{what} is {wide}px wide on a {width}px phone"
+    past = page.evaluate(PAST_THE_EDGE_JS)
+    assert not past, f"{what} on a {width}px phone: {past[:3]}"
     for wrap in page.locator(".t-table-wrap").all():
         inner, outer = wrap.evaluate("e => [e.scrollWidth, e.clientWidth]")
         assert inner <= outer, f"a table of {what} is {inner}px in a {outer}px box"
