@@ -599,6 +599,67 @@ def set_ranking(tournament_id: int, actor, ranking: str) -> Tournament:
     return t
 
 
+def edit_tournament(tournament_id: int, actor, **changes) -> Tournament:
+    """Change what may change until the tournament closes, without touching its deals:
+    `name`, `results_audience` (a club's tournament), and for a solo tournament
+    `capacity` (not below the entries it has) and `ends_at` (the end of the play window:
+    in the future, after its start; None for no end). Logged as one "edit" with what
+    changed; a change to nothing is no change."""
+    unknown = set(changes) - {"name", "results_audience", "capacity", "ends_at"}
+    if unknown:
+        raise ValueError(f"not editable: {sorted(unknown)}")
+    with transaction.atomic():
+        t = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if actor is not None and not is_organizer(actor, t):
+            raise NotAllowed(N_("only organizers can change the tournament"))
+        if t.is_closed:
+            raise TournamentError(N_("a closed tournament no longer changes"))
+        if "name" in changes:
+            changes["name"] = (changes["name"] or "").strip()
+            if not changes["name"]:
+                raise TournamentError(N_("a tournament needs a name"), field="name")
+            _one_line_name(changes["name"])
+        if "results_audience" in changes:
+            if t.club is None:
+                raise TournamentError(N_("a tournament without a club is public"))
+            if changes["results_audience"] not in Tournament.Audience.values:
+                raise TournamentError(N_("unknown choice of who sees the results"))
+        if ("capacity" in changes or "ends_at" in changes) and t.has_tables:
+            raise TournamentError(N_("a tournament of tables keeps its field and its rounds"))
+        if "capacity" in changes:
+            taken = Entry.objects.filter(tournament=t).exclude(status=Entry.Status.REMOVED)
+            n = taken.count()
+            if changes["capacity"] is None or changes["capacity"] < max(n, 1):
+                raise TournamentError(
+                    N_("the capacity cannot be below the %(n)s players who joined"),
+                    {"n": n},
+                    field="capacity",
+                )
+        end = changes.get("ends_at")
+        if end is not None and end != t.ends_at:
+            if end <= timezone.now():
+                raise TournamentError(
+                    N_("the play window is over already: choose an end in the future"),
+                    field="ends_at",
+                )
+            if t.starts_at and end <= t.starts_at:
+                raise TournamentError(N_("the play window ends before it starts"), field="ends_at")
+        before, after, t_end = {}, {}, t.ends_at
+        for field, value in changes.items():
+            if getattr(t, field) != value:
+                before[field], after[field] = getattr(t, field), value
+                setattr(t, field, value)
+        if not after:
+            return t
+        t.save(update_fields=list(after))
+        if "ends_at" in after:  # logged in local time, as the move of a start
+            before["ends_at"], after["ends_at"] = map(_iso_local, (t_end, end))
+        AuditLog.objects.create(
+            tournament=t, actor=actor, action="edit", before=before, after=after, reason=""
+        )
+    return t
+
+
 def correct_score(entry_id: int, actor, score: int, reason: str) -> Entry:
     reason = (reason or "").strip()
     if not reason:

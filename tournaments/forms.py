@@ -337,6 +337,40 @@ class TournamentForm(forms.Form):
             self.add_error(STRUCTURE_FIELDS.get(exc.field or ""), capfirst(exc.translated()))
 
 
+class EditTournamentForm(forms.Form):
+    """What an organizer may change until the tournament closes (actions.edit_tournament):
+    the create form's own fields, those that apply to this tournament."""
+
+    def __init__(self, *args, tournament: Tournament, **kwargs):
+        kwargs.setdefault("label_suffix", "")
+        t = tournament
+        names = ["name"]
+        if not t.has_tables:
+            names += ["capacity", "ends_at"]
+        if t.club_id:
+            names.append("results_audience")
+        kwargs.setdefault(
+            "initial",
+            {
+                "name": t.name,
+                "capacity": t.capacity,
+                "ends_at": timezone.localtime(t.ends_at) if t.ends_at else None,
+                "results_audience": t.results_audience,
+            },
+        )
+        super().__init__(*args, **kwargs)
+        create = TournamentForm()  # its fields with their labels, widgets and help
+        for name in names:
+            self.fields[name] = create.fields[name]
+        if "ends_at" in self.fields:
+            self.fields["ends_at"].help_text = _("Empty: no end. %(zone)s") % {
+                "zone": create.fields["ends_at"].help_text
+            }
+        if "results_audience" in self.fields:
+            self.fields["results_audience"].required = True
+            self.fields["results_audience"].help_text = ""
+
+
 class ClubForm(forms.Form):
     name = forms.CharField(label=_("Club name"), max_length=100, validators=[one_line])
 

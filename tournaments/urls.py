@@ -20,6 +20,7 @@ urlpatterns = [
     path("<int:pk>/export/<str:kind>", views.export, name="export"),
     path("<int:pk>/manage/", views.manage, name="manage"),
     path("<int:pk>/manage/deals/", views.manage_deals, name="manage-deals"),
+    path("<int:pk>/manage/edit/", views.manage_edit, name="manage-edit"),
     path(
         "<int:pk>/manage/entry/<int:entry_id>/<str:what>/", views.manage_entry, name="manage-entry"
     ),

@@ -27,7 +27,14 @@ from django.views.decorators.http import require_POST
 import engine
 
 from . import actions, exports, rankings, replays
-from .forms import ClubForm, CorrectionForm, JoinClubForm, RemovalForm, TournamentForm
+from .forms import (
+    ClubForm,
+    CorrectionForm,
+    EditTournamentForm,
+    JoinClubForm,
+    RemovalForm,
+    TournamentForm,
+)
 from .models import Club, DealPlay, DealResult, Entry, Structure, Tournament, TournamentDeal
 from .templatetags.tournament_tags import SUIT_SYMBOLS, shown_hand
 
@@ -644,6 +651,28 @@ def manage_deals(request: HttpRequest, pk: int) -> HttpResponse:
         for d in t.deals.all()[:40]
     ]
     return render(request, "tournaments/manage_deals.html", {"t": t, "deals": deals})
+
+
+@login_required
+def manage_edit(request: HttpRequest, pk: int) -> HttpResponse:
+    """The organizer changes the name, the capacity, the end of the play window or who
+    sees the results (actions.edit_tournament), until the tournament closes."""
+    t = _tournament(request, pk)
+    _require_organizer(request, t)
+    back = "tournaments:tables-organize" if t.has_tables else "tournaments:manage"
+    if t.is_closed:
+        messages.error(request, _("A closed tournament no longer changes."))
+        return redirect(back, pk=t.pk)
+    form = EditTournamentForm(request.POST or None, tournament=t)
+    if request.method == "POST" and form.is_valid():
+        try:
+            actions.edit_tournament(t.pk, request.user, **form.cleaned_data)
+        except actions.TournamentError as exc:
+            form.add_error(exc.field if exc.field in form.fields else None, exc.translated())
+        else:
+            messages.success(request, _("The tournament's settings are saved."))
+            return redirect(back, pk=t.pk)
+    return render(request, "tournaments/manage_edit.html", {"t": t, "form": form, "back": back})
 
 
 @login_required

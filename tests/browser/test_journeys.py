@@ -89,12 +89,14 @@ def test_form_controls_on_a_phone_are_finger_sized_in_readable_type(phone_page, 
         "/tournaments/new/",
         "/accounts/profile/",
         f"/tournaments/{pk}/manage/",
+        f"/tournaments/{pk}/manage/edit/",
     ):
         page.goto(asgi_server + path)
+        assert_fits_the_phone(page, 390, path)
         for c in page.evaluate(CONTROLS_JS):
             seen.add(c["control"])
             assert c["font"] >= 16 and c["height"] >= 40, (path, c)
-    assert {"level", "rules", "bot_level", "clock", "name", "email"} <= seen, seen
+    assert {"level", "rules", "bot_level", "clock", "name", "email", "capacity"} <= seen, seen
     assert not page.js_errors, page.js_errors
 
 

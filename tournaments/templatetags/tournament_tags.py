@@ -140,3 +140,34 @@ def finish_mark(finish_mode) -> str:
         _("finished by the bot"),
         _("bot"),
     )
+
+
+@register.filter
+def edit_summary(log) -> str:
+    """An "edit" of the audit trail (actions.edit_tournament) as one line: each setting
+    that changed, before → after, in the page's language."""
+    before, after = log.before or {}, log.after or {}
+    label = {
+        "name": _("name"),
+        "capacity": _("capacity"),
+        "ends_at": _("end of the play window"),
+        "results_audience": _("who sees the results"),
+    }
+    parts = []
+    for field in label:
+        if field not in after:
+            continue
+        old, new = before.get(field), after[field]
+        if field == "name":
+            old, new = f"“{old}”", f"“{new}”"
+        elif field == "ends_at":  # local ISO to the minute (actions._iso_local)
+            old, new = ((v or "—")[:16].replace("T", " ") for v in (old, new))
+        elif field == "results_audience":
+            everyone = new == "everyone"
+            parts.append(
+                f"{label[field]}: "
+                + (_("everyone") if everyone else _("club members and its players only"))
+            )
+            continue
+        parts.append(f"{label[field]} {old} → {new}")
+    return " · ".join(parts)

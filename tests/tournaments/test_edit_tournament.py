@@ -1,0 +1,141 @@
+"""An organizer changes a tournament until it closes (actions.edit_tournament): its
+name, its places, the end of its play window, who sees its results; never its deals.
+Each change is in the audit trail; bad input is refused at the field it concerns."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.utils import timezone
+
+from tests.tournaments.conftest import joined
+from tournaments import actions
+from tournaments.forms import LOCAL_INPUT
+from tournaments.models import AuditLog, Tournament
+
+pytestmark = pytest.mark.usefixtures("live_game_db")
+
+
+@pytest.fixture
+def en_client(client):
+    client.cookies["django_language"] = "en"
+    return client
+
+
+def _local(moment: dt.datetime) -> str:
+    return timezone.localtime(moment).strftime(LOCAL_INPUT)
+
+
+def test_the_organizer_renames_extends_and_opens_up_a_running_tournament(
+    en_client, organizer, make_tournament, make_user
+):
+    end = timezone.now() + dt.timedelta(days=1)
+    t = make_tournament(seed="edit-me", name="Clubavnd", capacity=4, ends_at=end)
+    seed, commitment = t.seed, t.seed_commitment
+    deals = list(t.deals.order_by("number").values_list("number", "hands", "dealer"))
+    joined(t, make_user("anna"), make_user("ben"))
+    en_client.force_login(organizer)
+    manage = en_client.get(f"/tournaments/{t.pk}/manage/").content.decode()
+    assert f'href="/tournaments/{t.pk}/manage/edit/"' in manage
+    page = en_client.get(f"/tournaments/{t.pk}/manage/edit/").content.decode()
+    assert 'value="Clubavnd"' in page and 'name="capacity"' in page and 'value="4"' in page
+    later = (timezone.now() + dt.timedelta(days=3)).replace(second=0, microsecond=0)
+    response = en_client.post(
+        f"/tournaments/{t.pk}/manage/edit/",
+        {"name": "Clubavond", "capacity": 12, "ends_at": _local(later),
+         "results_audience": "everyone"},
+        follow=True,
+    )  # fmt: skip
+    assert response.redirect_chain[-1][0] == f"/tournaments/{t.pk}/manage/"
+    t.refresh_from_db()
+    assert (t.name, t.capacity, t.ends_at, t.results_audience) == (
+        "Clubavond",
+        12,
+        later,
+        Tournament.Audience.EVERYONE,
+    )
+    # The cards stay the cards: the same seed, commitment and deals.
+    assert (t.seed, t.seed_commitment) == (seed, commitment)
+    assert list(t.deals.order_by("number").values_list("number", "hands", "dealer")) == deals
+    log = AuditLog.objects.get(tournament=t, action="edit")
+    assert log.before["name"] == "Clubavnd" and log.after["capacity"] == 12
+    panel = response.content.decode()
+    assert "changed the tournament: name “Clubavnd” → “Clubavond” · capacity 4 → 12" in panel
+    assert "The tournament&#x27;s settings are saved." in panel
+    # Saving the same values again is no change, and no second line in the trail.
+    en_client.post(
+        f"/tournaments/{t.pk}/manage/edit/",
+        {"name": "Clubavond", "capacity": 12, "ends_at": _local(later),
+         "results_audience": "everyone"},
+    )  # fmt: skip
+    assert AuditLog.objects.filter(tournament=t, action="edit").count() == 1
+
+
+def test_bad_changes_are_refused_at_their_field(en_client, organizer, make_tournament, make_user):
+    t = make_tournament(seed="edit-bad", capacity=4)
+    joined(t, make_user("anna"), make_user("ben"), make_user("cas"))
+    en_client.force_login(organizer)
+    url = f"/tournaments/{t.pk}/manage/edit/"
+    past = timezone.now() - dt.timedelta(hours=1)
+    cases = [
+        ({"capacity": 2}, "capacity", "the capacity cannot be below the 3 players who joined"),
+        ({"ends_at": _local(past)}, "ends_at", "the play window is over already"),
+        ({"name": "Twee\nregels"}, "name", "Use one line of text"),
+        ({"name": ""}, "name", "This field is required"),
+    ]
+    for change, field, message in cases:
+        data = {"name": t.name, "capacity": 4, "results_audience": "members", **change}
+        response = en_client.post(url, data)
+        assert response.status_code == 200, change
+        errors = response.context["form"].errors
+        assert field in errors and message.lower() in str(errors[field]).lower(), errors
+    t.refresh_from_db()
+    assert (t.capacity, t.ends_at, t.name) == (4, None, "Clubavond")
+    assert not AuditLog.objects.filter(tournament=t, action="edit").exists()
+
+
+def test_only_an_organizer_edits_and_only_until_the_close(
+    en_client, organizer, make_tournament, make_user
+):
+    t = make_tournament(seed="edit-who")
+    anna = make_user("anna")
+    joined(t, anna)
+    en_client.force_login(anna)
+    assert en_client.post(f"/tournaments/{t.pk}/manage/edit/", {"name": "Van mij"}).status_code in (
+        403,
+        404,
+    )
+    with pytest.raises(actions.NotAllowed):
+        actions.edit_tournament(t.pk, anna, name="Van mij")
+    actions.close_tournament(t.pk, organizer)
+    en_client.force_login(organizer)
+    response = en_client.get(f"/tournaments/{t.pk}/manage/edit/", follow=True)
+    assert "A closed tournament no longer changes." in response.content.decode()
+    assert "manage/edit/" not in response.content.decode()  # no link to it either
+    with pytest.raises(actions.TournamentError, match="closed"):
+        actions.edit_tournament(t.pk, organizer, name="Later")
+    t.refresh_from_db()
+    assert t.name == "Clubavond"
+
+
+def test_a_tournament_of_tables_changes_its_name_and_audience_only(en_client, organizer, club):
+    t = actions.create_tables_tournament(
+        organizer, name="Kampioenschap", club=club, fmt=Tournament.Format.ROTATING,
+        players=8, rounds=1, sets=3, deals=4, open_now=True,
+    )  # fmt: skip
+    en_client.force_login(organizer)
+    assert (
+        "data-edit-link" in en_client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
+    )
+    page = en_client.get(f"/tournaments/{t.pk}/manage/edit/").content.decode()
+    assert 'name="capacity"' not in page and 'name="ends_at"' not in page
+    response = en_client.post(
+        f"/tournaments/{t.pk}/manage/edit/",
+        {"name": "Kampioenschap 2027", "results_audience": "everyone", "capacity": 400},
+    )
+    assert response["Location"] == f"/tournaments/{t.pk}/tables/organize/"
+    t.refresh_from_db()
+    assert (t.name, t.capacity, t.results_audience) == ("Kampioenschap 2027", 8, "everyone")
+    with pytest.raises(actions.TournamentError, match="keeps its field"):
+        actions.edit_tournament(t.pk, organizer, capacity=400)
