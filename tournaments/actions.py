@@ -185,6 +185,21 @@ def new_club_invite(user, club: Club) -> Club:
     return club
 
 
+def rename_club(actor, club: Club, name: str) -> Club:
+    """A new name for the club (its address, the slug, stays: links keep working)."""
+    name = (name or "").strip()
+    if not club.is_organizer(actor):
+        raise NotAllowed(ORGANIZERS_ONLY)
+    if not name:
+        raise TournamentError(N_("A club needs a name."))
+    _one_line_name(name)
+    if len(name) > Club._meta.get_field("name").max_length:
+        raise TournamentError(N_("a club's name is at most 100 characters"))
+    club.name = name
+    club.save(update_fields=["name"])
+    return club
+
+
 def club_person(club: Club, user_id) -> object:
     """A member (or organizer) of `club` by primary key, or TournamentError."""
     try:
@@ -324,6 +339,23 @@ def create_tournament(
         if open_now:
             _open(t)
     return t
+
+
+def delete_draft(tournament_id: int, actor) -> str:
+    """Delete a tournament that was never opened (made by mistake, or a test): nothing of
+    it was published, nobody joined. An opened one stays (its commitment is out): it is
+    closed instead. Returns the deleted tournament's name."""
+    with transaction.atomic():
+        t = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if actor is not None and not is_organizer(actor, t):
+            raise NotAllowed(N_("only organizers can delete the tournament"))
+        if t.status != Tournament.Status.DRAFT or t.entries.exists():
+            raise TournamentError(
+                N_("only a tournament that was never opened can be deleted: close this one")
+            )
+        name = t.name
+        t.delete()
+    return name
 
 
 def open_tournament(tournament_id: int, actor) -> Tournament:

@@ -690,6 +690,13 @@ def manage_action(request: HttpRequest, pk: int, what: str) -> HttpResponse:
             messages.success(request, _("The tournament is closed; the seed is revealed."))
         elif what == "ranking":
             actions.set_ranking(t.pk, request.user, request.POST.get("ranking", ""))
+        elif what == "delete":
+            club = t.club
+            name = actions.delete_draft(t.pk, request.user)
+            messages.success(request, _("The draft “%(name)s” is deleted.") % {"name": name})
+            if club is not None:
+                return redirect("clubs:detail", slug=club.slug)
+            return redirect("tournaments:list")
         else:
             raise Http404("unknown action")
     except actions.TournamentError as exc:
@@ -815,6 +822,9 @@ def _club_post(request: HttpRequest, club: Club, is_org: bool) -> HttpResponse:
             raise actions.NotAllowed(actions.ORGANIZERS_ONLY)
         if post.get("new_invite"):
             actions.new_club_invite(actor, club)
+        elif "rename" in post:
+            actions.rename_club(actor, club, post.get("rename", ""))
+            messages.success(request, _("The club is now called %(club)s.") % {"club": club.name})
         elif post.get("organizer") or post.get("not_organizer"):
             make = bool(post.get("organizer"))
             person = actions.set_club_organizer(

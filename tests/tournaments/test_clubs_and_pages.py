@@ -184,3 +184,23 @@ def test_new_tournament_without_a_club_shows_the_way_to_one(en_client, make_user
     actions.create_club(anna, "Eigen Club")
     page = en_client.get("/tournaments/new/").content.decode()
     assert "data-no-club" not in page and "data-create-form" in page
+
+
+def test_an_organizer_renames_the_club_and_its_address_stays(en_client, make_user, club, organizer):
+    slug = club.slug
+    en_client.force_login(organizer)
+    response = en_client.post(f"/clubs/{slug}/", {"rename": " De Witte Manille "}, follow=True)
+    assert "The club is now called De Witte Manille." in _messages(response)
+    club.refresh_from_db()
+    assert (club.name, club.slug) == ("De Witte Manille", slug)
+    for bad, message in (("", "A club needs a name."), ("Twee\nregels", "one line")):
+        response = en_client.post(f"/clubs/{slug}/", {"rename": bad}, follow=True)
+        assert any(message in m for m in _messages(response)), bad
+    anna = make_user("anna")
+    club.members.add(anna)
+    en_client.force_login(anna)
+    assert 'name="rename"' not in en_client.get(f"/clubs/{slug}/").content.decode()
+    response = en_client.post(f"/clubs/{slug}/", {"rename": "Van Anna"}, follow=True)
+    assert "only the club's organizers can do that" in _messages(response)
+    club.refresh_from_db()
+    assert club.name == "De Witte Manille"

@@ -139,3 +139,37 @@ def test_a_tournament_of_tables_changes_its_name_and_audience_only(en_client, or
     assert (t.name, t.capacity, t.results_audience) == ("Kampioenschap 2027", 8, "everyone")
     with pytest.raises(actions.TournamentError, match="keeps its field"):
         actions.edit_tournament(t.pk, organizer, capacity=400)
+
+
+def test_a_draft_made_by_mistake_is_deleted_an_opened_tournament_is_not(
+    en_client, organizer, club, make_tournament, make_user
+):
+    draft = make_tournament(seed="oops", name="Verkeerd", open_now=False)
+    en_client.force_login(organizer)
+    assert "data-delete-draft" in en_client.get(f"/tournaments/{draft.pk}/manage/").content.decode()
+    response = en_client.post(f"/tournaments/{draft.pk}/manage/delete/", follow=True)
+    assert response.redirect_chain[-1][0] == f"/clubs/{club.slug}/"
+    assert "The draft “Verkeerd” is deleted." in response.content.decode()
+    assert not Tournament.objects.filter(pk=draft.pk).exists()
+    # Opened (its commitment published): not deleted, and not offered.
+    t = make_tournament(seed="opened")
+    assert "data-delete-draft" not in en_client.get(f"/tournaments/{t.pk}/manage/").content.decode()
+    response = en_client.post(f"/tournaments/{t.pk}/manage/delete/", follow=True)
+    assert "only a tournament that was never opened can be deleted" in response.content.decode()
+    assert Tournament.objects.filter(pk=t.pk).exists()
+    # Only an organizer deletes a draft.
+    other = make_tournament(seed="other", open_now=False)
+    with pytest.raises(actions.NotAllowed):
+        actions.delete_draft(other.pk, make_user("anna"))
+    assert Tournament.objects.filter(pk=other.pk).exists()
+
+
+def test_a_draft_of_tables_is_deleted_from_the_organizers_view(en_client, organizer, club):
+    t = actions.create_tables_tournament(
+        organizer, name="Proef", club=club, fmt=Tournament.Format.ROTATING, players=8
+    )
+    en_client.force_login(organizer)
+    page = en_client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
+    assert "data-delete-draft" in page
+    en_client.post(f"/tournaments/{t.pk}/manage/delete/")
+    assert not Tournament.objects.filter(pk=t.pk).exists()
