@@ -1009,6 +1009,27 @@ def create_tables_tournament(
     return t
 
 
+def withdraw(tournament_id: int, user) -> None:
+    """A player takes back their sign-up for a tournament of tables before its draw (the
+    draw locks the same row, so it sees them either in or out, never half). After the
+    draw the organizer replaces them; a solo game once begun stays (the organizer can
+    remove the entry)."""
+    with transaction.atomic():
+        t = Tournament.objects.select_for_update().get(pk=tournament_id)
+        entry = Entry.objects.filter(tournament=t, player=user).first()
+        if entry is None:
+            raise TournamentError(N_("you have not signed up for this tournament"))
+        if not t.has_tables:
+            raise TournamentError(
+                N_("a solo game once begun stays: ask the organizer to remove your entry")
+            )
+        if t.is_closed or t.rounds.exists():
+            raise TournamentError(
+                N_("the draw has been made: ask the organizer to replace you at your table")
+            )
+        entry.delete()
+
+
 def start_tables(tournament_id: int, actor=None, now=None) -> Tournament:
     """The draw of round 1 and the start of its first set (the live start: the
     organizer, or `tick` at `starts_at`). Joining is closed from here on."""

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_POST
 
 from . import actions, tables
 from .models import Entry, Round, TableSet
-from .views import _require_organizer, _tournament
+from .views import _may_view, _require_organizer, _tournament
 
 # The room's screen: seconds between two pages of standings longer than the screen.
 SCREEN_EVERY = 10
@@ -153,6 +153,24 @@ def start(request: HttpRequest, pk: int) -> HttpResponse:
     except actions.TournamentError as exc:
         messages.error(request, exc.translated())
     return redirect("tournaments:tables-organize", pk=t.pk)
+
+
+@login_required
+@require_POST
+def withdraw(request: HttpRequest, pk: int) -> HttpResponse:
+    """ "I cannot come after all": the sign-up taken back before the draw."""
+    t = _tournament(request, pk, invited=True)
+    try:
+        actions.withdraw(t.pk, request.user)
+    except actions.TournamentError as exc:
+        messages.error(request, exc.translated())
+    else:
+        messages.success(request, _("You are no longer signed up."))
+        if not _may_view(request.user, t) and t.invite_code:
+            # In by the invite link only: back to the page that link shows.
+            url = reverse("tournaments:tables", args=[t.pk])
+            return redirect(f"{url}?{urlencode({'code': t.invite_code})}")
+    return redirect("tournaments:tables", pk=t.pk)
 
 
 def traveller(request: HttpRequest, pk: int, round_number: int, set_number: int, number: int):

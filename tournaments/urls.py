@@ -30,6 +30,7 @@ urlpatterns = [
     path("<int:pk>/tables/screen/", table_views.screen, name="tables-screen"),
     path("<int:pk>/tables/organize/", table_views.organize, name="tables-organize"),
     path("<int:pk>/tables/start/", table_views.start, name="tables-start"),
+    path("<int:pk>/tables/withdraw/", table_views.withdraw, name="tables-withdraw"),
     path("<int:pk>/tables/rotating/", table_views.play_as_rotating, name="tables-rotating"),
     path("<int:pk>/tables/move-start/", table_views.move_start, name="tables-move-start"),
     path("<int:pk>/tables/replace/", table_views.replace, name="tables-replace"),

@@ -171,3 +171,43 @@ def test_the_live_start_counts_only_the_entries_still_in(
     actions.join(t.pk, late)
     assert actions.start_due_tables(soon + dt.timedelta(seconds=61)) == 1
     assert t.rounds.exists()
+
+
+def test_a_player_who_cannot_come_takes_the_sign_up_back_until_the_draw(
+    client, organizer, club, make_user, tables_tournament
+):
+    t = tables_tournament(open_now=True, invite_code="TROEF7")
+    ben = make_user("ben")  # not a member: in by the organizer's link
+    client.force_login(ben)
+    client.post(f"/tournaments/{t.pk}/join/", {"invite_code": "TROEF7"})
+    page = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
+    assert "data-withdraw" in page
+    response = client.post(f"/tournaments/{t.pk}/tables/withdraw/")
+    # Back on the page the invite link shows, signed out, free to sign up again.
+    assert response["Location"] == f"/tournaments/{t.pk}/tables/?code=TROEF7"
+    assert not Entry.objects.filter(tournament=t, player=ben).exists()
+    page = client.get(response["Location"]).content.decode()
+    assert "Je bent niet meer ingeschreven." in page and 'name="invite_code"' in page
+    client.post(f"/tournaments/{t.pk}/join/", {"invite_code": "TROEF7"})
+    # After the draw the sign-up stays: the organizer replaces whoever cannot play.
+    for k in range(7):
+        user = make_user(f"p{k}")
+        club.members.add(user)
+        actions.join(t.pk, user)
+    actions.start_tables(t.pk, organizer)
+    response = client.post(f"/tournaments/{t.pk}/tables/withdraw/", follow=True)
+    assert "de loting is gebeurd" in response.content.decode()
+    assert Entry.objects.filter(tournament=t, player=ben).exists()
+    assert "data-withdraw" not in response.content.decode()
+    with pytest.raises(actions.TournamentError, match="not signed up"):
+        actions.withdraw(t.pk, organizer)
+
+
+def test_a_solo_entry_is_not_taken_back_by_its_player(make_tournament, make_user):
+    t = make_tournament(seed="solo-stays")
+    anna = make_user("anna")
+    t.club.members.add(anna)
+    actions.join(t.pk, anna)
+    with pytest.raises(actions.TournamentError, match="solo game once begun stays"):
+        actions.withdraw(t.pk, anna)
+    assert Entry.objects.filter(tournament=t, player=anna).exists()
