@@ -41,7 +41,7 @@ def test_every_preset_and_bot_level_has_a_human_name():
     assert list(bots) == ["heuristic", "club", "expert"]
 
 
-def test_the_create_form_shows_names_and_stores_ids(organizer, client):
+def test_the_create_form_shows_names_and_stores_ids(organizer, club, client):
     client.force_login(organizer)
     html = client.get("/tournaments/new/").content.decode()
     assert '<option value="flemish-table">Flemish (table)</option>' in html

@@ -61,7 +61,7 @@ def test_the_action_refuses_it_too_but_the_system_day_list_may(club, organizer):
     assert actions.day_tournament(yesterday).ends_at <= timezone.now()  # closed by the tick
 
 
-def test_the_form_names_the_time_zone_next_to_the_window(client, organizer, settings):
+def test_the_form_names_the_time_zone_next_to_the_window(client, organizer, club, settings):
     client.force_login(organizer)
     html = client.get("/tournaments/new/").content.decode()
     zone = timezone.localtime().strftime("%Z")
