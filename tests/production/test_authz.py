@@ -171,17 +171,33 @@ def test_organizer_pages_are_refused_to_a_non_organizer(field):
         assert client.post(f"/tournaments/{t.pk}/manage/deals/").status_code == 403
         assert client.post(f"/tournaments/{t.pk}/manage/close/").status_code == 403
         assert client.post(f"/tournaments/{t.pk}/manage/open/").status_code == 403
+        assert client.post(f"/tournaments/{t.pk}/manage/delete/").status_code == 403
+        assert client.get(f"/tournaments/{t.pk}/manage/edit/").status_code == 403
+        assert client.post(f"/tournaments/{t.pk}/manage/edit/", {"name": "Mine"}).status_code == 403
+        # The club's own page: a member (anna) cannot hand out organizer rights, take
+        # anyone out or rename it; carl, an outsider, does not even see it.
+        club_url = f"/clubs/{t.club.slug}/"
+        for data in ({"organizer": user.pk}, {"remove": t.club.organizers.get().pk},
+                     {"rename": "Mine"}, {"new_invite": "1"}):  # fmt: skip
+            assert client.post(club_url, data).status_code in (302, 404), data
         url = f"/tournaments/{t.pk}/manage/entry/{e_anna.pk}/"
         assert client.post(url + "correct/", {"score": 999, "reason": "x"}).status_code == 403
         assert client.post(url + "remove/", {"reason": "x"}).status_code == 403
     t.refresh_from_db()
     e_anna.refresh_from_db()
+    assert t.name != "Mine" and t.club.name != "Mine"
+    assert t.club.is_organizer(t.club.organizers.get()) and not t.club.is_organizer(anna)
+    assert t.club.is_member(t.club.organizers.get())
     assert t.status != "closed" and e_anna.status == Entry.Status.FINISHED
     assert e_anna.score == e_anna.game_score
     for fn, args in (
         (t_actions.close_tournament, (t.pk, carl)),
         (t_actions.correct_score, (e_anna.pk, carl, 999, "because")),
         (t_actions.remove_entry, (e_anna.pk, carl, "because")),
+        (t_actions.edit_tournament, (t.pk, carl)),
+        (t_actions.delete_draft, (t.pk, carl)),
+        (t_actions.set_club_organizer, (carl, t.club, carl.pk, True)),
+        (t_actions.rename_club, (carl, t.club, "Mine")),
     ):
         with pytest.raises(t_actions.NotAllowed):
             fn(*args)
@@ -240,6 +256,8 @@ def test_forms_refuse_posts_without_a_csrf_token(field):
         ("/clubs/new/", {"name": "Evil club"}),
         ("/clubs/join/", {"code": t.club.invite_code}),
         ("/tournaments/new/", {"name": "x"}),
+        (f"/tournaments/{t.pk}/manage/edit/", {"name": "x"}),
+        (f"/clubs/{t.club.slug}/", {"leave": "1"}),
         ("/i18n/setlang/", {"language": "fr"}),
         (
             "/accounts/signup/",
