@@ -164,6 +164,7 @@ def test_results_and_deals_are_refused_before_finishing(field):
 def test_organizer_pages_are_refused_to_a_non_organizer(field):
     t, anna, carl = field["t"], field["anna"], field["carl"]
     e_anna = field["e_anna"]
+    invite = t.club.invite_code
     for user in (anna, carl):
         client = _as(user)
         assert client.get(f"/tournaments/{t.pk}/manage/").status_code == 403
@@ -174,8 +175,8 @@ def test_organizer_pages_are_refused_to_a_non_organizer(field):
         assert client.post(f"/tournaments/{t.pk}/manage/delete/").status_code == 403
         assert client.get(f"/tournaments/{t.pk}/manage/edit/").status_code == 403
         assert client.post(f"/tournaments/{t.pk}/manage/edit/", {"name": "Mine"}).status_code == 403
-        # The club's own page: a member (anna) cannot hand out organizer rights, take
-        # anyone out or rename it; carl, an outsider, does not even see it.
+        # The club's own page: its members (anna, carl) cannot hand out organizer rights,
+        # take anyone out, rename it or renew its invite code (refused with a message).
         club_url = f"/clubs/{t.club.slug}/"
         for data in ({"organizer": user.pk}, {"remove": t.club.organizers.get().pk},
                      {"rename": "Mine"}, {"new_invite": "1"}):  # fmt: skip
@@ -185,7 +186,7 @@ def test_organizer_pages_are_refused_to_a_non_organizer(field):
         assert client.post(url + "remove/", {"reason": "x"}).status_code == 403
     t.refresh_from_db()
     e_anna.refresh_from_db()
-    assert t.name != "Mine" and t.club.name != "Mine"
+    assert t.name != "Mine" and t.club.name != "Mine" and t.club.invite_code == invite
     assert t.club.is_organizer(t.club.organizers.get()) and not t.club.is_organizer(anna)
     assert t.club.is_member(t.club.organizers.get())
     assert t.status != "closed" and e_anna.status == Entry.Status.FINISHED
