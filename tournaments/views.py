@@ -134,11 +134,13 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
         .distinct()[:50]
     )
     tournaments = [t for t in tournaments if _may_view(request.user, t)]
+    finished = [t for t in tournaments if t.is_closed]
     context = {
         "day": day,
         "day_standings": rankings.standings(day) if _results_already_open(request, day) else None,
         "day_entry": actions.entry_of(request.user, day),
-        "tournaments": tournaments,
+        "current": [t for t in tournaments if not t.is_closed],
+        "finished": finished,
         "earlier_days": Tournament.objects.filter(day__lt=day.day).order_by("-day")[:7],
     }
     return render(request, "tournaments/list.html", context)

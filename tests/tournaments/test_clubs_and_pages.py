@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import datetime as dt
+
 import pytest
+from django.utils import timezone
 
 from tests.tournaments.conftest import finish, joined
 from tournaments import actions
@@ -204,3 +207,18 @@ def test_an_organizer_renames_the_club_and_its_address_stays(en_client, make_use
     assert "only the club's organizers can do that" in _messages(response)
     club.refresh_from_db()
     assert club.name == "De Witte Manille"
+
+
+def test_the_list_puts_what_can_be_played_first_with_its_window(
+    en_client, make_user, organizer, make_tournament
+):
+    end = timezone.now() + dt.timedelta(days=2)
+    running = make_tournament(seed="list-run", name="Lopend", ends_at=end)
+    over = make_tournament(seed="list-over", name="Voorbij")
+    actions.close_tournament(over.pk, organizer)
+    en_client.force_login(organizer)
+    page = en_client.get("/tournaments/").content.decode()
+    current = page.split("data-current")[1].split("</ul>")[0]
+    finished = page.split("data-finished")[1].split("</ul>")[0]
+    assert running.name in current and "until " in current and over.name not in current
+    assert over.name in finished and running.name not in finished
