@@ -631,13 +631,23 @@ def set_ranking(tournament_id: int, actor, ranking: str) -> Tournament:
     return t
 
 
+def window_not_open(t: Tournament, now=None) -> bool:
+    """A solo tournament whose play window has not opened yet: a draft, or open with a
+    start still to come (nobody can have joined: joining waits for the start)."""
+    now = now or timezone.now()
+    if t.status == Tournament.Status.DRAFT:
+        return True
+    return t.status == Tournament.Status.OPEN and t.starts_at is not None and t.starts_at > now
+
+
 def edit_tournament(tournament_id: int, actor, **changes) -> Tournament:
     """Change what may change until the tournament closes, without touching its deals:
     `name`, `results_audience` (a club's tournament), and for a solo tournament
-    `capacity` (not below the entries it has) and `ends_at` (the end of the play window:
-    in the future, after its start; None for no end). Logged as one "edit" with what
-    changed; a change to nothing is no change."""
-    unknown = set(changes) - {"name", "results_audience", "capacity", "ends_at"}
+    `capacity` (not below the entries it has), `ends_at` (the end of the play window:
+    in the future, after its start; None for no end) and, until the window has opened,
+    `starts_at` (in the future; None opens it now, but a live start needs a time).
+    Logged as one "edit" with what changed; a change to nothing is no change."""
+    unknown = set(changes) - {"name", "results_audience", "capacity", "ends_at", "starts_at"}
     if unknown:
         raise ValueError(f"not editable: {sorted(unknown)}")
     with transaction.atomic():
@@ -656,7 +666,8 @@ def edit_tournament(tournament_id: int, actor, **changes) -> Tournament:
                 raise TournamentError(N_("a tournament without a club is public"))
             if changes["results_audience"] not in Tournament.Audience.values:
                 raise TournamentError(N_("unknown choice of who sees the results"))
-        if ("capacity" in changes or "ends_at" in changes) and t.has_tables:
+        window = {"capacity", "ends_at", "starts_at"}
+        if window & set(changes) and t.has_tables:
             raise TournamentError(N_("a tournament of tables keeps its field and its rounds"))
         if "capacity" in changes:
             taken = Entry.objects.filter(tournament=t).exclude(status=Entry.Status.REMOVED)
@@ -667,25 +678,43 @@ def edit_tournament(tournament_id: int, actor, **changes) -> Tournament:
                     {"n": n},
                     field="capacity",
                 )
-        end = changes.get("ends_at")
-        if end is not None and end != t.ends_at:
-            if end <= timezone.now():
+        now = timezone.now()
+        start = changes.get("starts_at", t.starts_at)
+        if "starts_at" in changes and start != t.starts_at:
+            if not window_not_open(t, now):
                 raise TournamentError(
-                    N_("the play window is over already: choose an end in the future"),
-                    field="ends_at",
+                    N_("the play window has opened: its start no longer moves"), field="starts_at"
                 )
-            if t.starts_at and end <= t.starts_at:
-                raise TournamentError(N_("the play window ends before it starts"), field="ends_at")
-        before, after, t_end = {}, {}, t.ends_at
+            if start is None and t.live_start:
+                raise TournamentError(N_("a live start needs a start time"), field="starts_at")
+            if start is not None and start <= now:
+                raise TournamentError(
+                    N_("the start would be in the past: choose a time in the future"),
+                    field="starts_at",
+                )
+        end = changes.get("ends_at")
+        if end is not None and end != t.ends_at and end <= now:
+            raise TournamentError(
+                N_("the play window is over already: choose an end in the future"),
+                field="ends_at",
+            )
+        end = changes.get("ends_at", t.ends_at)
+        if window & set(changes) and start and end and end <= start:
+            raise TournamentError(N_("the play window ends before it starts"), field="ends_at")
+        before, after = {}, {}
         for field, value in changes.items():
             if getattr(t, field) != value:
                 before[field], after[field] = getattr(t, field), value
                 setattr(t, field, value)
         if not after:
             return t
-        t.save(update_fields=list(after))
-        if "ends_at" in after:  # logged in local time, as the move of a start
-            before["ends_at"], after["ends_at"] = map(_iso_local, (t_end, end))
+        fields = list(after)
+        if "starts_at" in after and _maybe_running(t, now):  # opened now: playable
+            fields.append("status")
+        t.save(update_fields=fields)
+        for field in ("starts_at", "ends_at"):  # logged in local time, as a moved start
+            if field in after:
+                before[field], after[field] = _iso_local(before[field]), _iso_local(after[field])
         AuditLog.objects.create(
             tournament=t, actor=actor, action="edit", before=before, after=after, reason=""
         )

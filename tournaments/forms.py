@@ -11,7 +11,7 @@ from engine.rules import MAX_FIXED_DEALS
 from game.levels import level_choices
 from game.models import CLOCK_CHOICES
 
-from .actions import TABLE_FORMATS, TournamentError, check_structure
+from .actions import TABLE_FORMATS, TournamentError, check_structure, window_not_open
 from .models import Club, Structure, Tournament
 from .templatetags.tournament_tags import rules_choices
 
@@ -346,7 +346,8 @@ class EditTournamentForm(forms.Form):
         t = tournament
         names = ["name"]
         if not t.has_tables:
-            names += ["capacity", "ends_at"]
+            # The start moves only while the window has not opened (nobody joined yet).
+            names += ["capacity", *(["starts_at"] if window_not_open(t) else []), "ends_at"]
         if t.club_id:
             names.append("results_audience")
         kwargs.setdefault(
@@ -354,6 +355,7 @@ class EditTournamentForm(forms.Form):
             {
                 "name": t.name,
                 "capacity": t.capacity,
+                "starts_at": timezone.localtime(t.starts_at) if t.starts_at else None,
                 "ends_at": timezone.localtime(t.ends_at) if t.ends_at else None,
                 "results_audience": t.results_audience,
             },

@@ -173,3 +173,36 @@ def test_a_draft_of_tables_is_deleted_from_the_organizers_view(en_client, organi
     assert "data-delete-draft" in page
     en_client.post(f"/tournaments/{t.pk}/manage/delete/")
     assert not Tournament.objects.filter(pk=t.pk).exists()
+
+
+def test_the_start_of_a_window_not_yet_open_moves_and_then_no_longer(
+    en_client, organizer, make_tournament, make_user
+):
+    start = (timezone.now() + dt.timedelta(hours=2)).replace(second=0, microsecond=0)
+    t = make_tournament(seed="edit-start", starts_at=start)
+    assert t.status == Tournament.Status.OPEN  # waiting for its start: nobody joined
+    en_client.force_login(organizer)
+    url = f"/tournaments/{t.pk}/manage/edit/"
+    assert 'name="starts_at"' in en_client.get(url).content.decode()
+    later = start + dt.timedelta(days=1)
+    base = {"name": t.name, "capacity": 10, "results_audience": "members"}
+    response = en_client.post(url, {**base, "starts_at": _local(timezone.now())})
+    assert "the start would be in the past" in str(response.context["form"].errors["starts_at"])
+    end = start + dt.timedelta(hours=1)
+    response = en_client.post(url, {**base, "starts_at": _local(later), "ends_at": _local(end)})
+    assert "ends before it starts" in str(response.context["form"].errors["ends_at"])
+    response = en_client.post(url, {**base, "starts_at": _local(later)}, follow=True)
+    t.refresh_from_db()
+    assert t.starts_at == later and t.status == Tournament.Status.OPEN
+    assert "start of the play window" in response.content.decode()
+    # Emptied: the window opens now, and anna can join and play.
+    en_client.post(url, {**base, "starts_at": ""})
+    t.refresh_from_db()
+    assert t.starts_at is None and t.status == Tournament.Status.RUNNING
+    anna = make_user("anna")
+    (entry,) = joined(t, anna)
+    assert entry.game is not None
+    # Open now: the start is no longer offered, nor taken.
+    assert 'name="starts_at"' not in en_client.get(url).content.decode()
+    with pytest.raises(actions.TournamentError, match="its start no longer moves"):
+        actions.edit_tournament(t.pk, organizer, starts_at=later)

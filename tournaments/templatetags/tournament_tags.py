@@ -150,6 +150,7 @@ def edit_summary(log) -> str:
     label = {
         "name": _("name"),
         "capacity": _("capacity"),
+        "starts_at": _("start of the play window"),
         "ends_at": _("end of the play window"),
         "results_audience": _("who sees the results"),
     }
@@ -160,7 +161,7 @@ def edit_summary(log) -> str:
         old, new = before.get(field), after[field]
         if field == "name":
             old, new = f"“{old}”", f"“{new}”"
-        elif field == "ends_at":  # local ISO to the minute (actions._iso_local)
+        elif field in ("starts_at", "ends_at"):  # local ISO to the minute (_iso_local)
             old, new = ((v or "—")[:16].replace("T", " ") for v in (old, new))
         elif field == "results_audience":
             everyone = new == "everyone"
