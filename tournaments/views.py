@@ -788,14 +788,15 @@ def club_detail(request: HttpRequest, slug: str) -> HttpResponse:
     is_org = club.is_organizer(request.user)
     if request.method == "POST":
         return _club_post(request, club, is_org)
-    tournaments = club.tournaments.all()
+    tournaments = club.tournaments.select_related("club")
     if not is_org:
         tournaments = tournaments.exclude(status=Tournament.Status.DRAFT)
     organizers = list(club.organizers.order_by(get_user_model().USERNAME_FIELD))
     context = {
         "club": club,
         "is_organizer": is_org,
-        "tournaments": tournaments,
+        "current": [t for t in tournaments if not t.is_closed],
+        "finished": [t for t in tournaments if t.is_closed],
         # Everyone in the club, organizers first (an organizer added in the admin may
         # not be in `members`).
         "members": organizers

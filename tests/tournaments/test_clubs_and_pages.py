@@ -222,3 +222,18 @@ def test_the_list_puts_what_can_be_played_first_with_its_window(
     finished = page.split("data-finished")[1].split("</ul>")[0]
     assert running.name in current and "until " in current and over.name not in current
     assert over.name in finished and running.name not in finished
+
+
+def test_the_club_page_lists_its_open_tournaments_before_the_finished(
+    en_client, make_user, club, organizer, make_tournament
+):
+    running = make_tournament(seed="club-run", name="Lopend")
+    over = make_tournament(seed="club-over", name="Voorbij")
+    actions.close_tournament(over.pk, organizer)
+    anna = make_user("anna")
+    club.members.add(anna)
+    en_client.force_login(anna)
+    page = en_client.get(f"/clubs/{club.slug}/").content.decode()
+    current = page.split("data-current")[1].split("</ul>")[0]
+    finished = page.split("data-finished")[1].split("</ul>")[0]
+    assert running.name in current and over.name in finished and over.name not in current
