@@ -123,7 +123,11 @@ def organize(request: HttpRequest, pk: int) -> HttpResponse:
             [e.player.get_username() if e else None for e in table]
             for table in actions.next_draw(t)
         ]
-    context["entries"] = t.entries.filter(out_after__isnull=True).select_related("player")
+    context["entries"] = (
+        t.entries.filter(out_after__isnull=True)
+        .exclude(status=Entry.Status.REMOVED)
+        .select_related("player")
+    )
     # What the organizer shares: the page where players sign up (with the invite code,
     # which lets a non-member in) and, for a club's tournament, the club's invite link.
     signup = request.build_absolute_uri(reverse("tournaments:tables", args=[t.pk]))

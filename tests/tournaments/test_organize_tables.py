@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from tournaments import actions
-from tournaments.models import Entry, Tournament
+from tournaments.models import Entry, TableSeat, Tournament
 
 pytestmark = pytest.mark.usefixtures("live_game_db")
 
@@ -211,3 +211,33 @@ def test_a_solo_entry_is_not_taken_back_by_its_player(make_tournament, make_user
     with pytest.raises(actions.TournamentError, match="solo game once begun stays"):
         actions.withdraw(t.pk, anna)
     assert Entry.objects.filter(tournament=t, player=anna).exists()
+
+
+def test_the_organizer_takes_a_sign_up_out_before_the_draw(
+    client, organizer, club, make_user, tables_tournament
+):
+    t = tables_tournament(open_now=True, players=12)
+    users = [make_user(f"p{k}") for k in range(9)]
+    for user in users:
+        club.members.add(user)
+        actions.join(t.pk, user)
+    troll = Entry.objects.get(tournament=t, player=users[-1])
+    client.force_login(organizer)
+    page = client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
+    assert 'data-entry="p8"' in page and "9 inschrijvingen" in page
+    url = f"/tournaments/{t.pk}/manage/entry/{troll.pk}/remove/"
+    response = client.post(url, {"reason": "dubbel ingeschreven"}, follow=True)
+    assert response.redirect_chain[-1][0] == f"/tournaments/{t.pk}/tables/organize/"
+    troll.refresh_from_db()
+    assert troll.status == Entry.Status.REMOVED
+    page = response.content.decode()
+    assert 'data-entry="p8"' not in page and "8 inschrijvingen" in page
+    assert "dubbel ingeschreven" in page  # the audit trail names the reason
+    # The draw seats the eight still in: two full tables, no bot.
+    actions.start_tables(t.pk, organizer)
+    seats = TableSeat.objects.filter(table__table_set__round__tournament=t)
+    first_set = seats.filter(table__table_set__number=1)
+    assert first_set.filter(entry__isnull=True).count() == 0  # no bot
+    assert set(first_set.values_list("entry__player__username", flat=True)) == {
+        f"p{k}" for k in range(8)
+    }
