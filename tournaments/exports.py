@@ -215,9 +215,7 @@ def corrections_csv(t: Tournament, style: CsvStyle | None = None) -> str:
 
 
 def travellers(t: Tournament) -> list[dict[str, Any]]:
-    return [
-        {"deal": k, "results": rankings.traveller(t, k)} for k in rankings.played_deal_numbers(t)
-    ]
+    return [{"deal": k, "results": rows} for k, rows in rankings.travellers(t).items()]
 
 
 def travellers_json(t: Tournament) -> str:

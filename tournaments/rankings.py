@@ -11,6 +11,8 @@ list, 358,000 of 360,000): `traveller` computes them from the deal's results whe
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import groupby
+from operator import itemgetter
 from typing import Any
 
 import numpy as np
@@ -275,16 +277,22 @@ def standings(t: Tournament) -> list[dict[str, Any]]:
 def traveller(t: Tournament, number: int) -> list[dict[str, Any]]:
     """Every finished entry's result on deal `number`, best first, with its matchpoints
     and Neuberg value (computed here, as the rankings task does: scoring.deal_figures)."""
+    return travellers(t, number).get(number, [])
+
+
+def travellers(t: Tournament, number: int | None = None) -> dict[int, list[dict[str, Any]]]:
+    """The travellers of every deal somebody finished (or of deal `number` only), by deal
+    number: one query for all of them (an export of 32 deals made 32)."""
     # Only the columns shown: a day list's deal has thousands of rows.
     username = "entry__player__" + get_user_model().USERNAME_FIELD
     finished = Entry.objects.filter(tournament=t, status=Entry.Status.FINISHED)
     # The field size E in the same statement as the rows, so the two agree.
     field = finished.order_by().values("tournament").annotate(n=Count("pk")).values("n")
+    results = DealResult.objects.filter(entry__tournament=t, entry__status=Entry.Status.FINISHED)
+    if number is not None:
+        results = results.filter(number=number)
     rows = list(
-        DealResult.objects.filter(
-            entry__tournament=t, entry__status=Entry.Status.FINISHED, number=number
-        )
-        .order_by("entry_id")
+        results.order_by("number", "entry_id")
         .annotate(
             field=Subquery(field),
             # [wij, zij] lists as integers: decoding 2 JSON values per row in Python was
@@ -293,13 +301,17 @@ def traveller(t: Tournament, number: int) -> list[dict[str, Any]]:
             w0=_int_at("written", 0), w1=_int_at("written", 1),
         )
         .values_list(
-            "entry_id", username, "dealer", "trump", "no_trump", "cp0", "cp1", "multiplier",
-            "w0", "w1", "field",
+            "number", "entry_id", username, "dealer", "trump", "no_trump", "cp0", "cp1",
+            "multiplier", "w0", "w1", "field",
         )
     )  # fmt: skip
-    if not rows:
-        return []
-    mps, nbs = scoring.deal_figures([r[5] for r in rows], entries=rows[0][-1])
+    # Rows come grouped by deal number.
+    return {k: _traveller_rows(list(deal)) for k, deal in groupby(rows, key=itemgetter(0))}
+
+
+def _traveller_rows(rows: list[tuple]) -> list[dict[str, Any]]:
+    """One deal's rows (as `travellers` reads them) with their figures, best first."""
+    mps, nbs = scoring.deal_figures([r[6] for r in rows], entries=rows[0][-1])
     out = [
         {
             "entry": entry,
@@ -313,8 +325,8 @@ def traveller(t: Tournament, number: int) -> list[dict[str, Any]]:
             "matchpoints": mp,
             "neuberg": nb,
         }
-        for (entry, player, dealer, trump, no_trump, cp0, cp1, multiplier, w0, w1, _), mp, nb
-        in zip(rows, mps.tolist(), nbs.tolist(), strict=True)
+        for (number, entry, player, dealer, trump, no_trump, cp0, cp1, multiplier, w0, w1, _),
+        mp, nb in zip(rows, mps.tolist(), nbs.tolist(), strict=True)
     ]  # fmt: skip
     out.sort(key=lambda row: (-row["neuberg"], row["player"]))
     return out

@@ -133,3 +133,18 @@ def test_the_export_page_offers_the_separator(ranked, organizer, client):
     ).content
     assert body.startswith(b"\xef\xbb\xbf")
     assert _rows(body.decode(), ";")[0] == exports.STANDINGS_COLUMNS
+
+
+def test_the_travellers_export_reads_every_deal_in_one_query(
+    make_tournament, fake_entry, django_assert_max_num_queries
+):
+    t = make_tournament(seed="travellers-queries")
+    for i, name in enumerate(["anna", "ben", "cas"]):
+        fake_entry(t, name, 30 - i, {k: 20 + i + k for k in range(1, 13)})
+    rankings.recompute(t.pk)
+    with django_assert_max_num_queries(1):
+        travellers = exports.travellers(t)
+    assert [trav["deal"] for trav in travellers] == list(range(1, 13))
+    for trav in travellers:  # the same rows as each deal's own traveller
+        assert trav["results"] == rankings.traveller(t, trav["deal"])
+        assert len(trav["results"]) == 3
