@@ -642,12 +642,15 @@ def window_not_open(t: Tournament, now=None) -> bool:
 
 def edit_tournament(tournament_id: int, actor, **changes) -> Tournament:
     """Change what may change until the tournament closes, without touching its deals:
-    `name`, `results_audience` (a club's tournament), and for a solo tournament
-    `capacity` (not below the entries it has), `ends_at` (the end of the play window:
-    in the future, after its start; None for no end) and, until the window has opened,
-    `starts_at` (in the future; None opens it now, but a live start needs a time).
-    Logged as one "edit" with what changed; a change to nothing is no change."""
-    unknown = set(changes) - {"name", "results_audience", "capacity", "ends_at", "starts_at"}
+    `name`, `invite_code` (empty: none), `results_audience` (a club's tournament),
+    `capacity` (not below the entries it has; a tournament of tables only until its draw,
+    its structure checked for the new field), and for a solo tournament `ends_at` (the
+    end of the play window: in the future, after its start; None for no end) and, until
+    the window has opened, `starts_at` (in the future; None opens it now, but a live
+    start needs a time). Logged as one "edit" with what changed; a change to nothing is
+    no change."""
+    editable = {"name", "invite_code", "results_audience", "capacity", "ends_at", "starts_at"}
+    unknown = set(changes) - editable
     if unknown:
         raise ValueError(f"not editable: {sorted(unknown)}")
     with transaction.atomic():
@@ -666,9 +669,26 @@ def edit_tournament(tournament_id: int, actor, **changes) -> Tournament:
                 raise TournamentError(N_("a tournament without a club is public"))
             if changes["results_audience"] not in Tournament.Audience.values:
                 raise TournamentError(N_("unknown choice of who sees the results"))
-        window = {"capacity", "ends_at", "starts_at"}
+        if "invite_code" in changes:
+            changes["invite_code"] = (changes["invite_code"] or "").strip()
+            _one_line_name(changes["invite_code"])
+            if len(changes["invite_code"]) > Tournament._meta.get_field("invite_code").max_length:
+                raise TournamentError(
+                    N_("an invite code is at most 32 characters"), field="invite_code"
+                )
+        window = {"ends_at", "starts_at"}
         if window & set(changes) and t.has_tables:
             raise TournamentError(N_("a tournament of tables keeps its field and its rounds"))
+        if "capacity" in changes and t.has_tables and changes["capacity"] != t.capacity:
+            if t.rounds.exists():
+                raise TournamentError(
+                    N_("the draw has been made: the field no longer changes"), field="capacity"
+                )
+            s = t.structure
+            check_structure(
+                t.format, changes["capacity"] or 0, rounds=s.rounds, sets=s.sets,
+                deals=s.deals, cut=s.cut, cut_fraction=s.cut_fraction,
+            )  # fmt: skip
         if "capacity" in changes:
             taken = Entry.objects.filter(tournament=t).exclude(status=Entry.Status.REMOVED)
             n = taken.count()
@@ -699,7 +719,7 @@ def edit_tournament(tournament_id: int, actor, **changes) -> Tournament:
                 field="ends_at",
             )
         end = changes.get("ends_at", t.ends_at)
-        if window & set(changes) and start and end and end <= start:
+        if window & set(changes) and start and end and end <= start:  # solo only, above
             raise TournamentError(N_("the play window ends before it starts"), field="ends_at")
         before, after = {}, {}
         for field, value in changes.items():

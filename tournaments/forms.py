@@ -348,6 +348,9 @@ class EditTournamentForm(forms.Form):
         if not t.has_tables:
             # The start moves only while the window has not opened (nobody joined yet).
             names += ["capacity", *(["starts_at"] if window_not_open(t) else []), "ends_at"]
+        elif not t.rounds.exists():  # the field the draw is made for, until the draw
+            names.append("capacity")
+        names.append("invite_code")
         if t.club_id:
             names.append("results_audience")
         kwargs.setdefault(
@@ -358,6 +361,7 @@ class EditTournamentForm(forms.Form):
                 "starts_at": timezone.localtime(t.starts_at) if t.starts_at else None,
                 "ends_at": timezone.localtime(t.ends_at) if t.ends_at else None,
                 "results_audience": t.results_audience,
+                "invite_code": t.invite_code,
             },
         )
         super().__init__(*args, **kwargs)

@@ -20,6 +20,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST
@@ -28,6 +29,7 @@ import engine
 
 from . import actions, exports, rankings, replays
 from .forms import (
+    STRUCTURE_FIELDS,
     ClubForm,
     CorrectionForm,
     EditTournamentForm,
@@ -670,7 +672,8 @@ def manage_edit(request: HttpRequest, pk: int) -> HttpResponse:
         try:
             actions.edit_tournament(t.pk, request.user, **form.cleaned_data)
         except actions.TournamentError as exc:
-            form.add_error(exc.field if exc.field in form.fields else None, exc.translated())
+            field = STRUCTURE_FIELDS.get(exc.field or "", exc.field)  # "players": capacity
+            form.add_error(field if field in form.fields else None, capfirst(exc.translated()))
         else:
             messages.success(request, _("The tournament's settings are saved."))
             return redirect(back, pk=t.pk)

@@ -119,26 +119,61 @@ def test_only_an_organizer_edits_and_only_until_the_close(
     assert t.name == "Clubavond"
 
 
-def test_a_tournament_of_tables_changes_its_name_and_audience_only(en_client, organizer, club):
+def test_a_tournament_of_tables_changes_its_field_until_the_draw(
+    en_client, organizer, club, make_user
+):
     t = actions.create_tables_tournament(
-        organizer, name="Kampioenschap", club=club, fmt=Tournament.Format.ROTATING,
+        organizer, name="Kampioenschap", club=club, fmt=Tournament.Format.WRITER_STAYS,
         players=8, rounds=1, sets=3, deals=4, open_now=True,
     )  # fmt: skip
     en_client.force_login(organizer)
-    assert (
-        "data-edit-link" in en_client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
-    )
-    page = en_client.get(f"/tournaments/{t.pk}/manage/edit/").content.decode()
-    assert 'name="capacity"' not in page and 'name="ends_at"' not in page
+    page = en_client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
+    assert "data-edit-link" in page
+    url = f"/tournaments/{t.pk}/manage/edit/"
+    page = en_client.get(url).content.decode()
+    assert 'name="capacity"' in page and 'name="ends_at"' not in page
+    base = {"name": "Kampioenschap", "results_audience": "members", "invite_code": ""}
+    # Writer stays needs two tables: a field of 4 is refused at the field, saying why.
+    response = en_client.post(url, {**base, "capacity": 4})
+    assert "8" in str(response.context["form"].errors["capacity"])
     response = en_client.post(
-        f"/tournaments/{t.pk}/manage/edit/",
-        {"name": "Kampioenschap 2027", "results_audience": "everyone", "capacity": 400},
-    )
+        url, {**base, "name": "Kampioenschap 2027", "results_audience": "everyone",
+              "capacity": 16, "invite_code": " TROEF8 "},
+    )  # fmt: skip
     assert response["Location"] == f"/tournaments/{t.pk}/tables/organize/"
     t.refresh_from_db()
-    assert (t.name, t.capacity, t.results_audience) == ("Kampioenschap 2027", 8, "everyone")
+    assert (t.name, t.capacity, t.results_audience, t.invite_code) == (
+        "Kampioenschap 2027",
+        16,
+        "everyone",
+        "TROEF8",
+    )
     with pytest.raises(actions.TournamentError, match="keeps its field"):
-        actions.edit_tournament(t.pk, organizer, capacity=400)
+        actions.edit_tournament(t.pk, organizer, ends_at=timezone.now() + dt.timedelta(days=1))
+    # Drawn: the field is what it is (the draw was made for it).
+    for k in range(8):
+        user = make_user(f"p{k}")
+        club.members.add(user)
+        actions.join(t.pk, user)
+    actions.start_tables(t.pk, organizer)
+    assert 'name="capacity"' not in en_client.get(url).content.decode()
+    with pytest.raises(actions.TournamentError, match="no longer changes"):
+        actions.edit_tournament(t.pk, organizer, capacity=20)
+
+
+def test_the_invite_code_changes_and_the_old_one_no_longer_lets_in(en_client, make_user):
+    staff = make_user("staff", is_staff=True)
+    t = actions.create_tournament(staff, name="Open avond", invite_code="OUD", open_now=True)
+    en_client.force_login(staff)
+    en_client.post(
+        f"/tournaments/{t.pk}/manage/edit/",
+        {"name": t.name, "capacity": 10, "invite_code": "NIEUW"},
+    )
+    t.refresh_from_db()
+    assert t.invite_code == "NIEUW"
+    with pytest.raises(actions.CannotJoin):
+        actions.join(t.pk, make_user("anna"), "OUD")
+    assert actions.join(t.pk, make_user("ben"), "NIEUW").tournament_id == t.pk
 
 
 def test_a_draft_made_by_mistake_is_deleted_an_opened_tournament_is_not(
@@ -187,10 +222,11 @@ def test_the_start_of_a_window_not_yet_open_moves_and_then_no_longer(
     later = start + dt.timedelta(days=1)
     base = {"name": t.name, "capacity": 10, "results_audience": "members"}
     response = en_client.post(url, {**base, "starts_at": _local(timezone.now())})
-    assert "the start would be in the past" in str(response.context["form"].errors["starts_at"])
+    errors = response.context["form"].errors
+    assert "the start would be in the past" in str(errors["starts_at"]).lower()
     end = start + dt.timedelta(hours=1)
     response = en_client.post(url, {**base, "starts_at": _local(later), "ends_at": _local(end)})
-    assert "ends before it starts" in str(response.context["form"].errors["ends_at"])
+    assert "ends before it starts" in str(response.context["form"].errors["ends_at"]).lower()
     response = en_client.post(url, {**base, "starts_at": _local(later)}, follow=True)
     t.refresh_from_db()
     assert t.starts_at == later and t.status == Tournament.Status.OPEN
