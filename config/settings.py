@@ -288,6 +288,10 @@ GAME_BOTS_QUEUE = os.environ.get("GAME_BOTS_QUEUE", "bots")
 GAME_SYNCHRONOUS_COMMIT = env_bool("GAME_SYNCHRONOUS_COMMIT", True)
 # Largest websocket text frame the game consumer reads; game messages are tiny.
 GAME_WS_MAX_MESSAGE_BYTES = env_int("GAME_WS_MAX_MESSAGE_BYTES", 1024)
+# Minutes an open table waits in the lobby after the last change at it (someone sat
+# down, a bot was added, a seat freed): a table its host left behind drops out of the
+# list; its link still works, and any change there lists it again.
+GAME_LOBBY_MINUTES = env_int("GAME_LOBBY_MINUTES", 120)
 # Seconds a person at a table of several people may be away (no socket open) before
 # the bot takes their seat until they take it back.
 GAME_DISCONNECT_TAKEOVER = env_int("GAME_DISCONNECT_TAKEOVER", 60)

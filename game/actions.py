@@ -477,9 +477,13 @@ def table_games_of(player, *, own: bool, limit: int = 25) -> list[dict[str, Any]
 
 
 def open_tables(limit: int = 50) -> list[dict[str, Any]]:
-    """The lobby: open tables waiting for people, newest first, with their free seats."""
+    """The lobby: open tables waiting for people, newest first, with their free seats;
+    not those left unchanged for GAME_LOBBY_MINUTES (a host who went away)."""
+    fresh = timezone.now() - dt.timedelta(minutes=settings.GAME_LOBBY_MINUTES)
     games = list(
-        Game.objects.filter(status=Game.Status.WAITING, visibility=Game.Visibility.OPEN)
+        Game.objects.filter(
+            status=Game.Status.WAITING, visibility=Game.Visibility.OPEN, updated__gte=fresh
+        )
         .select_related("owner")
         .prefetch_related("seats")
         .order_by("-created")[:limit]

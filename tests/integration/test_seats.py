@@ -258,3 +258,14 @@ def test_nog_een_spel_seats_the_same_four_with_the_next_first_dealer(user, other
     first = engine.deal_for(game.seed, 1, "flemish").dealer
     assert engine.deal_for(new.seed, 1, "flemish").dealer == (first + 1) % 4
     assert new.status == Game.Status.ACTIVE
+
+
+def test_a_table_left_unchanged_drops_out_of_the_lobby_until_it_changes(user, other_user, settings):
+    game = actions.create_table(user)
+    assert [t["id"] for t in actions.open_tables()] == [str(game.public_id)]
+    stale = timezone.now() - dt.timedelta(minutes=settings.GAME_LOBBY_MINUTES + 1)
+    Game.objects.filter(pk=game.pk).update(updated=stale)
+    assert actions.open_tables() == []  # its host went away: not offered to others
+    # Its link still works, and a change at the table lists it again.
+    actions.sit(game.public_id, other_user, 1)
+    assert [t["id"] for t in actions.open_tables()] == [str(game.public_id)]
