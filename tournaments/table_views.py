@@ -79,6 +79,8 @@ def overview(request: HttpRequest, pk: int) -> HttpResponse:
     t = _tournament(request, pk, invited=True)
     round_number, set_number = _int(request.GET.get("round")), _int(request.GET.get("set"))
     context = _context(request, t, round_number=round_number, set_number=set_number)
+    # How many have signed up for how many places (names stay the organizer's).
+    context["signed_up"] = t.entries.exclude(status=Entry.Status.REMOVED).count()
     if set_number is not None:
         # The travellers of a finished set (never of one still being played).
         done = TableSet.objects.filter(
@@ -93,9 +95,7 @@ def overview(request: HttpRequest, pk: int) -> HttpResponse:
             t.club is not None and actions.can_view_tournament(request.user, t)
         )
         context["invite_code"] = request.GET.get("code", "") if context["needs_code"] else ""
-        context["full"] = t.entries.exclude(status=Entry.Status.REMOVED).count() >= t.capacity
-    if context["overdue"]:
-        context["signed_up"] = t.entries.exclude(status=Entry.Status.REMOVED).count()
+        context["full"] = context["signed_up"] >= t.capacity
     if request.GET.get("format") == "json":
         return JsonResponse({"status": t.status, "seat": context["seat"], "rows": context["rows"]})
     return render(request, "tournaments/tables.html", context)

@@ -5,6 +5,8 @@ close it; players sign up on the tables page."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from tournaments import actions
@@ -182,12 +184,14 @@ def test_a_player_who_cannot_come_takes_the_sign_up_back_until_the_draw(
     client.post(f"/tournaments/{t.pk}/join/", {"invite_code": "TROEF7"})
     page = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
     assert "data-withdraw" in page
+    assert re.search(r"data-signed-up>1 / 8<", page)  # how many, not who
     response = client.post(f"/tournaments/{t.pk}/tables/withdraw/")
     # Back on the page the invite link shows, signed out, free to sign up again.
     assert response["Location"] == f"/tournaments/{t.pk}/tables/?code=TROEF7"
     assert not Entry.objects.filter(tournament=t, player=ben).exists()
     page = client.get(response["Location"]).content.decode()
     assert "Je bent niet meer ingeschreven." in page and 'name="invite_code"' in page
+    assert re.search(r"data-signed-up>0 / 8<", page)
     client.post(f"/tournaments/{t.pk}/join/", {"invite_code": "TROEF7"})
     # After the draw the sign-up stays: the organizer replaces whoever cannot play.
     for k in range(7):
