@@ -187,6 +187,58 @@ def test_keyboard_arrows_and_enter_play_a_card(page, asgi_server):
     )
 
 
+# Before any script of the page: each WebSocket the page makes stays CONNECTING until the
+# test calls __releaseSockets() (then a real one is opened and passed through).
+HOLD_SOCKETS_JS = """(() => {
+  const Real = window.WebSocket;
+  const held = [];
+  class Held extends EventTarget {
+    constructor(url, protocols) {
+      super();
+      Object.assign(this, { url, protocols, real: null, closedEarly: false });
+      held.push(this);
+    }
+    get readyState() {
+      return this.real ? this.real.readyState : this.closedEarly ? Real.CLOSED : Real.CONNECTING;
+    }
+    open() {
+      if (this.closedEarly || this.real) return;
+      const ws = (this.real = new Real(this.url, this.protocols));
+      ws.addEventListener("open", () => this.dispatchEvent(new Event("open")));
+      ws.addEventListener("error", () => this.dispatchEvent(new Event("error")));
+      ws.addEventListener("message", (ev) =>
+        this.dispatchEvent(new MessageEvent("message", { data: ev.data })));
+      ws.addEventListener("close", (ev) =>
+        this.dispatchEvent(new CloseEvent("close", { code: ev.code, reason: ev.reason })));
+    }
+    send(data) { this.real.send(data); }
+    close() { if (this.real) this.real.close(); else this.closedEarly = true; }
+  }
+  for (const k of ["CONNECTING", "OPEN", "CLOSING", "CLOSED"]) Held[k] = Real[k];
+  window.WebSocket = Held;
+  window.__releaseSockets = () => held.forEach((ws) => ws.open());
+})();"""
+
+
+def test_nothing_is_offered_before_the_socket_first_opens(page, asgi_server):
+    """A new page offers its cards or trump choice once its socket is open: a tap in the
+    first moments was refused as "not connected" while the page was only connecting
+    (seen in CI: the keyboard test pressed Enter that early)."""
+    page.add_init_script(HOLD_SOCKETS_JS)
+    _open_table(page, asgi_server)
+    assert page.evaluate("manillenTable.socket.ws.readyState") == 0  # still connecting
+    page.wait_for_timeout(300)
+    assert page.locator("[data-trump], #hand [data-card][data-legal]").count() == 0
+    page.locator("#hand [data-card]").first.click()  # a tap now: nothing, and no error
+    expect(page.locator("#error")).to_be_hidden()
+    page.evaluate("__releaseSockets()")
+    page.wait_for_selector("[data-trump], #hand [data-card][data-legal]")
+    seq = _seq(page)
+    page.locator("[data-trump], #hand [data-card][data-legal]").first.click()
+    _wait_seq_above(page, seq)
+    expect(page.locator("#error")).to_be_hidden()
+
+
 def test_reconnects_and_recovers_from_a_gap(page, asgi_server):
     _open_table(page, asgi_server)
     page.locator("#fast-play").check()

@@ -71,6 +71,11 @@ const ui = {
   collectTimer: null,
   // A tournament game whose play is over (window ended, tournament closed): no moves.
   closed: root.dataset.closed === "true",
+  // The page's socket has opened once. Until then nothing is offered: a tap in the
+  // first moments of a new page was refused as "not connected" while it was only
+  // still connecting. Offline later (a lost connection), the table keeps offering and
+  // a tap is refused with that message, as before.
+  connected: false,
   // Who sits where, the viewer's seat (null: a spectator), clock and rematch.
   table: (tableNode && JSON.parse(tableNode.textContent)) || { seat: 0, players: null },
   deadline: null, // epoch ms by which the seat to move must move (a table's clock)
@@ -79,7 +84,7 @@ ui.deadline = ui.table.deadline ?? null;
 R.setView(ui.table.seat, ui.table.players);
 
 function interactive() {
-  return !ui.closed && !ui.busy && ui.queue.length === 0 && ui.pending === null;
+  return ui.connected && !ui.closed && !ui.busy && ui.queue.length === 0 && ui.pending === null;
 }
 
 const baseTitle = document.title;
@@ -461,6 +466,10 @@ function act(action) {
 }
 
 function setStatus(status) {
+  if (status === "open" && !ui.connected) {
+    ui.connected = true;
+    draw();
+  }
   const conn = $("#conn");
   const text = { closed: t("conn_lost"), reconnecting: t("conn_retry") }[status] || "";
   conn.textContent = text;
