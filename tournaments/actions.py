@@ -154,6 +154,7 @@ def _one_line_name(*values: str) -> None:
 
 ORGANIZERS_ONLY = N_("only the club's organizers can do that")
 LAST_ORGANIZER = N_("a club keeps at least one organizer: make another member one first")
+NOT_A_MEMBER = N_("that player is not a member of the club")
 
 
 def create_club(user, name: str) -> Club:
@@ -212,7 +213,7 @@ def club_person(club: Club, user_id) -> object:
         else None
     )
     if person is None:
-        raise TournamentError(N_("that player is not a member of the club"))
+        raise TournamentError(NOT_A_MEMBER)
     return person
 
 
@@ -246,7 +247,7 @@ def leave_club(user, club: Club, *, removed_by=None):
                 raise NotAllowed(ORGANIZERS_ONLY)
             user = club_person(club, getattr(user, "pk", user))
         elif not club.is_member(user):
-            raise TournamentError(N_("that player is not a member of the club"))
+            raise TournamentError(NOT_A_MEMBER)
         if (
             club.organizers.filter(pk=user.pk).exists()
             and not club.organizers.exclude(pk=user.pk).exists()

@@ -79,8 +79,10 @@ def overview(request: HttpRequest, pk: int) -> HttpResponse:
     t = _tournament(request, pk, invited=True)
     round_number, set_number = _int(request.GET.get("round")), _int(request.GET.get("set"))
     context = _context(request, t, round_number=round_number, set_number=set_number)
-    # How many have signed up for how many places (names stay the organizer's).
-    context["signed_up"] = t.entries.exclude(status=Entry.Status.REMOVED).count()
+    if not context["drawn"]:
+        # How many have signed up for how many places (names stay the organizer's); once
+        # drawn the page shows tables instead, and its JSON refresh needs no count.
+        context["signed_up"] = t.entries.exclude(status=Entry.Status.REMOVED).count()
     if set_number is not None:
         # The travellers of a finished set (never of one still being played).
         done = TableSet.objects.filter(

@@ -123,6 +123,14 @@ def _entry_or_404(t: Tournament, entry_id) -> Entry:
 # --- list, detail, join ----------------------------------------------------------------------
 
 
+def _split_closed(tournaments) -> tuple[list[Tournament], list[Tournament]]:
+    """A list of tournaments as shown: those that can still be played, then the closed."""
+    current, finished = [], []
+    for t in tournaments:
+        (finished if t.is_closed else current).append(t)
+    return current, finished
+
+
 def tournament_list(request: HttpRequest) -> HttpResponse:
     day = actions.day_tournament()
     visible = Q(club__isnull=True)
@@ -135,13 +143,12 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
         .select_related("club")
         .distinct()[:50]
     )
-    tournaments = [t for t in tournaments if _may_view(request.user, t)]
-    finished = [t for t in tournaments if t.is_closed]
+    current, finished = _split_closed(t for t in tournaments if _may_view(request.user, t))
     context = {
         "day": day,
         "day_standings": rankings.standings(day) if _results_already_open(request, day) else None,
         "day_entry": actions.entry_of(request.user, day),
-        "current": [t for t in tournaments if not t.is_closed],
+        "current": current,
         "finished": finished,
         "earlier_days": Tournament.objects.filter(day__lt=day.day).order_by("-day")[:7],
     }
@@ -795,11 +802,12 @@ def club_detail(request: HttpRequest, slug: str) -> HttpResponse:
     if not is_org:
         tournaments = tournaments.exclude(status=Tournament.Status.DRAFT)
     organizers = list(club.organizers.order_by(get_user_model().USERNAME_FIELD))
+    current, finished = _split_closed(tournaments)
     context = {
         "club": club,
         "is_organizer": is_org,
-        "current": [t for t in tournaments if not t.is_closed],
-        "finished": [t for t in tournaments if t.is_closed],
+        "current": current,
+        "finished": finished,
         # Everyone in the club, organizers first (an organizer added in the admin may
         # not be in `members`).
         "members": organizers
