@@ -15,8 +15,10 @@ PASSWORD_TOO_SHORT = ngettext_lazy(
     "This password is too short. It must contain at least %d characters.",
 )
 
-# Guest users are named "gast-…" (game/views.py); a chosen name must not look like one.
+# Guest users are named "gast-…" (game/views.py), deleted accounts "anoniem-…"
+# (accounts/actions.py); a chosen name must not look like either.
 GUEST_PREFIX = "gast-"
+RESERVED_PREFIXES = (GUEST_PREFIX, "anoniem-")
 
 
 class SignupForm(UserCreationForm):
@@ -37,20 +39,27 @@ class SignupForm(UserCreationForm):
 
     def clean_username(self):
         username = super().clean_username()
-        if username and username.lower().startswith(GUEST_PREFIX):
+        lowered = (username or "").lower()
+        if lowered.startswith(GUEST_PREFIX):
             raise forms.ValidationError(
                 _("Names beginning with “%(prefix)s” are reserved for guests."),
                 code="reserved",
                 params={"prefix": GUEST_PREFIX},
             )
+        for prefix in RESERVED_PREFIXES[1:]:
+            if lowered.startswith(prefix):
+                raise forms.ValidationError(
+                    _("Names beginning with “%(prefix)s” are reserved."),
+                    code="reserved",
+                    params={"prefix": prefix},
+                )
         return username
 
 
-class EmailForm(forms.Form):
-    """A new e-mail address (the one a password reset is sent to), confirmed with the
-    current password: whoever borrows an open session cannot redirect the resets."""
+class PasswordConfirmForm(forms.Form):
+    """The current password, asked before something only the account's owner may do:
+    whoever borrows an open session cannot do it."""
 
-    email = forms.EmailField(label=_("E-mail address"), required=False)
     password = forms.CharField(label=_("Current password"), strip=False, widget=forms.PasswordInput)
 
     def __init__(self, user, *args, **kwargs):
@@ -62,3 +71,11 @@ class EmailForm(forms.Form):
         if not self.user.check_password(password):
             raise forms.ValidationError(_("That is not your current password."), code="wrong")
         return password
+
+
+class EmailForm(PasswordConfirmForm):
+    """A new e-mail address (the one a password reset is sent to), confirmed with the
+    current password: whoever borrows an open session cannot redirect the resets."""
+
+    email = forms.EmailField(label=_("E-mail address"), required=False)
+    field_order = ["email", "password"]

@@ -9,6 +9,8 @@ urlpatterns = [
     path("accounts/logout/", views.logout, name="logout"),
     path("accounts/profile/", views.profile, name="profile"),
     path("accounts/profile/email/", views.change_email, name="profile-email"),
+    path("accounts/profile/delete/", views.delete_account, name="profile-delete"),
+    path("accounts/deleted/", views.account_deleted, name="account-deleted"),
     path(
         "accounts/password_reset/",
         views.RateLimitedPasswordResetView.as_view(),

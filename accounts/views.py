@@ -17,6 +17,7 @@ import hashlib
 from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model, login
+from django.contrib.auth import logout as auth_logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LogoutView, PasswordResetView
 from django.core.cache import cache
@@ -35,9 +36,10 @@ from game import actions as game_actions
 from game.models import Game
 from ops import ratelimit
 from ops.ratelimit import client_address
+from tournaments.actions import TournamentError
 
-from . import history
-from .forms import EmailForm, SignupForm
+from . import actions, history
+from .forms import EmailForm, PasswordConfirmForm, SignupForm
 
 
 def is_guest(user) -> bool:
@@ -162,14 +164,41 @@ def profile(request: HttpRequest) -> HttpResponse:
     return _own_profile(request)
 
 
-def _own_profile(request: HttpRequest, email_form: EmailForm | None = None, status: int = 200):
+def _own_profile(
+    request: HttpRequest,
+    email_form: EmailForm | None = None,
+    delete_form: PasswordConfirmForm | None = None,
+    status: int = 200,
+):
     context = _history_context(request, request.user, own=True)
     context["guest"] = guest = is_guest(request.user)
     if not guest:
         context["email_form"] = email_form or EmailForm(
             request.user, initial={"email": request.user.email}
         )
+        context["delete_form"] = delete_form or PasswordConfirmForm(
+            request.user, auto_id="id_delete_%s"
+        )
+        context["delete_blockers"] = actions.blockers(request.user)
     return render(request, "accounts/profile.html", context, status=status)
+
+
+def _password_confirmed(request: HttpRequest, form_class, **kwargs):
+    """The bound form, or (form, status) when the password check fails or is rate-limited
+    (a password check is a login attempt)."""
+    username = request.user.get_username()
+    wait = ratelimit.login_blocked(request, username)
+    if wait:
+        form = form_class(request.user, **kwargs)
+        form.cleaned_data = {}
+        form.add_error(None, ratelimit.wait_message(wait))
+        return form, 429
+    form = form_class(request.user, request.POST, **kwargs)
+    if not form.is_valid():
+        if "password" in form.errors:
+            ratelimit.login_failed(request, username)
+        return form, 400
+    return form, None
 
 
 @sensitive_post_parameters("password")
@@ -178,23 +207,45 @@ def _own_profile(request: HttpRequest, email_form: EmailForm | None = None, stat
 def change_email(request: HttpRequest) -> HttpResponse:
     if is_guest(request.user):  # no password to confirm with: sign up first
         return redirect("signup")
-    username = request.user.get_username()
-    wait = ratelimit.login_blocked(request, username)  # the password check is a login
-    if wait:
-        form = EmailForm(request.user, initial={"email": request.POST.get("email", "")})
-        form.cleaned_data = {}
-        form.add_error(None, ratelimit.wait_message(wait))
-        return _own_profile(request, email_form=form, status=429)
-    form = EmailForm(request.user, request.POST)
-    if not form.is_valid():
-        if "password" in form.errors:
-            ratelimit.login_failed(request, username)
-        return _own_profile(request, email_form=form, status=400)
+    form, status = _password_confirmed(
+        request, EmailForm, initial={"email": request.POST.get("email", "")}
+    )
+    if status:
+        return _own_profile(request, email_form=form, status=status)
     user = get_user_model().objects.get(pk=request.user.pk)
     user.email = form.cleaned_data["email"]
     user.save(update_fields=["email"])
     messages.success(request, _("Your e-mail address is saved."))
     return redirect("profile")
+
+
+@sensitive_post_parameters("password")
+@login_required
+@require_POST
+def delete_account(request: HttpRequest) -> HttpResponse:
+    """Delete (make anonymous) the logged-in account, confirmed with its password; what
+    stands in the way is said at the form (accounts/actions.py)."""
+    if is_guest(request.user):  # a guest has nothing to confirm with; logging out ends it
+        return redirect("profile")
+    form, status = _password_confirmed(request, PasswordConfirmForm, auto_id="id_delete_%s")
+    if not status:
+        try:
+            actions.delete_account(request.user)
+        except actions.AccountError as exc:
+            form.add_error(None, str(exc))
+            status = 409
+        except TournamentError as exc:  # e.g. the draw came first: the sign-up stays
+            form.add_error(None, exc.translated())
+            status = 409
+    if status:
+        return _own_profile(request, delete_form=form, status=status)
+    auth_logout(request)
+    return redirect("account-deleted")
+
+
+@require_safe
+def account_deleted(request: HttpRequest) -> HttpResponse:
+    return render(request, "registration/account_deleted.html")
 
 
 @require_safe

@@ -807,6 +807,27 @@ def leave(public_id, user) -> Game:
     return game
 
 
+def leave_all_tables(user) -> None:
+    """The person leaves every table with other people (their account is being deleted):
+    a table they host that has not started closes, and those waiting at it are told (their
+    page reloads); at one in play the bot takes their seat, as with `leave`. Solo games
+    stay as they are."""
+    hosted = Game.objects.select_for_update().filter(owner=user, status=Game.Status.WAITING)
+    for game in hosted.exclude(visibility=Game.Visibility.PRIVATE):
+        seats = seats_of(game)
+        message = {"type": "table", "seq": game.seq, "table": {"status": "closed"}}
+        sends = [(g, [message]) for g in _table_groups(game, seats)]
+        transaction.on_commit(lambda sends=sends: send_to_groups(sends))
+        game.delete()
+    seated = (
+        Seat.objects.filter(user=user, game__status__in=(Game.Status.WAITING, Game.Status.ACTIVE))
+        .exclude(game__visibility=Game.Visibility.PRIVATE)
+        .exclude(game__status=Game.Status.ACTIVE, left=True)
+    )
+    for public_id in seated.values_list("game__public_id", flat=True):
+        leave(public_id, user)
+
+
 def take_back(public_id, user) -> Game:
     """ "Neem je plaats terug": the person plays their seat again instead of the bot."""
     with transaction.atomic():

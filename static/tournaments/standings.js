@@ -4,10 +4,10 @@ if (table && "WebSocket" in window) {
   const path = table.dataset.ws;
   const mine = table.dataset.me || "";
   // A name links to the player's public page ("/players/-/" with the name for "-");
-  // guests ("gast-…") have none, as on the server.
+  // guests ("gast-…") and deleted accounts ("anoniem-…") have none, as on the server.
   const playerUrl = table.dataset.playerUrl || "";
   const nameCell = (td, name) => {
-    if (!playerUrl || !name || name.startsWith("gast-") || name.includes("/")) {
+    if (!playerUrl || !name || /^(gast|anoniem)-/.test(name) || name.includes("/")) {
       td.textContent = name || "";
       return;
     }

@@ -276,3 +276,30 @@ def test_an_organizer_shares_the_club_and_hands_it_over_on_a_phone(
     expect(founder.locator("#content")).to_contain_text("Je hebt De Vette Manille verlaten.")
     assert founder.goto(club_url).status == 404
     assert not founder.js_errors and not page.js_errors
+
+
+def test_a_player_deletes_the_account_on_a_phone(phone_page, asgi_server):
+    """The profile's last part, on a phone: what goes and what stays, the password, one
+    button; then the account is gone (logged out, the old name no longer logs in)."""
+    page = phone_page
+    _sign_up(page, asgi_server, "qa-goodbye")
+    page.goto(asgi_server + "/accounts/profile/")
+    part = page.locator("[data-delete-account]")
+    part.locator("summary").click()
+    expect(part).to_contain_text("onder een anonieme naam")
+    assert_fits_the_phone(page, 390, "the profile, delete opened")
+    part.locator("input[name=password]").fill("not the password")
+    part.locator("[data-confirm-delete-account]").click()
+    part = page.locator("[data-delete-account]")
+    expect(part.locator("[role=alert], .errorlist")).to_contain_text("niet je huidige wachtwoord")
+    part.locator("input[name=password]").fill(PASSWORD)
+    part.locator("[data-confirm-delete-account]").click()
+    page.wait_for_url("**/accounts/deleted/")
+    expect(page.locator("[data-account-deleted]")).to_contain_text("Je account is verwijderd")
+    assert_fits_the_phone(page, 390, "the page after deleting")
+    page.goto(asgi_server + "/accounts/login/")
+    page.fill("input[name=username]", "qa-goodbye")
+    page.fill("input[name=password]", PASSWORD)
+    page.locator("#content form [type=submit]").click()
+    expect(page.locator("#content")).to_contain_text("Voer een juiste gebruikersnaam")
+    assert not page.js_errors

@@ -113,14 +113,16 @@ def red_suits(value):
     return mark_safe(text)  # noqa: S308 (escaped above; only our own markup added)
 
 
-GUEST_PREFIX = "gast-"  # as accounts.forms.GUEST_PREFIX: guests have no public page
+# As accounts.forms.RESERVED_PREFIXES: guests and deleted accounts have no public page.
+NO_PAGE_PREFIXES = ("gast-", "anoniem-")
 
 
 @register.filter
 def player_link(username):
-    """A player's name as a link to their public page; a guest's name stays plain text."""
+    """A player's name as a link to their public page; a guest's name, or a deleted
+    account's, stays plain text."""
     name = str(username or "")
-    if not name or name.startswith(GUEST_PREFIX):
+    if not name or name.startswith(NO_PAGE_PREFIXES):
         return name
     try:
         url = reverse("player", args=[name])

@@ -1,0 +1,165 @@
+"""Deleting an account: the person goes, their results stay.
+
+A player's results are part of other people's rankings (matchpoints are won against
+them, a table's duplicate figures compare with theirs), so an account is not deleted
+row by row: it is made anonymous. The name becomes "anoniem-…", the e-mail address, the
+password and the club memberships go, and the account can no longer log in (every
+session ends with it). What carries the old name is rewritten: the stored game
+records, the audit trail's player fields, and the records archives of closed
+tournaments (rebuilt from the database).
+
+Some things cannot be left behind by somebody who goes, and deletion is refused with
+the reason until they are settled (`blockers`): a club that would be left with members
+or a tournament still going but nobody to run it, a tournament run alone, and a seat in
+a tournament of tables that has been drawn and not closed (the organizer replaces the
+player, or it ends first).
+"""
+
+from __future__ import annotations
+
+import secrets
+
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.db.models import Q
+from django.utils.translation import gettext as _
+
+from game import actions as game_actions
+from game.models import Game
+from tournaments.models import AuditLog, Club, Entry, ExportArchive, Tournament
+
+# Anonymous names are not chosen at sign-up (accounts.forms) and have no public page.
+ANONYMOUS_PREFIX = "anoniem-"
+
+_RUNNING = (Tournament.Status.OPEN, Tournament.Status.RUNNING)
+
+
+class AccountError(ValueError):
+    """The account cannot be deleted yet; the message says what to settle first."""
+
+
+def blockers(user) -> list[str]:
+    """What stands in the way of deleting `user`'s account, one sentence each (already
+    translated); empty when it can go."""
+    found: list[str] = []
+    for club in Club.objects.filter(organizers=user).order_by("name"):
+        if club.organizers.exclude(pk=user.pk).exists():
+            continue
+        if club.members.exclude(pk=user.pk).exists():
+            found.append(
+                _(
+                    "You are the only organizer of the club “%(club)s”: "
+                    "make another member an organizer first."
+                )
+                % {"club": club.name}
+            )
+            continue
+        for t in club.tournaments.filter(status__in=_RUNNING).order_by("pk"):
+            found.append(
+                _(
+                    "Your club “%(club)s” has a tournament that has not closed: "
+                    "close “%(name)s” first."
+                )
+                % {"club": club.name, "name": t.name}
+            )
+    alone = Tournament.objects.filter(club__isnull=True, created_by=user, status__in=_RUNNING)
+    for t in alone.order_by("pk"):
+        found.append(
+            _("You run the tournament “%(name)s”, which has not closed: close it first.")
+            % {"name": t.name}
+        )
+    playing = (
+        Entry.objects.filter(player=user, tournament__status__in=_RUNNING, out_after__isnull=True)
+        .exclude(tournament__format=Tournament.Format.SOLO_DUPLICATE)
+        .exclude(status=Entry.Status.REMOVED)
+        .filter(tournament__rounds__isnull=False)
+        .select_related("tournament")
+        .distinct()
+    )
+    for entry in playing.order_by("tournament_id"):
+        found.append(
+            _(
+                "You play in “%(name)s”, whose tables have been drawn: "
+                "ask its organizer to replace you, or wait until it closes."
+            )
+            % {"name": entry.tournament.name}
+        )
+    return found
+
+
+def _anonymous_name() -> str:
+    users = get_user_model().objects
+    while True:
+        name = ANONYMOUS_PREFIX + secrets.token_hex(4)
+        if not users.filter(username=name).exists():
+            return name
+
+
+def delete_account(user) -> str:
+    """Make `user` anonymous (see the module's text); returns the new name. Raises
+    AccountError with the first blocker when the account cannot go yet."""
+    from tournaments import actions as tournament_actions
+
+    User = get_user_model()
+    with transaction.atomic():
+        # One deletion at a time per account: two clicks, or two devices, queue here.
+        user = User.objects.select_for_update().get(pk=user.pk)
+        if not user.is_active:
+            raise AccountError(_("This account has been deleted already."))
+        # The clubs it runs, locked as `leave_club` does: an organizer stepping down at
+        # the same moment cannot leave one without any.
+        list(Club.objects.select_for_update().filter(pk__in=user.organized_clubs.values("pk")))
+        found = blockers(user)
+        if found:
+            raise AccountError(found[0])
+        old_name = user.get_username()
+        # Sign-ups for a tournament of tables not drawn yet are taken back.
+        for entry in Entry.objects.filter(player=user, tournament__status__in=_RUNNING):
+            t = entry.tournament
+            if t.has_tables and not t.rounds.exists():
+                tournament_actions.withdraw(t.pk, user)
+        game_actions.leave_all_tables(user)
+        for club in Club.objects.filter(Q(members=user) | Q(organizers=user)).distinct():
+            club.organizers.remove(user)
+            club.members.remove(user)
+
+        user.username = _anonymous_name()
+        user.email = ""
+        user.first_name = user.last_name = ""
+        user.is_active = user.is_staff = user.is_superuser = False
+        user.set_unusable_password()
+        user.save()
+
+        _rewrite_records(user)
+        for log in AuditLog.objects.filter(Q(before__player=old_name) | Q(after__player=old_name)):
+            for side in (log.before, log.after):
+                if isinstance(side, dict) and side.get("player") == old_name:
+                    side["player"] = user.username
+            log.save(update_fields=["before", "after"])
+        _rebuild_archives(user)
+    return user.username
+
+
+def _rewrite_records(user) -> None:
+    """The stored records name the seats' people: write them again with the new name."""
+    from engine import records
+
+    games = Game.objects.filter(Q(seats__user=user) | Q(owner=user)).exclude(record="").distinct()
+    for game in games:
+        game.record = records.write_text(game_actions.replay(game), game_actions.record_tags(game))
+        game.save(update_fields=["record"])
+
+
+def _rebuild_archives(user) -> None:
+    """A closed tournament's stored records archive names its players: dropped, and built
+    again after commit (until then its download is built from the database)."""
+    from tournaments.tasks import build_records_zip
+
+    ids = list(
+        Tournament.objects.filter(entries__player=user, archives__isnull=False)
+        .values_list("pk", flat=True)
+        .distinct()
+    )
+    ExportArchive.objects.filter(tournament_id__in=ids).delete()
+    for pk in ids:
+        transaction.on_commit(lambda pk=pk: build_records_zip.delay(pk))
