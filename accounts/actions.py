@@ -25,7 +25,7 @@ from django.db.models import Q
 from django.utils.translation import gettext as _
 
 from game import actions as game_actions
-from game.models import Game
+from game.models import Game, Seat
 from tournaments.models import AuditLog, Club, Entry, ExportArchive, Tournament
 
 # Anonymous names are not chosen at sign-up (accounts.forms) and have no public page.
@@ -163,3 +163,71 @@ def _rebuild_archives(user) -> None:
     ExportArchive.objects.filter(tournament_id__in=ids).delete()
     for pk in ids:
         transaction.on_commit(lambda pk=pk: build_records_zip.delay(pk))
+
+
+def personal_data(user) -> dict:
+    """Everything the site keeps about `user`, for them to download (the right of access):
+    the account, the clubs, every tournament entry and every game they sat at. Under the
+    same fairness rules as the pages: a rank only where the standings may be seen, a
+    game's record (it names every hand) only once the game is over and its tournament's
+    deals are no longer sealed."""
+    from game.signals import is_seed_sealed
+
+    from . import history
+
+    def when(moment):
+        return moment.isoformat() if moment else None
+
+    entries = list(history.entries_of(user, own=True))
+    games = []
+    seats = Seat.objects.filter(user=user).select_related("game").order_by("game__created")
+    for seat in seats:
+        game = seat.game
+        finished = game.status == Game.Status.FINISHED
+        games.append(
+            {
+                "id": str(game.public_id),
+                "created": when(game.created),
+                "rules": game.rules,
+                "status": game.status,
+                "seat": ("south", "west", "north", "east")[seat.index],
+                "players": [
+                    s.user.get_username() if s.user_id else f"bot:{s.bot_level}"
+                    for s in game_actions.seats_of(game)
+                ],
+                "score": seat.final_score,
+                "record": game_actions.record_text(game)
+                if finished and not is_seed_sealed(game)
+                else None,
+            }
+        )
+    return {
+        "account": {
+            "username": user.get_username(),
+            "email": user.email,
+            "date_joined": when(user.date_joined),
+            "last_login": when(user.last_login),
+        },
+        "clubs": [
+            {"name": club.name, "organizer": club.is_organizer(user)}
+            for club in user.clubs.order_by("name")
+        ],
+        "tournaments": [
+            {
+                "name": row.tournament.name,
+                "club": row.tournament.club.name if row.tournament.club_id else None,
+                "date": row.date.isoformat() if row.date else None,
+                "entry": row.entry.status,
+                "score": row.score,
+                "rank": row.rank,
+                "players": row.field,
+                "matchpoints_pct": row.pct,
+            }
+            for row in history.rows(entries, user, own=True)
+        ],
+        "tournaments_created": [
+            {"name": t.name, "status": t.status, "created": when(t.created)}
+            for t in Tournament.objects.filter(created_by=user).order_by("pk")
+        ],
+        "games": games,
+    }

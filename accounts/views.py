@@ -13,6 +13,7 @@ client address and per e-mail address.
 from __future__ import annotations
 
 import hashlib
+import json
 
 from django.conf import settings
 from django.contrib import messages
@@ -241,6 +242,25 @@ def delete_account(request: HttpRequest) -> HttpResponse:
         return _own_profile(request, delete_form=form, status=status)
     auth_logout(request)
     return redirect("account-deleted")
+
+
+@login_required
+@require_safe
+def personal_data(request: HttpRequest) -> HttpResponse:
+    """The right of access: what the site keeps about the logged-in player, as JSON."""
+    data = actions.personal_data(request.user)
+    body = json.dumps(data, ensure_ascii=False, indent=1)
+    response = HttpResponse(body, content_type="application/json; charset=utf-8")
+    name = "".join(ch for ch in request.user.get_username() if ch.isascii() and (ch.isalnum() or ch in "-_"))
+    response["Content-Disposition"] = f'attachment; filename="manillen-{name or "data"}.json"'
+    return response
+
+
+@require_safe
+def privacy(request: HttpRequest) -> HttpResponse:
+    """What the site keeps and who sees it; the operator names themselves in
+    PRIVACY_CONTACT (deploy/README.md)."""
+    return render(request, "privacy.html", {"contact": settings.PRIVACY_CONTACT})
 
 
 @require_safe

@@ -235,6 +235,8 @@ EMAIL_HOST_USER = os.environ.get("EMAIL_HOST_USER", "")
 EMAIL_HOST_PASSWORD = os.environ.get("EMAIL_HOST_PASSWORD", "")
 EMAIL_TIMEOUT = env_int("EMAIL_TIMEOUT", 10)  # seconds: a stuck server must not hang a page
 DEFAULT_FROM_EMAIL = os.environ.get("DEFAULT_FROM_EMAIL", "Manillen <noreply@localhost>")
+# Who runs the site and how to reach them, on the privacy page (/privacy/).
+PRIVACY_CONTACT = os.environ.get("PRIVACY_CONTACT", "").strip()
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
 # Reset requests per client address, and per e-mail address, within the window -> 429.
 PASSWORD_RESET_RATE_LIMIT = env_int("PASSWORD_RESET_RATE_LIMIT", 5)

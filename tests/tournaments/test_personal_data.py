@@ -1,0 +1,69 @@
+"""A player downloads what the site keeps about them (the profile's "Mijn gegevens
+downloaden"): the account, clubs, entries and games, under the pages' fairness rules (a
+record names every hand: not while the tournament's deals are sealed)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.test import Client
+
+from game import actions as game_actions
+from tests.tournaments.conftest import finish, joined
+from tournaments import actions
+from tournaments.models import Tournament
+
+pytestmark = pytest.mark.usefixtures("live_game_db")
+
+
+def _download(user) -> dict:
+    client = Client()
+    client.force_login(user)
+    assert 'href="/accounts/profile/data.json"' in client.get("/accounts/profile/").content.decode()
+    response = client.get("/accounts/profile/data.json")
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("application/json")
+    assert response["Content-Disposition"] == (
+        f'attachment; filename="manillen-{user.get_username()}.json"'
+    )
+    return json.loads(response.content)
+
+
+def test_the_download_holds_the_account_and_its_results_as_the_pages_allow(
+    make_tournament, make_user, organizer
+):
+    t = make_tournament(seed="my-data", results_visibility=Tournament.Visibility.AFTER_CLOSE)
+    anna, ben = make_user("anna", email="anna@example.org"), make_user("ben")
+    entries = joined(t, anna, ben)
+    finish(entries[0])
+    table = game_actions.create_table(anna)
+
+    data = _download(anna)
+
+    assert data["account"]["username"] == "anna"
+    assert data["account"]["email"] == "anna@example.org"
+    assert data["clubs"] == [{"name": "De Zwarte Manille", "organizer": False}]
+    [row] = data["tournaments"]
+    assert row["name"] == "Clubavond" and row["entry"] == "finished"
+    assert row["score"] == entries[0].game.final_score and row["rank"] is None  # not closed
+    by_id = {g["id"]: g for g in data["games"]}
+    solo = by_id[str(entries[0].game.public_id)]
+    assert solo["seat"] == "south" and solo["status"] == "finished"
+    assert solo["record"] is None  # the tournament's deals are still sealed
+    assert by_id[str(table.public_id)]["status"] == "waiting"
+    assert "ben" not in json.dumps(data)  # nobody else's entry or game
+
+    actions.close_tournament(t.pk, organizer)
+    data = _download(anna)
+    assert data["tournaments"][0]["rank"] in (1, 2)
+    solo = {g["id"]: g for g in data["games"]}[str(entries[0].game.public_id)]
+    assert solo["record"] and "anna" in solo["record"]
+
+
+def test_only_a_logged_in_player_downloads_and_only_their_own(make_user):
+    assert Client().get("/accounts/profile/data.json")["Location"].startswith("/accounts/login/")
+    anna = make_user("anna")
+    client = Client()
+    client.force_login(anna)
+    assert client.post("/accounts/profile/data.json").status_code == 405
