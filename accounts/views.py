@@ -251,7 +251,9 @@ def personal_data(request: HttpRequest) -> HttpResponse:
     data = actions.personal_data(request.user)
     body = json.dumps(data, ensure_ascii=False, indent=1)
     response = HttpResponse(body, content_type="application/json; charset=utf-8")
-    name = "".join(ch for ch in request.user.get_username() if ch.isascii() and (ch.isalnum() or ch in "-_"))
+    name = "".join(
+        ch for ch in request.user.get_username() if ch.isascii() and (ch.isalnum() or ch in "-_")
+    )
     response["Content-Disposition"] = f'attachment; filename="manillen-{name or "data"}.json"'
     return response
 
