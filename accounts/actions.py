@@ -4,9 +4,9 @@ A player's results are part of other people's rankings (matchpoints are won agai
 them, a table's duplicate figures compare with theirs), so an account is not deleted
 row by row: it is made anonymous. The name becomes "anoniem-…", the e-mail address, the
 password and the club memberships go, and the account can no longer log in (every
-session ends with it). What carries the old name is rewritten: the stored game
-records, the audit trail's player fields, and the records archives of closed
-tournaments (rebuilt from the database).
+session ends with it, and its open table sockets are closed). What carries the old name
+is rewritten: the stored game records, the audit trail's player fields, and the records
+archives of closed tournaments (rebuilt from the database).
 
 Some things cannot be left behind by somebody who goes, and deletion is refused with
 the reason until they are settled (`blockers`): a club that would be left with members
@@ -119,6 +119,7 @@ def delete_account(user) -> str:
             if t.has_tables and not t.rounds.exists():
                 tournament_actions.withdraw(t.pk, user)
         game_actions.leave_all_tables(user)
+        game_actions.close_sockets_of(user)
         for club in Club.objects.filter(Q(members=user) | Q(organizers=user)).distinct():
             club.organizers.remove(user)
             club.members.remove(user)

@@ -828,6 +828,27 @@ def leave_all_tables(user) -> None:
         leave(public_id, user)
 
 
+def close_sockets_of(user) -> None:
+    """After commit: the person's open sockets at unfinished games are closed (their
+    account was deleted, so nothing more may come from them); a socket opened after that
+    is whoever its session says, which is nobody."""
+    groups = [
+        seat_group(public_id, index)
+        for public_id, index in Seat.objects.filter(user=user)
+        .exclude(game__status=Game.Status.FINISHED)
+        .values_list("game__public_id", "index")
+    ]
+    if not groups or get_channel_layer() is None:
+        return
+    message = {"type": "game.signed_out", "user": user.pk}
+
+    async def send_all() -> None:
+        for group in groups:
+            await _send_with_retry(get_channel_layer(), group, message)
+
+    transaction.on_commit(lambda: _run_send(send_all, [(g, []) for g in groups]))
+
+
 def take_back(public_id, user) -> Game:
     """ "Neem je plaats terug": the person plays their seat again instead of the bot."""
     with transaction.atomic():

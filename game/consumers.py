@@ -31,6 +31,7 @@ run_db = partial(database_sync_to_async, thread_sensitive=False)
 
 CLOSE_NOT_FOUND = 4404
 CLOSE_FLOODING = 4429
+CLOSE_SIGNED_OUT = 4401  # the account behind the socket was deleted
 # Languages the engine phrases refusals in (engine.explain).
 REFUSAL_LANGUAGES = ("nl", "en", "fr")
 
@@ -229,6 +230,12 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
                 logger.exception("move %s on game %s failed", message.action, self.public_id)
                 if not self.gone:
                     await self.close(code=1011)
+
+    async def game_signed_out(self, event) -> None:
+        """The account behind this socket was deleted (game.actions.close_sockets_of):
+        nothing more from it. Only its own sockets share its seat's group."""
+        if getattr(self.user, "pk", None) == event.get("user") and not self.gone:
+            await self.close(code=CLOSE_SIGNED_OUT)
 
     async def game_event(self, event) -> None:
         await self.send_json(event["payload"])

@@ -143,3 +143,24 @@ async def test_chat_is_off_by_default_for_the_french_rules_and_in_tournaments(us
     flemish = await database_sync_to_async(actions.create_table)(user, rules="flemish")
     solo = await database_sync_to_async(actions.create_game)(user)
     assert (french.chat_enabled, flemish.chat_enabled, solo.chat_enabled) == (False, True, False)
+
+
+async def test_a_deleted_account_is_cut_off_at_the_table_and_the_game_goes_on(user, other_user):
+    """An open tab of a person who deletes their account: its socket is closed (else it
+    could take the seat back from the bot), and the table plays on with the bot."""
+    from accounts.actions import delete_account
+
+    game = await _table(user, other_user)
+    tab, _ = await connect_game(game.public_id, other_user)
+    host, _ = await connect_game(game.public_id, user)
+    await database_sync_to_async(delete_account)(other_user)
+    while True:
+        out = await tab.receive_output(timeout=TIMEOUT)
+        if out["type"] == "websocket.close":
+            break
+    assert out["code"] == 4401
+    table = await _until(host, "table")
+    assert table["table"]["players"][2]["left"] and table["table"]["players"][2]["bot_control"]
+    await host.send_json_to({"type": "snapshot"})
+    assert (await _until(host, "snapshot"))["table"]["seat"] == 0  # the host's is open
+    await host.disconnect()
