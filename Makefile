@@ -88,10 +88,10 @@ test: install chromium nginx poppler static
 
 lint: install
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check config game tests bench manage.py
+	$(BIN)/ruff format --check .
 
 format: install
-	$(BIN)/ruff format config game tests bench manage.py
+	$(BIN)/ruff format .
 
 bench: install
 	$(BIN)/python bench/latency.py
