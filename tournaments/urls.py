@@ -10,6 +10,7 @@ urlpatterns = [
     path("today/", views.day_today, name="today"),
     path("<int:pk>/", views.detail, name="detail"),
     path("<int:pk>/join/", views.join, name="join"),
+    path("<int:pk>/calendar.ics", views.calendar, name="calendar"),
     path("<int:pk>/standings/", views.standings, name="standings"),
     path("<int:pk>/deal/<int:number>/", views.traveller, name="traveller"),
     path("<int:pk>/compare/", views.compare, name="compare"),

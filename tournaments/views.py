@@ -8,7 +8,7 @@ organizer who looks at results or deals before close is recorded in deals_seen_b
 from __future__ import annotations
 
 from functools import wraps
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
@@ -23,7 +23,7 @@ from django.utils import timezone
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
-from django.views.decorators.http import require_POST
+from django.views.decorators.http import require_POST, require_safe
 
 import engine
 
@@ -157,6 +157,24 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
 
 def day_today(request: HttpRequest) -> HttpResponse:
     return redirect("tournaments:detail", pk=actions.day_tournament().pk)
+
+
+@require_safe
+def calendar(request: HttpRequest, pk: int) -> HttpResponse:
+    """The tournament as a calendar file, for whoever may see its page."""
+    from . import calendar as ical
+
+    t = _tournament(request, pk, invited=True)
+    if ical.event_times(t) is None:
+        raise Http404("nothing to put in a calendar")
+    page = reverse("tournaments:tables" if t.has_tables else "tournaments:detail", args=[t.pk])
+    code = request.GET.get("code", "") if _brings_invite_code(request, t) else ""
+    url = request.build_absolute_uri(page + (f"?code={quote(code)}" if code else ""))
+    response = HttpResponse(
+        ical.ics(t, url=url, host=request.get_host()), content_type="text/calendar; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="manillen-{t.pk}.ics"'
+    return response
 
 
 def detail(request: HttpRequest, pk: int) -> HttpResponse:
