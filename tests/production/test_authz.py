@@ -208,7 +208,7 @@ def test_club_tournaments_are_hidden_from_outsiders(field):
     t, outsider = field["t"], field["outsider"]
     client = _as(outsider)
     for page in ("", "standings/", "standings/?format=json", "deal/1/", "verify/",
-                 "export/standings.json"):  # fmt: skip
+                 "export/standings.json", "calendar.ics"):  # fmt: skip
         assert client.get(f"/tournaments/{t.pk}/{page}").status_code == 404, page
     assert client.post(f"/tournaments/{t.pk}/join/").status_code == 404
     assert not Entry.objects.filter(tournament=t, player=outsider).exists()
@@ -221,7 +221,7 @@ def test_tournament_apis_without_login_are_refused(field):
         response = anonymous.post(url)
         assert response.status_code == 302 and "/accounts/login/" in response["Location"], url
     for url in (f"/tournaments/{t.pk}/manage/", f"/tournaments/{t.pk}/compare/", "/clubs/",
-                "/tournaments/new/"):  # fmt: skip
+                "/tournaments/new/", "/accounts/profile/data.json"):  # fmt: skip
         response = anonymous.get(url)
         assert response.status_code == 302 and "/accounts/login/" in response["Location"], url
     for page in ("standings/?format=json", "export/standings.json", "deal/1/"):
@@ -259,6 +259,7 @@ def test_forms_refuse_posts_without_a_csrf_token(field):
         ("/tournaments/new/", {"name": "x"}),
         (f"/tournaments/{t.pk}/manage/edit/", {"name": "x"}),
         (f"/clubs/{t.club.slug}/", {"leave": "1"}),
+        ("/accounts/profile/delete/", {"password": "pw-carl-123"}),
         ("/i18n/setlang/", {"language": "fr"}),
         (
             "/accounts/signup/",
@@ -274,6 +275,8 @@ def test_forms_refuse_posts_without_a_csrf_token(field):
     )
     assert not Entry.objects.filter(tournament=t, player=carl).exists()
     assert Game.objects.filter(owner=carl).count() == 1
+    carl.refresh_from_db()
+    assert carl.is_active and carl.get_username() == "carl"
 
 
 PRODUCTION_ENV = {
