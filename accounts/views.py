@@ -8,6 +8,9 @@ it is a guest no longer. Sign-ups are rate-limited per client address, like logi
 
 Password reset is Django's (django.contrib.auth.urls), with its request form limited per
 client address and per e-mail address.
+
+The profile also downloads the player's data and deletes the account (accounts/actions.py:
+made anonymous, the results stay); /privacy/ says what is kept.
 """
 
 from __future__ import annotations
@@ -185,8 +188,9 @@ def _own_profile(
 
 
 def _password_confirmed(request: HttpRequest, form_class, **kwargs):
-    """The bound form, or (form, status) when the password check fails or is rate-limited
-    (a password check is a login attempt)."""
+    """(the bound form, None) when the current password is right; (the form with its
+    error, 400 or 429) when it is wrong or checks are rate-limited (a password check is
+    a login attempt)."""
     username = request.user.get_username()
     wait = ratelimit.login_blocked(request, username)
     if wait:
@@ -244,6 +248,7 @@ def delete_account(request: HttpRequest) -> HttpResponse:
     return redirect("account-deleted")
 
 
+@never_cache  # personal: no shared cache keeps a copy
 @login_required
 @require_safe
 def personal_data(request: HttpRequest) -> HttpResponse:

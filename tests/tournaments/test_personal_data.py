@@ -24,6 +24,7 @@ def _download(user) -> dict:
     response = client.get("/accounts/profile/data.json")
     assert response.status_code == 200
     assert response["Content-Type"].startswith("application/json")
+    assert "no-store" in response["Cache-Control"] and "private" in response["Cache-Control"]
     assert response["Content-Disposition"] == (
         f'attachment; filename="manillen-{user.get_username()}.json"'
     )
