@@ -267,7 +267,16 @@ def personal_data(request: HttpRequest) -> HttpResponse:
 def privacy(request: HttpRequest) -> HttpResponse:
     """What the site keeps and who sees it; the operator names themselves in
     PRIVACY_CONTACT (deploy/README.md)."""
-    return render(request, "privacy.html", {"contact": settings.PRIVACY_CONTACT})
+    windows = (
+        settings.LOGIN_RATE_WINDOW, settings.SIGNUP_RATE_WINDOW,
+        settings.PASSWORD_RESET_RATE_WINDOW, settings.PLAY_RATE_WINDOW,
+    )  # fmt: skip
+    context = {
+        "contact": settings.PRIVACY_CONTACT,
+        # How long an address is counted at most, as the operator set the windows.
+        "count_minutes": max(1, -(-max(windows) // 60)),
+    }
+    return render(request, "privacy.html", context)
 
 
 @require_safe

@@ -22,9 +22,12 @@ def test_it_says_what_is_kept_and_who_runs_the_site(client, settings):
     assert "nog niet ingevuld" in page and "data-privacy-contact" not in page
     for text in ("wordt niet bewaard", "Geen tracking", "onder een anonieme naam"):
         assert text in page
+    assert "hoogstens 60 minuten lang" in page  # the longest window the settings give
     settings.PRIVACY_CONTACT = "Manilleclub De Troef, secretariaat@detroef.be"
+    settings.LOGIN_RATE_WINDOW = 2 * 60 * 60 + 1
     page = client.get("/privacy/").content.decode()
     assert "Manilleclub De Troef, secretariaat@detroef.be" in page
+    assert "hoogstens 121 minuten lang" in page
 
 
 @pytest.mark.parametrize(("code", "title"), [("en", "What the site keeps"),
