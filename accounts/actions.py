@@ -24,12 +24,12 @@ from django.db import transaction
 from django.db.models import Q
 from django.utils.translation import gettext as _
 
+from engine.game import SEAT_NAMES
 from game import actions as game_actions
 from game.models import Game, Seat
 from tournaments.models import AuditLog, Club, Entry, ExportArchive, Tournament
 
-# Anonymous names are not chosen at sign-up (accounts.forms) and have no public page.
-ANONYMOUS_PREFIX = "anoniem-"
+from .forms import ANONYMOUS_PREFIX  # not chosen at sign-up; no public page
 
 _RUNNING = (Tournament.Status.OPEN, Tournament.Status.RUNNING)
 
@@ -114,10 +114,15 @@ def delete_account(user) -> str:
             raise AccountError(found[0])
         old_name = user.get_username()
         # Sign-ups for a tournament of tables not drawn yet are taken back.
-        for entry in Entry.objects.filter(player=user, tournament__status__in=_RUNNING):
-            t = entry.tournament
-            if t.has_tables and not t.rounds.exists():
-                tournament_actions.withdraw(t.pk, user)
+        undrawn = (
+            Entry.objects.filter(
+                player=user, tournament__status__in=_RUNNING, tournament__rounds__isnull=True
+            )
+            .exclude(tournament__format=Tournament.Format.SOLO_DUPLICATE)
+            .values_list("tournament_id", flat=True)
+        )
+        for tournament_id in list(undrawn):
+            tournament_actions.withdraw(tournament_id, user)
         game_actions.leave_all_tables(user)
         game_actions.close_sockets_of(user)
         for club in Club.objects.filter(Q(members=user) | Q(organizers=user)).distinct():
@@ -143,11 +148,9 @@ def delete_account(user) -> str:
 
 def _rewrite_records(user) -> None:
     """The stored records name the seats' people: write them again with the new name."""
-    from engine import records
-
     games = Game.objects.filter(Q(seats__user=user) | Q(owner=user)).exclude(record="").distinct()
     for game in games:
-        game.record = records.write_text(game_actions.replay(game), game_actions.record_tags(game))
+        game.record = game_actions.fresh_record(game)
         game.save(update_fields=["record"])
 
 
@@ -191,7 +194,7 @@ def personal_data(user) -> dict:
                 "created": when(game.created),
                 "rules": game.rules,
                 "status": game.status,
-                "seat": ("south", "west", "north", "east")[seat.index],
+                "seat": SEAT_NAMES[seat.index].lower(),
                 "players": [
                     s.user.get_username() if s.user_id else f"bot:{s.bot_level}"
                     for s in game_actions.seats_of(game)

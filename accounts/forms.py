@@ -18,7 +18,7 @@ PASSWORD_TOO_SHORT = ngettext_lazy(
 # Guest users are named "gast-…" (game/views.py), deleted accounts "anoniem-…"
 # (accounts/actions.py); a chosen name must not look like either.
 GUEST_PREFIX = "gast-"
-RESERVED_PREFIXES = (GUEST_PREFIX, "anoniem-")
+ANONYMOUS_PREFIX = "anoniem-"
 
 
 class SignupForm(UserCreationForm):
@@ -46,13 +46,12 @@ class SignupForm(UserCreationForm):
                 code="reserved",
                 params={"prefix": GUEST_PREFIX},
             )
-        for prefix in RESERVED_PREFIXES[1:]:
-            if lowered.startswith(prefix):
-                raise forms.ValidationError(
-                    _("Names beginning with “%(prefix)s” are reserved."),
-                    code="reserved",
-                    params={"prefix": prefix},
-                )
+        if lowered.startswith(ANONYMOUS_PREFIX):
+            raise forms.ValidationError(
+                _("Names beginning with “%(prefix)s” are reserved."),
+                code="reserved",
+                params={"prefix": ANONYMOUS_PREFIX},
+            )
         return username
 
 

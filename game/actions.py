@@ -437,8 +437,12 @@ def record_tags(game: Game, seats: list[Seat] | None = None) -> dict[str, str]:
 
 
 def record_text(game: Game) -> str:
-    if game.record:
-        return game.record
+    return game.record or fresh_record(game)
+
+
+def fresh_record(game: Game) -> str:
+    """The record written now from the moves and the seats as they are (a stored one
+    names who sat and finished as it was when it was written)."""
     from engine import records
 
     return records.write_text(replay(game), record_tags(game))
@@ -838,13 +842,14 @@ def close_sockets_of(user) -> None:
         .exclude(game__status=Game.Status.FINISHED)
         .values_list("game__public_id", "index")
     ]
-    if not groups or get_channel_layer() is None:
+    layer = get_channel_layer()
+    if layer is None or not groups:
         return
     message = {"type": "game.signed_out", "user": user.pk}
 
     async def send_all() -> None:
         for group in groups:
-            await _send_with_retry(get_channel_layer(), group, message)
+            await _send_with_retry(layer, group, message)
 
     transaction.on_commit(lambda: _run_send(send_all, [(g, []) for g in groups]))
 

@@ -22,7 +22,6 @@ from django.utils.text import slugify
 from django.utils.translation import gettext_noop as N_
 
 import engine
-from engine import records
 from engine.rules import MAX_FIXED_DEALS
 from game import actions as game_actions
 from game.models import Game, seat_group
@@ -579,7 +578,7 @@ def _retag_record(game: Game) -> None:
     """The stored record of a game the bot finished says so (game.actions.record_tags:
     [FinishedBy]); it was written when the last card fell, before the entry was marked."""
     game.refresh_from_db()
-    game.record = records.write_text(game_actions.replay(game), game_actions.record_tags(game))
+    game.record = game_actions.fresh_record(game)
     game.save(update_fields=["record"])
 
 

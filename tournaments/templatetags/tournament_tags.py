@@ -113,7 +113,8 @@ def red_suits(value):
     return mark_safe(text)  # noqa: S308 (escaped above; only our own markup added)
 
 
-# As accounts.forms.RESERVED_PREFIXES: guests and deleted accounts have no public page.
+# As accounts.forms' GUEST_PREFIX and ANONYMOUS_PREFIX: guests and deleted accounts have
+# no public page.
 NO_PAGE_PREFIXES = ("gast-", "anoniem-")
 
 
