@@ -1,0 +1,126 @@
+"""The score sheet of deals played with real cards: what a table writes down per deal
+(trump, announcements, the card points its South/North side counted) turned into the
+same board rows an engine :class:`~engine.game.Game` produces, by the same rules.
+
+A club night in the room plays the printed duplicate deals with real cards and enters
+each deal's result from a phone; the server, not the players' arithmetic, writes the
+score. The tie factor carries from deal to deal as the preset says, so lines are scored
+in order.
+
+>>> from engine import deal_for, get_rules
+>>> rules = get_rules("flemish deals=3")
+>>> specs = [deal_for("sheet", k, rules) for k in (1, 2, 3)]
+>>> rows = score_sheet(rules, specs, [Line("H", 38), Line(None, 30), Line("S", 20)])
+>>> [(r["multiplier"], r["written"]) for r in rows]
+[(1, (8, 0)), (2, (0, 0)), (2, (0, 20))]
+>>> score_sheet(rules, specs[:1], [Line("H", 61)])
+Traceback (most recent call last):
+...
+ValueError: deal 1: South/North's points must be 0 to 60, not 61
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from .cards import SUITS
+from .dealing import DealSpec
+from .rules import RuleSet, get_rules
+
+
+@dataclass(frozen=True)
+class Line:
+    """One deal as a table writes it down.
+
+    ``trump``: "S", "H", "D", "C", or None for no trump (ignored where the preset turns
+    the dealer's last card: that card's suit is trump). ``points``: what South/North
+    counted, trick and turned-card points included. ``blind``: no trump named before
+    the dealer looked. ``doublings``: "ik ga mee" / "ik ga tegen" said. ``all_tricks``:
+    one side took all eight tricks (it doubles where the preset says so)."""
+
+    trump: str | None
+    points: int
+    blind: bool = False
+    doublings: int = 0
+    all_tricks: bool = False
+
+
+def deal_total(rules: RuleSet, spec: DealSpec) -> int:
+    """The points both sides count together in this deal: 60 card points, plus the
+    preset's points per trick and for the last trick, plus a turned card's points."""
+    total = 60 + 8 * rules.trick_bonus + rules.last_trick_bonus
+    if rules.trump_by_turned_card and rules.turned_card_points and spec.turned is not None:
+        total += spec.turned.points
+    return total
+
+
+def check_line(rules: RuleSet, spec: DealSpec, line: Line) -> None:
+    """ValueError naming what is wrong with ``line`` under ``rules``."""
+    where = f"deal {spec.number}"
+    total = deal_total(rules, spec)
+    if not isinstance(line.points, int) or not 0 <= line.points <= total:
+        raise ValueError(f"{where}: South/North's points must be 0 to {total}, not {line.points}")
+    if not rules.trump_by_turned_card:
+        if line.trump is not None and line.trump not in SUITS:
+            raise ValueError(f"{where}: trump must be one of {', '.join(SUITS)} or no trump")
+        if line.trump is None and not rules.allow_no_trump:
+            raise ValueError(f"{where}: these rules have no no-trump")
+    if line.blind and not (rules.blind_no_trump and line.trump is None):
+        raise ValueError(f"{where}: blind is a no-trump of the table presets only")
+    limit = rules.max_doublings if rules.announcements else 0
+    if not 0 <= line.doublings <= limit:
+        raise ValueError(f"{where}: announcements must be 0 to {limit}, not {line.doublings}")
+    if line.all_tricks and line.points not in (0, total):
+        raise ValueError(f"{where}: a side with all eight tricks has all {total} points")
+
+
+def score_sheet(
+    rules: RuleSet | str, specs: Sequence[DealSpec], lines: Sequence[Line], *, tie_factor: int = 1
+) -> list[dict]:
+    """Board rows (as :meth:`engine.deal.DealResult.to_dict`, ``tricks_won`` unknown:
+    None) of ``lines`` played on ``specs`` in order. ValueError names the first bad
+    line."""
+    rules = get_rules(rules)
+    if len(specs) < len(lines):
+        raise ValueError(f"{len(lines)} lines for {len(specs)} deals")
+    rows = []
+    for spec, line in zip(specs, lines, strict=False):
+        check_line(rules, spec, line)
+        if rules.trump_by_turned_card:
+            trump, no_trump = spec.turned.suit, False
+        else:
+            trump, no_trump = line.trump, line.trump is None
+        total = deal_total(rules, spec)
+        a, b = line.points, total - line.points
+        mult = 1
+        if no_trump:
+            mult = rules.blind_multiplier if line.blind else rules.no_trump_multiplier
+        mult *= 2**line.doublings * tie_factor
+        if line.all_tricks and rules.all_tricks_doubles:
+            mult *= 2
+        if rules.multiplier_cap is not None:
+            mult = min(mult, rules.multiplier_cap)
+        written = (max(0, a - rules.threshold) * mult if a > b else 0,
+                   max(0, b - rules.threshold) * mult if b > a else 0)  # fmt: skip
+        rows.append(
+            {
+                "dealer": spec.dealer,
+                "trump": trump,
+                "no_trump": no_trump,
+                "blind": bool(line.blind),
+                "doublings": line.doublings,
+                "multiplier": mult,
+                "card_points": (a, b),
+                "tricks_won": None,
+                "written": written,
+                "deal": spec.number,
+            }
+        )
+        if a == b and rules.tie_doubles_next:
+            tie_factor *= 2
+            if rules.multiplier_cap is not None:
+                tie_factor = min(tie_factor, rules.multiplier_cap)
+        else:
+            tie_factor = 1
+    return rows
