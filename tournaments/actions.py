@@ -1024,15 +1024,29 @@ def create_tables_tournament(
     set_minutes: int | None = None,
     round_break: int = 0,
     open_now: bool = False,
+    in_room: bool = False,
     **kwargs,
 ) -> Tournament:
     """A tournament of rounds and tables (format rotating, writer-stays or pairs); the
-    solo format is `create_tournament`. `players` is the capacity the draw is checked for."""
+    solo format is `create_tournament`. `players` is the capacity the draw is checked for.
+    `in_room`: a club night with real cards (tournaments/room.py)."""
     from .models import Structure
 
     check_structure(
         fmt, players, rounds=rounds, sets=sets, deals=deals, cut=cut, cut_fraction=cut_fraction
     )
+    if in_room and clock:
+        raise TournamentError(
+            N_("with real cards in the room there is no clock: choose no clock"), field="clock"
+        )
+    if in_room and set_minutes:
+        raise TournamentError(
+            N_(
+                "with real cards in the room nobody can finish a late table for its players: "
+                "leave the set's deadline empty"
+            ),
+            field="set_minutes",
+        )
     if redraw not in Structure.Redraw.values:
         raise TournamentError(
             N_("unknown redraw %(redraw)s: choose standing or random"),
@@ -1050,7 +1064,7 @@ def create_tables_tournament(
         Structure.objects.create(
             tournament=t, rounds=rounds, sets=sets, deals=deals, duplicate=duplicate,
             tie_carry=tie_carry, cut=cut, cut_fraction=cut_fraction, redraw=redraw,
-            clock=clock, set_minutes=set_minutes, round_break=round_break,
+            clock=clock, set_minutes=set_minutes, round_break=round_break, in_room=in_room,
         )  # fmt: skip
         engine.get_rules(t.structure.rules_spec)  # the tables' rules exist
         if open_now:
@@ -1355,16 +1369,23 @@ def _start_set(t: Tournament, rnd, number: int, now=None):
         raise TournamentError(N_("a player would be seated twice in one set: the draw is refused"))
     if set(seated) != set(entries):
         raise TournamentError(N_("the draw leaves a player out: refused"))
-    set_seed = f"{t.seed}/r{rnd.number}/s{number}"
+    seed_of_set = set_seed(t, rnd.number, number)
     deadline = now + dt.timedelta(minutes=s.set_minutes) if s.set_minutes else None
-    tset = TableSet.objects.create(round=rnd, number=number, seed=set_seed, deadline=deadline)
+    tset = TableSet.objects.create(round=rnd, number=number, seed=seed_of_set, deadline=deadline)
     rules = s.rules_spec
     host_default = t.created_by
     for i, table in enumerate(seating, start=1):
+        if s.in_room:
+            # Real cards: the table plays the printed deals and enters its results.
+            tab = Table.objects.create(table_set=tset, number=i, game=None)
+            TableSeat.objects.bulk_create(
+                TableSeat(table=tab, index=k, entry_id=p) for k, p in enumerate(table)
+            )
+            continue
         holders = [t.bot_level if p is None else entries[p].player for p in table]
         host = next((h for h in holders if not isinstance(h, str)), host_default)
         # Duplicate: one deal source for the set (same hands per seat, same dealer).
-        seed = set_seed if s.duplicate else f"{set_seed}/t{i}"
+        seed = table_seed(seed_of_set, i, s.duplicate)
         # A live start: whoever has not opened their table within the grace is played by
         # the bot until they arrive (game/actions.py absence_expired).
         game = game_actions.create_seated_game(
@@ -1381,24 +1402,45 @@ def _start_set(t: Tournament, rnd, number: int, now=None):
 def table_game_finished(game: Game, engine_game: engine.Game) -> bool:
     """The hook for a tournament table's game (same transaction as its last move): the
     table keeps its board and seat scores; the set moves on after commit."""
-    from .models import Table, TableSeat
+    from .models import Table
 
     table = Table.objects.select_for_update().filter(game=game).first()
     if table is None or table.finished:
         return False
+    finish_table(table, engine_game.board, engine_game.score_for)
+    return True
+
+
+def set_seed(t: Tournament, round_number: int, set_number: int) -> str:
+    """The seed of a set's deals (fixed by the tournament's seed: in duplicate the deals
+    of every set are known before it is drawn, so a night in the room can print them)."""
+    return f"{t.seed}/r{round_number}/s{set_number}"
+
+
+def table_seed(set_seed: str, number: int, duplicate: bool) -> str:
+    """The deal source of table `number` of a set: in duplicate one for the whole set
+    (same hands per seat, same dealer at every table), else the table's own."""
+    return set_seed if duplicate else f"{set_seed}/t{number}"
+
+
+def finish_table(table, board, score_for) -> None:
+    """A table of a set is done (its row locked by the caller): it keeps its board and
+    each seat's set score (`score_for(seat)`: own side's total minus the other's); the
+    set moves on after commit."""
+    from .models import TableSeat
+
     table.finished = True
-    table.board = [dict(b) for b in engine_game.board]
+    table.board = [dict(b) for b in board]
     table.save(update_fields=["finished", "board"])
     seats = list(TableSeat.objects.filter(table=table))
     for seat in seats:
-        seat.raw = engine_game.score_for(seat.index)
+        seat.raw = score_for(seat.index)
     TableSeat.objects.bulk_update(seats, ["raw"])
     set_id = table.table_set_id
     from .tasks import advance_set
 
     queue = settings.TOURNAMENTS_RANKINGS_QUEUE
     transaction.on_commit(lambda: advance_set.apply_async((set_id,), queue=queue))
-    return True
 
 
 def advance_set(set_id: int, now=None) -> str:
@@ -1539,7 +1581,9 @@ def expire_sets(now=None) -> int:
     played = 0
     due = TableSet.objects.filter(status=TableSet.Status.PLAYING, deadline__lte=now)
     for tset in due:
-        for game_id in tset.tables.filter(finished=False).values_list("game_id", flat=True):
+        for game_id in tset.tables.filter(finished=False, game__isnull=False).values_list(
+            "game_id", flat=True
+        ):
             played += game_actions.autoplay(game_id)
     return played
 
@@ -1595,7 +1639,8 @@ def replace_player(entry_id: int, actor, new_user, reason: str) -> Entry:
             entry=entry, table__finished=False, table__table_set__status="playing"
         ).select_related("table")
         for seat in seats:
-            game_actions.hand_over_seat(seat.table.game_id, seat.index, old, new_user)
+            if seat.table.game_id is not None:  # in the room the new player just sits down
+                game_actions.hand_over_seat(seat.table.game_id, seat.index, old, new_user)
         entry.player = new_user
         entry.save(update_fields=["player"])
         AuditLog.objects.create(
@@ -1613,9 +1658,9 @@ def _close_tables(t: Tournament, actor, now=None) -> None:
     locked transaction."""
     from .models import Table
 
-    unfinished = Table.objects.filter(table_set__round__tournament=t, finished=False).values_list(
-        "game_id", flat=True
-    )
+    unfinished = Table.objects.filter(
+        table_set__round__tournament=t, finished=False, game__isnull=False
+    ).values_list("game_id", flat=True)
     for game_id in list(unfinished):
         game_actions.stop_game(game_id, reason="stopped")
     Entry.objects.filter(tournament=t, status=Entry.Status.PLAYING).update(

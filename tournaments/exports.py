@@ -291,8 +291,9 @@ def table_records(t: Tournament) -> list[tuple[str, str]]:
     from .models import Table
 
     out = []
+    # A night in the room has no record of play: its results are in the other exports.
     tables = (
-        Table.objects.filter(table_set__round__tournament=t)
+        Table.objects.filter(table_set__round__tournament=t, game__isnull=False)
         .select_related("game", "game__owner", "table_set__round")
         .order_by("table_set__round__number", "table_set__number", "number")
     )

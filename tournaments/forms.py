@@ -36,8 +36,8 @@ SOLO_FIELDS = (
     "deals", "ends_at", "live_start", "results_visibility", "unfinished_rule", "ranking",
 )  # fmt: skip
 TABLE_FIELDS = (
-    "rounds", "sets", "set_deals", "duplicate", "cut", "cut_percent", "redraw", "clock",
-    "set_minutes", "round_break",
+    "rounds", "sets", "set_deals", "duplicate", "in_room", "cut", "cut_percent", "redraw",
+    "clock", "set_minutes", "round_break",
 )  # fmt: skip
 # A refusal of actions.check_structure names its field; here it sits at this one.
 STRUCTURE_FIELDS = {
@@ -50,6 +50,7 @@ STRUCTURE_FIELDS = {
     "cut": "cut",
     "redraw": "redraw",
     "clock": "clock",
+    "set_minutes": "set_minutes",
 }
 
 
@@ -177,6 +178,15 @@ class TournamentForm(forms.Form):
         help_text=_(
             "Then each player also gets a duplicate score: their result against every "
             "other table that held the same cards."
+        ),
+    )
+    in_room = forms.BooleanField(
+        label=_("In the room with real cards"),
+        required=False,
+        help_text=_(
+            "A club night at real tables: you print the deals, each table plays them with "
+            "real cards and enters every deal's result from a phone. No clock, no bots: an "
+            "empty seat is a stand-in who does not rank."
         ),
     )
     cut = forms.IntegerField(

@@ -398,6 +398,10 @@ class Structure(models.Model):
     # Minutes between rounds: the next round is drawn for all to see and starts at a set
     # time ("next round at 21:10"); 0 = at once.
     round_break = models.PositiveSmallIntegerField(default=0)
+    # A club night with real cards: the tables play printed deals in the room and
+    # enter each deal's result from a phone (tournaments/room.py); no game online, no
+    # bots: an empty seat is a stand-in who never ranks.
+    in_room = models.BooleanField(default=False)
 
     def __str__(self) -> str:
         return f"{self.tournament}: {self.rounds} x {self.sets} x {self.deals}"
@@ -461,10 +465,16 @@ class TableSet(models.Model):
 class Table(models.Model):
     table_set = models.ForeignKey(TableSet, on_delete=models.CASCADE, related_name="tables")
     number = models.PositiveSmallIntegerField()  # 1, 2, ... ("tafel 7")
+    # Null at a table of a night in the room (Structure.in_room): played with real cards.
     game = models.OneToOneField(
-        "game.Game", on_delete=models.RESTRICT, related_name="tournament_table"
-    )
+        "game.Game", on_delete=models.RESTRICT, related_name="tournament_table", null=True,
+        blank=True,
+    )  # fmt: skip
     finished = models.BooleanField(default=False)
+    # In the room: the deals as the table entered them (engine.scoresheet.Line fields and
+    # who entered it), and which side agreed with the sheet ({"0": name, "1": name}).
+    sheet = models.JSONField(default=list, blank=True)
+    agreed = models.JSONField(default=dict, blank=True)
     # Per deal, when the game is over: the engine's board entries (dealer, trump,
     # no_trump, multiplier, card_points, written) and the announcements.
     board = models.JSONField(default=list, blank=True)
@@ -474,6 +484,11 @@ class Table(models.Model):
         constraints = [
             models.UniqueConstraint(fields=["table_set", "number"], name="unique_table_number")
         ]
+
+    @property
+    def in_room(self) -> bool:
+        """Played with real cards: the result is entered, not played online."""
+        return self.game_id is None
 
     def __str__(self) -> str:
         return f"{self.table_set} table {self.number}"

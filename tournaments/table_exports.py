@@ -125,7 +125,7 @@ def deal_rows(t: Tournament) -> list[dict[str, Any]]:
             for seat in tab.seats.all():
                 if seat.entry_id:
                     names[seat.index] = seat.entry.player.get_username()
-            game = tab.game
+            seed, rules = tables.deal_source(tab, t.structure)
             for k, b in enumerate(tab.board):
                 row = {
                     "round": tset.round.number,
@@ -143,7 +143,7 @@ def deal_rows(t: Tournament) -> list[dict[str, Any]]:
                     "hands": None,
                 }
                 if reveal:
-                    spec = engine.deal_for(game.seed, b["deal"], game.rules)
+                    spec = engine.deal_for(seed, b["deal"], rules)
                     row["hands"] = [
                         " ".join(engine.Card.parse(c).display() for c in h) for h in spec.texts()
                     ]

@@ -9,6 +9,8 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.urls import reverse
+from django.utils.translation import gettext
 
 import engine
 
@@ -154,13 +156,23 @@ def my_seat(t: Tournament, user) -> dict[str, Any] | None:
     )
     if seat is None:
         return None
+    tab = seat.table
+    if tab.in_room:
+        # Real cards: the player's page leads to the table's score sheet.
+        href = reverse(
+            "tournaments:tables-sheet", args=[t.pk, tset.round.number, tset.number, tab.number]
+        )
+    else:
+        href = reverse("game", args=[tab.game.public_id])
     return {
         "round": tset.round.number,
         "set": tset.number,
-        "table": seat.table.number,
+        "table": tab.number,
         "seat": seat.index,
         "seat_name": SEAT_NAMES[seat.index],
-        "game": str(seat.table.game.public_id),
+        "game": str(tab.game.public_id) if tab.game_id else None,
+        "room": tab.in_room,
+        "href": href,
     }
 
 
@@ -180,8 +192,9 @@ def progress(t: Tournament) -> dict[str, Any] | None:
     rows = list(
         Table.objects.filter(table_set=tset)
         .order_by("number")
-        .values_list("pk", "number", "finished", "game_id", "game__state")
+        .values_list("pk", "number", "finished", "game_id", "game__state", "sheet", "agreed")
     )
+    deals_per_set = t.structure.deals
     seats: dict[int, list] = defaultdict(list)
     for table_id, index, entry_id, name in (
         TableSeat.objects.filter(table__table_set=tset)
@@ -196,8 +209,12 @@ def progress(t: Tournament) -> dict[str, Any] | None:
         ).values_list("game_id", "index", "bot_control", "connections", "bot_reason")
     }
     tables = []
-    for table_id, number, finished, game_id, state in rows:
+    for table_id, number, finished, game_id, state, sheet, agreed in rows:
+        room = game_id is None
         state = state or {}
+        if room:
+            # Real cards: how many deals the table has entered, which sides agreed.
+            state = {"deal_number": len(sheet or ()), "deals": deals_per_set}
         out = []
         for index, entry_id, name in seats[table_id]:
             bot_control, connections, reason = people.get((game_id, index), (False, 1, ""))
@@ -223,6 +240,8 @@ def progress(t: Tournament) -> dict[str, Any] | None:
                 "deals": state.get("deals"),
                 "to_move": None if finished else state.get("to_move"),
                 "seats": out,
+                "room": room,
+                "agreed": sorted(int(k) for k in agreed or {}) if room else None,
             }
         )
     return {
@@ -254,7 +273,7 @@ def export(t: Tournament, reveal: bool | None = None) -> dict[str, Any]:
 
     The hands, plays and seeds are secret until the tournament closes (`reveal`
     defaults to that): before, deals carry only their results."""
-    from . import exports, replays
+    from . import exports
 
     reveal = t.is_closed if reveal is None else reveal
     s = t.structure
@@ -270,11 +289,12 @@ def export(t: Tournament, reveal: bool | None = None) -> dict[str, Any]:
                 .order_by("number")
             ):
                 game = tab.game
-                _, played = replays.split_deals(game.seed, game.rules, list(game.actions))
+                seed, rules = deal_source(tab, s)
+                played = played_deals(tab, s)
                 corrected = corrections_of(tab.board)
                 deals = []
                 for d in played:
-                    spec = engine.deal_for(game.seed, d.number, game.rules) if reveal else None
+                    spec = engine.deal_for(seed, d.number, rules) if reveal else None
                     r = d.result
                     written, original = corrected.get(d.number, (list(r["written"]), None))
                     deals.append(
@@ -296,9 +316,10 @@ def export(t: Tournament, reveal: bool | None = None) -> dict[str, Any]:
                 tables_out.append(
                     {
                         "table": tab.number,
-                        "game": str(game.public_id),
-                        "seed": game.seed if reveal else None,
-                        "rules": game.rules,
+                        "game": str(game.public_id) if game else None,
+                        "in_room": tab.in_room,
+                        "seed": seed if reveal else None,
+                        "rules": rules,
                         "finished": tab.finished,
                         "seats": [
                             {
@@ -360,6 +381,38 @@ def export(t: Tournament, reveal: bool | None = None) -> dict[str, Any]:
     }
 
 
+def played_deals(tab: Table, structure=None) -> list:
+    """The deals played at `tab` (replays.PlayedDeal: number, result, tricks, actions).
+    A table of a night in the room has no play: its results as entered (the board once
+    agreed), announcements from what was entered, no tricks."""
+    from . import replays
+
+    if not tab.in_room:
+        game = tab.game
+        return replays.split_deals(game.seed, game.rules, list(game.actions))[1]
+    from . import room
+
+    structure = structure or tab.table_set.round.tournament.structure
+    rows = tab.board if tab.finished else room.score_sheet_rows(tab, structure)
+    return [
+        replays.PlayedDeal(
+            number=r["deal"], result=r, tricks=[],
+            actions=(["blind"] if r.get("blind") else []) + ["mee", "tegen"][: r["doublings"]],
+        )
+        for r in rows
+    ]  # fmt: skip
+
+
+def deal_source(tab: Table, structure=None) -> tuple[str, str]:
+    """(seed, rules) of the deals `tab` plays, online or in the room."""
+    if not tab.in_room:
+        return tab.game.seed, tab.game.rules
+    from .actions import table_seed
+
+    structure = structure or tab.table_set.round.tournament.structure
+    return table_seed(tab.table_set.seed, tab.number, structure.duplicate), structure.rules_spec
+
+
 def _hands_shown(spec, result: dict) -> list[list[str]]:
     """The four hands of a played deal as the table shows one ("A♥"): by suit, the trump
     first, then by rank, high to low."""
@@ -373,8 +426,6 @@ def traveller(t: Tournament, round_number: int, set_number: int, number: int) ->
     hands and the play trick by trick. None if the set is not finished (in duplicate the
     other tables are still playing those cards) or has no such deal."""
     import numpy as np
-
-    from . import replays
 
     tset = (
         TableSet.objects.filter(round__tournament=t, round__number=round_number, number=set_number)
@@ -391,20 +442,24 @@ def traveller(t: Tournament, round_number: int, set_number: int, number: int) ->
         .order_by("number")
     ):
         game = tab.game
-        _, played = replays.split_deals(game.seed, game.rules, list(game.actions))
-        deal = next((d for d in played if d.number == number), None)
+        seed, rules = deal_source(tab, t.structure)
+        deal = next((d for d in played_deals(tab, t.structure) if d.number == number), None)
         if deal is None:
             continue
         names = ["" for _ in range(4)]
         for seat in tab.seats.all():
-            names[seat.index] = seat.entry.player.get_username() if seat.entry_id else "bot"
-        spec = engine.deal_for(game.seed, number, game.rules)
+            names[seat.index] = (
+                seat.entry.player.get_username()
+                if seat.entry_id
+                else (gettext("stand-in") if tab.in_room else "bot")
+            )
+        spec = engine.deal_for(seed, number, rules)
         r = deal.result
         written, original = corrections_of(tab.board).get(number, (list(r["written"]), None))
         rows.append(
             {
                 "table": tab.number,
-                "game": str(game.public_id),
+                "game": str(game.public_id) if game else None,
                 "names": names,
                 "dealer": r["dealer"],
                 "trump": "none" if r["no_trump"] else (r["trump"] or ""),
@@ -439,8 +494,6 @@ def table_game(t: Tournament, round_number: int, set_number: int, table_number: 
     trick's winner and points), card points and the written score (and the score as
     played, where the organizer corrected it). None while any table of the set still
     plays (in duplicate they hold the same cards)."""
-    from . import replays
-
     tab = (
         Table.objects.filter(
             table_set__round__tournament=t,
@@ -460,11 +513,11 @@ def table_game(t: Tournament, round_number: int, set_number: int, table_number: 
     for seat in tab.seats.all():
         names[seat.index] = seat.entry.player.get_username() if seat.entry_id else ""
         bots[seat.index] = seat.entry_id is None
-    _, played = replays.split_deals(game.seed, game.rules, list(game.actions))
+    seed, rules = deal_source(tab, t.structure)
     corrected = corrections_of(tab.board)
     deals = []
-    for d in played:
-        spec = engine.deal_for(game.seed, d.number, game.rules)
+    for d in played_deals(tab, t.structure):
+        spec = engine.deal_for(seed, d.number, rules)
         r = d.result
         written, original = corrected.get(d.number, (list(r["written"]), None))
         deals.append(
@@ -494,7 +547,7 @@ def table_game(t: Tournament, round_number: int, set_number: int, table_number: 
         "round": round_number,
         "set": set_number,
         "table": table_number,
-        "game": str(game.public_id),
+        "game": str(game.public_id) if game else None,
         "names": names,
         "bots": bots,
         "deals": deals,

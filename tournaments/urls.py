@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import table_views, views
+from . import room_views, table_views, views
 
 app_name = "tournaments"
 
@@ -44,6 +44,13 @@ urlpatterns = [
         table_views.table_replay,
         name="tables-table",
     ),
+    # A night in the room with real cards: a table's score sheet, the deals to print.
+    path(
+        "<int:pk>/tables/<int:round_number>/<int:set_number>/table/<int:number>/sheet/",
+        room_views.sheet,
+        name="tables-sheet",
+    ),
+    path("<int:pk>/tables/deals/", room_views.deals, name="tables-deals"),
     path(
         "<int:pk>/tables/<int:round_number>/<int:set_number>/deal/<int:number>/",
         table_views.traveller,

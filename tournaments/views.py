@@ -602,6 +602,7 @@ def create(request: HttpRequest) -> HttpResponse:
                     clock=data["clock"],
                     set_minutes=data["set_minutes"],
                     round_break=data["round_break"] or 0,
+                    in_room=data["in_room"],
                     live_start=data["starts_at"] is not None,
                     **common,
                 )

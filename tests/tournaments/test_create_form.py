@@ -37,8 +37,8 @@ def test_the_form_offers_the_formats_and_the_table_fields(client, organizer, clu
     for value in ("solo-duplicate", "rotating", "writer-stays", "pairs"):
         assert f'value="{value}"' in page
     assert 'data-for-format="tables"' in page and 'data-for-format="solo"' in page
-    for name in ("rounds", "sets", "set_deals", "duplicate", "cut", "cut_percent", "redraw",
-                 "clock", "set_minutes", "round_break", "starts_at"):  # fmt: skip
+    for name in ("rounds", "sets", "set_deals", "duplicate", "in_room", "cut", "cut_percent",
+                 "redraw", "clock", "set_minutes", "round_break", "starts_at"):  # fmt: skip
         assert f'name="{name}"' in page
     assert "Wisselende partners" in page or "wisselende partners" in page  # Dutch first
     assert "Sets per ronde" in page
@@ -102,8 +102,18 @@ def test_a_cut_as_a_percentage_and_no_start_time(client, organizer, club):
         ({"cut_percent": 100}, "cut_percent", "Een percentage van 1 tot 99"),
         ({"rounds": ""}, "rounds", "Dit veld is verplicht."),
         ({"rounds": 0}, "rounds", "minstens 1 ronde"),
+        ({"in_room": "on", "clock": 30}, "clock", "met echte kaarten in de zaal is er geen klok"),
+        ({"in_room": "on", "set_minutes": 20}, "set_minutes", "laat de deadline van de set leeg"),
     ],
 )
+def test_a_night_in_the_room_is_made_from_the_form(client, organizer, club):
+    client.force_login(organizer)
+    response = client.post("/tournaments/new/", tables_post(club, in_room="on", duplicate="on"))
+    assert response.status_code == 302
+    t = Tournament.objects.get(name="Kampioenschap")
+    assert t.structure.in_room and t.structure.duplicate
+
+
 def test_bad_table_input_says_why_in_dutch(client, organizer, club, extra, field, message):
     client.force_login(organizer)
     response = client.post("/tournaments/new/", tables_post(club, **extra))

@@ -31,6 +31,7 @@ OPTIONS = {
     "redraw": "--redraw",
     "clock": "--clock",
     "format": "--format",
+    "set_minutes": "--set-minutes",
 }
 
 
@@ -68,6 +69,11 @@ class Command(BaseCommand):
         parser.add_argument("--sets", type=int, default=3, help="sets per round")
         parser.add_argument(
             "--duplicate", action="store_true", help="every table of a set plays the same deals"
+        )
+        parser.add_argument(
+            "--in-room",
+            action="store_true",
+            help="a club night with real cards: printed deals, scores entered per table",
         )
         parser.add_argument(
             "--cut", type=int, default=None, help="after each round the top K go on"
@@ -151,6 +157,7 @@ class Command(BaseCommand):
                     clock=opts["clock"],
                     set_minutes=opts["set_minutes"],
                     round_break=opts["round_break"],
+                    in_room=opts["in_room"],
                     **common,
                 )
         except actions.TournamentError as exc:

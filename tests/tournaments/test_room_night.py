@@ -1,0 +1,283 @@
+"""A club night with real cards (tournaments/room.py): the organizer prints the deals,
+each table enters its deals from a phone, both sides agree, and the sets, duplicate
+scores and standings follow as online; who may see and change what."""
+
+from __future__ import annotations
+
+import re
+
+import numpy as np
+import pytest
+from django.core.management import CommandError
+from django.urls import reverse
+
+import engine
+from engine.scoresheet import Line, score_sheet
+from tests.tournaments.test_rounds import create, exported, wait_until
+from tournaments import actions, room, scoring
+from tournaments.models import AuditLog, Table, TableSeat, TableSet, Tournament
+from tournaments.templatetags.tournament_tags import shown_hand
+
+pytestmark = pytest.mark.usefixtures("live_game_db")
+
+# What tables 1 and 2 write down for deals 1 and 2 of every set: South/North's points.
+ENTRIES = {1: [("H", 41), ("none", 30)], 2: [("H", 35), ("S", 22)]}
+
+
+@pytest.fixture
+def night(club, organizer, make_user):
+    """Eight members of the club in a rotating-partners night in the room: 2 tables,
+    3 sets of 2 deals, duplicate, drawn and started."""
+    t = actions.create_tables_tournament(
+        organizer, name="Clubavond", club=club, fmt="rotating", players=8, sets=3, deals=2,
+        duplicate=True, in_room=True, open_now=True, seed="room-night",
+    )  # fmt: skip
+    for i in range(8):
+        user = make_user(f"speler{i}")
+        club.members.add(user)
+        actions.join(t.pk, user)
+    actions.start_tables(t.pk, organizer)
+    t.refresh_from_db()
+    return t
+
+
+def seated(tab: Table) -> dict[int, object]:
+    seats = tab.seats.select_related("entry__player")
+    return {s.index: s.entry.player for s in seats if s.entry_id is not None}
+
+
+def sheet_url(t, tab: Table) -> str:
+    return reverse(
+        "tournaments:tables-sheet",
+        args=[t.pk, tab.table_set.round.number, tab.table_set.number, tab.number],
+    )
+
+
+def enter(client, t, tab, user, deal, trump, points, **extra):
+    client.force_login(user)
+    data = {"action": "enter", "deal": deal, "trump": trump, "points": points, **extra}
+    return client.post(sheet_url(t, tab), data)
+
+
+def agree(client, t, tab, user):
+    client.force_login(user)
+    return client.post(sheet_url(t, tab), {"action": "agree"})
+
+
+def current_tables(t) -> list[Table]:
+    tset = TableSet.objects.filter(round__tournament=t).order_by("-number").first()
+    return list(tset.tables.select_related("table_set__round").order_by("number"))
+
+
+def play_set(client, t) -> list[Table]:
+    tabs = current_tables(t)
+    for tab in tabs:
+        people = seated(tab)
+        for k, (trump, points) in enumerate(ENTRIES[tab.number], start=1):
+            response = enter(client, t, tab, people[k % 4], k, trump, points)
+            assert response.status_code == 302
+        assert agree(client, t, tab, people[0]).status_code == 302  # South–North
+        assert agree(client, t, tab, people[3]).status_code == 302  # West–East
+    return tabs
+
+
+def test_a_night_in_the_room_is_scored_like_tables_online(client, night):
+    t = night
+    tabs = current_tables(t)
+    assert len(tabs) == 2 and all(tab.in_room and tab.game_id is None for tab in tabs)
+    rules = engine.get_rules(t.structure.rules_spec)
+    first_set: dict[int, list] = {}
+    for set_number in (1, 2, 3):
+        tabs = play_set(client, t)
+        for tab in tabs:
+            tab.refresh_from_db()
+            assert tab.finished
+            # The server wrote the score, by the rules: the tie of deal 1 doubles deal 2
+            # only where the preset says so (tie=own here: it does not).
+            specs = [engine.deal_for(tab.table_set.seed, k, rules) for k in (1, 2)]
+            lines = [Line(None if tr == "none" else tr, p) for tr, p in ENTRIES[tab.number]]
+            rows = score_sheet(rules, specs, lines)
+            if set_number == 1:
+                first_set[tab.number] = [r["written"] for r in rows]
+            assert [list(b["written"]) for b in tab.board] == [list(r["written"]) for r in rows]
+            ns = sum(r["written"][0] for r in rows) - sum(r["written"][1] for r in rows)
+            raws = dict(TableSeat.objects.filter(table=tab).values_list("index", "raw"))
+            assert raws == {0: ns, 1: -ns, 2: ns, 3: -ns}
+        if set_number < 3:
+            wait_until(lambda n=set_number: TableSet.objects.filter(
+                round__tournament=t, number=n + 1).exists())  # fmt: skip
+    wait_until(lambda: Tournament.objects.get(pk=t.pk).is_closed)
+    # Duplicate across the two tables: per deal, the better South–North gets 2 MP.
+    mp = scoring.set_figures(
+        np.array([first_set[1], first_set[2]], dtype=float), duplicate=True
+    ).mp
+    seat_mp = dict(
+        TableSeat.objects.filter(table__table_set__number=1, table__table_set__round__tournament=t)
+        .values_list("table__number", "dup_mp")
+        .filter(index=0)
+    )
+    assert seat_mp == {1: float(mp[0, 0]), 2: float(mp[1, 0])} and seat_mp[1] > seat_mp[2]
+    data = exported(Tournament.objects.get(pk=t.pk))
+    table = data["rounds"][0]["sets"][0]["tables"][0]
+    assert table["in_room"] is True and table["game"] is None
+    assert [d["written"] for d in table["deals"]] == [list(w) for w in first_set[1]]
+    assert table["deals"][0]["hands"] == [
+        list(h) for h in engine.deal_for(table["seed"], 1, table["rules"]).texts()
+    ]
+    # The traveller of a deal shows both tables' results on the same cards.
+    client.force_login(tabs[0].seats.first().entry.player)
+    page = client.get(reverse("tournaments:tables-traveller", args=[t.pk, 1, 1, 1]))
+    a, b = first_set[2][0]
+    assert page.status_code == 200 and f"{a} – {b}" in page.content.decode()
+
+
+def test_deals_are_entered_in_order_and_checked_by_the_rules(client, night):
+    t = night
+    tab = current_tables(t)[0]
+    south = seated(tab)[0]
+    assert enter(client, t, tab, south, 2, "H", 40).status_code == 302
+    tab.refresh_from_db()
+    assert tab.sheet == []  # deal 2 before deal 1: refused
+    page = client.get(sheet_url(t, tab) + "?deal=2", follow=True)
+    assert "deal 1 comes next" in page.content.decode() or "deel 1" in page.content.decode()
+    for bad in ({"points": 61}, {"points": -1}, {"trump": "X"}, {"points": "veel"}):
+        args = {"trump": "H", "points": 40, **bad}
+        enter(client, t, tab, south, 1, args.pop("trump"), args.pop("points"), **args)
+        tab.refresh_from_db()
+        assert tab.sheet == [], bad
+    with pytest.raises(actions.TournamentError, match="0 to 60"):
+        room.enter_deal(t.pk, 1, 1, tab.number, south, 1, Line("H", 61))
+    with pytest.raises(actions.TournamentError, match="announcements"):
+        room.enter_deal(t.pk, 1, 1, tab.number, south, 1, Line("H", 40, doublings=1))
+    assert enter(client, t, tab, south, 1, "S", 40).status_code == 302
+    tab.refresh_from_db()
+    assert tab.sheet[0]["points"] == 40 and tab.sheet[0]["by"] == south.get_username()
+
+
+def test_only_the_players_at_the_table_and_organizers_see_and_change_its_sheet(
+    client, night, organizer, make_user
+):
+    t = night
+    one, two = current_tables(t)
+    stranger = seated(two)[0]  # plays at table 2, same cards
+    client.force_login(stranger)
+    assert client.get(sheet_url(t, one)).status_code == 404
+    assert enter(client, t, one, stranger, 1, "H", 40).status_code == 404
+    with pytest.raises(actions.NotAllowed):
+        room.enter_deal(t.pk, 1, 1, one.number, stranger, 1, Line("H", 40))
+    outsider = make_user("buiten")
+    client.force_login(outsider)
+    assert client.get(sheet_url(t, one)).status_code == 404
+    client.logout()
+    assert client.get(sheet_url(t, one)).status_code == 302  # to the login page
+    # The table's own player sees it, the organizer too (a link on the organizer's view).
+    client.force_login(seated(one)[1])
+    page = client.get(sheet_url(t, one))
+    assert page.status_code == 200 and b"data-sheet-form" in page.content
+    client.force_login(organizer)
+    organize = client.get(reverse("tournaments:tables-organize", args=[t.pk])).content.decode()
+    assert sheet_url(t, one) in organize and "data-print-deals" in organize
+
+
+def test_a_change_takes_back_the_agreement_and_both_sides_must_agree(client, night):
+    t = night
+    tab = current_tables(t)[0]
+    people = seated(tab)
+    enter(client, t, tab, people[0], 1, "H", 41)
+    with pytest.raises(actions.TournamentError, match="not complete"):
+        room.agree(t.pk, 1, 1, tab.number, people[0])
+    enter(client, t, tab, people[1], 2, "C", 20)
+    agree(client, t, tab, people[0])
+    agree(client, t, tab, people[2])  # the same side twice: still one side
+    tab.refresh_from_db()
+    assert set(tab.agreed) == {"0"} and not tab.finished
+    enter(client, t, tab, people[3], 2, "C", 25)  # West–East changes deal 2
+    tab.refresh_from_db()
+    assert tab.agreed == {} and tab.sheet[1]["points"] == 25
+    agree(client, t, tab, people[1])
+    agree(client, t, tab, people[0])
+    tab.refresh_from_db()
+    assert tab.finished and tab.board[1]["card_points"] == [25, 35]
+    # Closed: no more changes.
+    with pytest.raises(actions.TournamentError, match="closed"):
+        room.enter_deal(t.pk, 1, 1, tab.number, people[0], 2, Line("C", 30))
+
+
+def test_the_organizer_agrees_for_a_table_and_it_is_audited(client, night, organizer):
+    t = night
+    tab = current_tables(t)[1]
+    people = seated(tab)
+    enter(client, t, tab, organizer, 1, "D", 31)
+    enter(client, t, tab, organizer, 2, "none", 29)
+    agree(client, t, tab, organizer)
+    tab.refresh_from_db()
+    assert tab.finished and tab.agreed == {"0": "organizer", "1": "organizer"}
+    log = AuditLog.objects.get(tournament=t, action="room_agree")
+    assert log.after["table"] == tab.number and len(log.after["sheet"]) == 2
+    assert all(d["by"] == "organizer" for d in tab.sheet) and people
+
+
+def test_the_players_page_leads_to_the_score_sheet_not_a_game(client, night):
+    t = night
+    tab = current_tables(t)[0]
+    client.force_login(seated(tab)[2])
+    url = reverse("tournaments:tables", args=[t.pk])
+    page = client.get(url).content.decode()
+    assert re.search(r'href="%s"[^>]*data-my-table' % re.escape(sheet_url(t, tab)), page)
+    data = client.get(url + "?format=json").json()
+    assert data["seat"]["room"] is True and data["seat"]["href"] == sheet_url(t, tab)
+    assert data["seat"]["game"] is None
+
+
+def test_the_organizer_prints_every_sets_deals_in_advance(client, night, organizer):
+    t = night
+    client.force_login(organizer)
+    url = reverse("tournaments:tables-deals", args=[t.pk])
+    page = client.get(url + "?round=1&set=3")
+    assert page.status_code == 200
+    html = page.content.decode()
+    rules = engine.get_rules(t.structure.rules_spec)
+    spec = engine.deal_for(actions.set_seed(t, 1, 3), 2, rules)
+    # Deal 2 of set 3 (not drawn yet): the four hands the tables will be seated with.
+    section = html[html.index('data-print-deal="2"') :]
+    section = re.sub(r"<[^>]+>", "", section[: section.index("</section>")])
+    for hand in spec.texts():
+        assert " ".join(shown_hand(hand)) in section
+    assert "print 2 copies" in html or "2 kopieën" in html
+    assert client.get(url + "?round=2&set=1").status_code == 404  # one round only
+    client.force_login(seated(current_tables(t)[0])[0])
+    assert client.get(url).status_code == 403  # players never see the hands
+
+
+def test_without_duplicate_each_drawn_table_prints_its_own_deals(client, club, organizer, make_user):
+    t = actions.create_tables_tournament(
+        organizer, name="Los", club=club, fmt="rotating", players=6, sets=3, deals=1,
+        in_room=True, open_now=True, seed="room-own",
+    )  # fmt: skip
+    for i in range(6):
+        user = make_user(f"los{i}")
+        club.members.add(user)
+        actions.join(t.pk, user)
+    actions.start_tables(t.pk, organizer)
+    client.force_login(organizer)
+    url = reverse("tournaments:tables-deals", args=[t.pk])
+    html = client.get(url).content.decode()
+    assert 'data-print-table="1"' in html and 'data-print-table="2"' in html
+    assert client.get(url + "?round=1&set=2").status_code == 404  # not drawn yet
+    # A seat without a player is a stand-in: named so on the sheet, never ranked.
+    tab = current_tables(t)[0]
+    client.force_login(seated(tab)[0] if 0 in seated(tab) else next(iter(seated(tab).values())))
+    page = client.get(sheet_url(t, tab)).content.decode()
+    assert "stand-in" in page or "invaller" in page
+
+
+def test_real_cards_refuse_a_clock_and_a_deadline(club, organizer):
+    with pytest.raises(actions.TournamentError, match="no clock"):
+        actions.create_tables_tournament(
+            organizer, name="x", club=club, fmt="rotating", players=8, in_room=True, clock=30
+        )
+    with pytest.raises(CommandError, match=r"deadline.*\[--set-minutes\]"):
+        create("--format", "rotating", "--players", "8", "--in-room", "--set-minutes", "20")
+    t = create("--format", "rotating", "--players", "8", "--in-room", "--duplicate")
+    assert t.structure.in_room and t.structure.duplicate
+

@@ -1,0 +1,302 @@
+"""A club night with real cards (Structure.in_room): the same rounds, sets, draw and
+duplicate scoring as online, but each table plays the printed deals with real cards and
+enters its results from a phone.
+
+- The organizer prints the deals of a set (`deal_sheets`): per deal the dealer and the
+  four hands, so every table lays out the same cards (in duplicate one sheet serves
+  every table of the set).
+- A player at the table (or an organizer) enters each deal in order: trump, the
+  announcements, the points South/North counted (`enter_deal`). The server writes the
+  score (engine.scoresheet), the tie factor carried as the preset says.
+- When every deal is in, each side agrees with the sheet (`agree`; an organizer may
+  agree for the table); then the table is finished exactly as an online table is
+  (actions.finish_table) and the set moves on. Changing a deal takes back both sides'
+  agreement.
+
+A player sees only their own table's sheet while the set is played: the other tables'
+results on the same cards stay hidden until the set is done (the travellers).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.db import transaction
+from django.utils.translation import gettext_noop as N_
+
+import engine
+from engine.scoresheet import Line, check_line, score_sheet
+
+from . import actions
+from .actions import NotAllowed, TournamentError
+from .models import AuditLog, Structure, Table, TableSet, Tournament
+
+LINE_FIELDS = ("trump", "points", "blind", "doublings", "all_tricks")
+TRUMP_CHOICES = ("S", "H", "D", "C")
+
+
+def rules_of(structure: Structure) -> engine.RuleSet:
+    return engine.get_rules(structure.rules_spec)
+
+
+def deal_specs(tab: Table, structure: Structure) -> list[engine.DealSpec]:
+    """The deals table `tab` plays (the same as an online table of that set would)."""
+    seed = actions.table_seed(tab.table_set.seed, tab.number, structure.duplicate)
+    rules = rules_of(structure)
+    return [engine.deal_for(seed, k, rules) for k in range(1, structure.deals + 1)]
+
+
+def lines_of(tab: Table) -> list[Line]:
+    return [Line(**{k: d[k] for k in LINE_FIELDS}) for d in tab.sheet]
+
+
+def score_sheet_rows(tab: Table, structure: Structure) -> list[dict]:
+    """The board rows of what the table has entered so far."""
+    return score_sheet(rules_of(structure), deal_specs(tab, structure), lines_of(tab))
+
+
+def side_of(tab: Table, user) -> int | None:
+    """0 (South/North) or 1 (West/East) for a player seated at `tab`, else None."""
+    if not getattr(user, "is_authenticated", False):
+        return None
+    for seat in tab.seats.all():
+        if seat.entry_id is not None and seat.entry.player_id == user.pk:
+            return seat.index % 2
+    return None
+
+
+def sides_with_people(tab: Table) -> set[int]:
+    """The sides that have a player who ranks (a side of two stand-ins has nobody to
+    agree: it agrees by itself)."""
+    return {seat.index % 2 for seat in tab.seats.all() if seat.entry_id is not None}
+
+
+def sheet(tab: Table, structure: Structure) -> dict[str, Any]:
+    """The table's score sheet as its page shows it: per deal the dealer and, once
+    entered, what was entered and the written score; the totals; the next deal to
+    enter; who agreed."""
+    rules = rules_of(structure)
+    specs = deal_specs(tab, structure)
+    rows = score_sheet(rules, specs, lines_of(tab))
+    totals = [sum(r["written"][0] for r in rows), sum(r["written"][1] for r in rows)]
+    deals = []
+    for spec in specs:
+        k = spec.number
+        entered = tab.sheet[k - 1] if k <= len(tab.sheet) else None
+        row = rows[k - 1] if k <= len(rows) else None
+        deals.append({"number": k, "dealer": spec.dealer, "entered": entered, "row": row})
+    complete = len(rows) == structure.deals
+    missing = {0, 1} - sides_with_people(tab)
+    return {
+        "deals": deals,
+        "totals": totals,
+        "next": None if complete else len(rows) + 1,
+        "complete": complete,
+        # Per side, who agreed with the sheet (None: not yet).
+        "agreed": [(tab.agreed or {}).get("0"), (tab.agreed or {}).get("1")],
+        "auto_agreed": sorted(missing),
+        "total_points": {spec.number: _total(rules, spec) for spec in specs},
+        "turned_trump": rules.trump_by_turned_card,
+        "no_trump": rules.allow_no_trump,
+        "blind": rules.blind_no_trump,
+        "doublings": rules.max_doublings if rules.announcements else 0,
+        "all_tricks": rules.all_tricks_doubles,
+    }
+
+
+def _total(rules, spec) -> int:
+    from engine.scoresheet import deal_total
+
+    return deal_total(rules, spec)
+
+
+def _locked_table(tournament_id: int, round_number: int, set_number: int, number: int) -> Table:
+    tab = (
+        Table.objects.select_for_update()
+        .filter(
+            table_set__round__tournament_id=tournament_id,
+            table_set__round__number=round_number,
+            table_set__number=set_number,
+            number=number,
+        )
+        .select_related("table_set__round__tournament__structure")
+        .first()
+    )
+    if tab is None:
+        raise TournamentError(N_("there is no such table"))
+    return tab
+
+
+def _check_open(tab: Table, user) -> tuple[Tournament, int | None]:
+    """The tournament and the user's side; refused unless the table is of a night in the
+    room, still being played, and the user sits at it or organizes."""
+    t = tab.table_set.round.tournament
+    if not tab.in_room:
+        raise TournamentError(N_("this table plays online: its score is not entered"))
+    side = side_of(tab, user)
+    if side is None and not actions.is_organizer(user, t):
+        raise NotAllowed(N_("only the players at this table and the organizers enter its score"))
+    if tab.finished or tab.table_set.status != TableSet.Status.PLAYING:
+        raise TournamentError(N_("this table's sheet is closed: both sides agreed with it"))
+    if t.status != Tournament.Status.RUNNING:
+        raise TournamentError(N_("the tournament is not running"))
+    return t, side
+
+
+def enter_deal(
+    tournament_id: int, round_number: int, set_number: int, table_number: int, user,
+    number: int, line: Line,
+) -> Table:  # fmt: skip
+    """Enter (or change) deal `number` of a table's sheet. Deals go in order (a tie
+    doubles the next deal); a change takes back both sides' agreement."""
+    with transaction.atomic():
+        tab = _locked_table(tournament_id, round_number, set_number, table_number)
+        t, _side = _check_open(tab, user)
+        structure = t.structure
+        if not 1 <= number <= len(tab.sheet) + 1 or number > structure.deals:
+            raise TournamentError(
+                N_("enter the deals in order: deal %(next)s comes next"),
+                {"next": min(len(tab.sheet) + 1, structure.deals)},
+                field="deal",
+            )
+        specs = deal_specs(tab, structure)
+        try:
+            check_line(rules_of(structure), specs[number - 1], line)
+        except ValueError as exc:
+            raise TournamentError(_line_refusal(str(exc)), _line_params(str(exc))) from None
+        entered = {k: getattr(line, k) for k in LINE_FIELDS}
+        entered["by"] = user.get_username()
+        sheet_now = [dict(d) for d in tab.sheet]
+        if number <= len(sheet_now):
+            sheet_now[number - 1] = entered
+        else:
+            sheet_now.append(entered)
+        tab.sheet, tab.agreed = sheet_now, {}
+        tab.save(update_fields=["sheet", "agreed"])
+        _push_after_commit(t.pk)
+    return tab
+
+
+# engine.scoresheet's English refusals, as messages marked for translation.
+_REFUSALS = [
+    ("points must be", N_("South/North's points must be 0 to %(total)s")),
+    ("trump must be", N_("choose a trump suit or no trump")),
+    ("have no no-trump", N_("these rules have no no-trump")),
+    ("blind", N_("blind no trump is a no-trump of the table presets only")),
+    ("announcements", N_("at most %(limit)s announcements (mee, tegen) in these rules")),
+    ("all eight tricks", N_("a side with all eight tricks has all %(total)s points")),
+]
+
+
+def _line_refusal(text: str) -> str:
+    return next((msg for key, msg in _REFUSALS if key in text), N_("this deal cannot be scored"))
+
+
+def _line_params(text: str) -> dict:
+    import re
+
+    if "points must be" in text:
+        return {"total": int(re.search(r"0 to (\d+)", text).group(1))}
+    if "announcements" in text:
+        return {"limit": int(re.search(r"0 to (\d+)", text).group(1))}
+    if "all eight tricks" in text:
+        return {"total": int(re.search(r"has all (\d+)", text).group(1))}
+    return {}
+
+
+def agree(tournament_id: int, round_number: int, set_number: int, table_number: int, user) -> Table:
+    """The user's side agrees with the complete sheet (an organizer not seated at the
+    table agrees for both sides, kept in the audit trail). Once both sides agree the
+    table is finished and the set moves on."""
+    with transaction.atomic():
+        tab = _locked_table(tournament_id, round_number, set_number, table_number)
+        t, side = _check_open(tab, user)
+        structure = t.structure
+        if len(tab.sheet) < structure.deals:
+            raise TournamentError(
+                N_("the sheet is not complete: deal %(next)s is still to be entered"),
+                {"next": len(tab.sheet) + 1},
+            )
+        agreed = dict(tab.agreed or {})
+        name = user.get_username()
+        if side is None:
+            agreed = {"0": name, "1": name}
+            AuditLog.objects.create(
+                tournament=t, actor=user, action="room_agree",
+                before=None, after={"round": round_number, "set": set_number,
+                                    "table": table_number, "sheet": tab.sheet},
+                reason="",
+            )  # fmt: skip
+        else:
+            agreed[str(side)] = name
+        for missing in {0, 1} - sides_with_people(tab):
+            agreed.setdefault(str(missing), "")
+        tab.agreed = agreed
+        tab.save(update_fields=["agreed"])
+        if {"0", "1"} <= set(agreed):
+            rows = score_sheet_rows(tab, structure)
+            totals = (sum(r["written"][0] for r in rows), sum(r["written"][1] for r in rows))
+            actions.finish_table(
+                tab, rows, lambda seat: totals[seat % 2] - totals[(seat + 1) % 2]
+            )
+        _push_after_commit(t.pk)
+    return tab
+
+
+def _push_after_commit(tournament_id: int) -> None:
+    from . import tables
+
+    transaction.on_commit(lambda: tables.push_standings(tournament_id))
+
+
+def deal_sheets(t: Tournament, round_number: int, set_number: int) -> dict[str, Any] | None:
+    """What the organizer prints for a set: per deal the dealer and the four hands (as
+    a table shows them: by suit, high to low). In duplicate one set of deals serves every
+    table (and is known before the set is drawn); otherwise each drawn table has its own.
+    None for a set that does not exist (or is not drawn yet, without duplicate)."""
+    from .templatetags.tournament_tags import shown_hand
+
+    s = t.structure
+    if not (1 <= round_number <= s.rounds and 1 <= set_number <= s.sets):
+        return None
+    rules = rules_of(s)
+    set_seed = actions.set_seed(t, round_number, set_number)
+    tset = TableSet.objects.filter(
+        round__tournament=t, round__number=round_number, number=set_number
+    ).first()
+    drawn = list(tset.tables.order_by("number").values_list("number", flat=True)) if tset else []
+    if s.duplicate:
+        sources = [(None, set_seed)]
+    elif drawn:
+        sources = [(n, actions.table_seed(set_seed, n, False)) for n in drawn]
+    else:
+        return None
+
+    def deals(seed: str) -> list[dict]:
+        out = []
+        for k in range(1, s.deals + 1):
+            spec = engine.deal_for(seed, k, rules)
+            trump = spec.turned.suit if spec.turned is not None else None
+            out.append(
+                {
+                    "number": k,
+                    "dealer": spec.dealer,
+                    "hands": [shown_hand(h, trump) for h in spec.texts()],
+                    "turned": spec.turned.display() if spec.turned is not None else "",
+                }
+            )
+        return out
+
+    copies = len(drawn)
+    if not copies:
+        # Not drawn yet: as many tables as the set being played has (a cut only shrinks
+        # the field), or as the sign-ups fill before the first draw.
+        now = TableSet.objects.filter(round__tournament=t).order_by("-round__number", "-number")
+        latest = now.first()
+        copies = latest.tables.count() if latest else -(-actions._entries_in(t).count() // 4)
+    return {
+        "round": round_number,
+        "set": set_number,
+        "tables": copies or None,
+        "sheets": [{"table": n, "deals": deals(seed)} for n, seed in sources],
+    }

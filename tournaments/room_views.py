@@ -1,0 +1,143 @@
+"""Pages of a club night with real cards (tournaments/room.py): a table's score sheet,
+entered from a phone by the players at that table, and the deals the organizer prints.
+Thin: reads and writes are room.py's."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext as _
+from django.views.decorators.cache import never_cache
+
+from engine.scoresheet import Line
+
+from . import actions, room, tables
+from .models import Table
+from .table_views import _int, _require_tables, _seat_label
+from .views import _require_organizer, _tournament
+
+
+def _room_table(t, round_number: int, set_number: int, number: int) -> Table:
+    tab = (
+        Table.objects.filter(
+            table_set__round__tournament=t,
+            table_set__round__number=round_number,
+            table_set__number=set_number,
+            number=number,
+        )
+        .select_related("table_set__round")
+        .prefetch_related("seats__entry__player")
+        .first()
+    )
+    if tab is None or not tab.in_room:
+        raise Http404("no such table of a night in the room")
+    return tab
+
+
+def _line_from(post) -> Line:
+    """The deal as the form sent it; ValueError for what is not a number."""
+    trump = post.get("trump", "")
+    blind = trump == "blind"
+    if trump in ("none", "blind"):
+        trump = None
+    elif trump not in room.TRUMP_CHOICES:
+        trump = trump or "?"  # refused by name by the scoresheet
+    points = int(post.get("points", ""))
+    doublings = int(post.get("doublings") or 0)
+    return Line(trump, points, blind, doublings, post.get("all_tricks") == "on")
+
+
+@login_required
+@never_cache
+def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, number: int):
+    """A table's score sheet: the players at the table (and the organizers) enter each
+    deal and agree with the sheet; nobody else sees it while the set is played."""
+    t = _tournament(request, pk)
+    _require_tables(t)
+    tab = _room_table(t, round_number, set_number, number)
+    side = room.side_of(tab, request.user)
+    organizer = actions.is_organizer(request.user, t)
+    if side is None and not organizer:
+        raise Http404("not your table")
+    here = reverse("tournaments:tables-sheet", args=[t.pk, round_number, set_number, number])
+    if request.method == "POST":
+        try:
+            if request.POST.get("action") == "agree":
+                room.agree(t.pk, round_number, set_number, number, request.user)
+            else:
+                deal = _int(request.POST.get("deal"))
+                try:
+                    line = _line_from(request.POST)
+                except ValueError:
+                    messages.error(request, _("Enter the points as a whole number."))
+                    return redirect(f"{here}?deal={deal or ''}")
+                room.enter_deal(
+                    t.pk, round_number, set_number, number, request.user, deal or 0, line
+                )
+        except actions.TournamentError as exc:
+            messages.error(request, exc.translated())
+            return redirect(f"{here}?deal={request.POST.get('deal', '')}")
+        return redirect(here)
+    data = room.sheet(tab, t.structure)
+    seats = [_seat_label(i) for i in range(4)]
+    names = ["" for _ in range(4)]
+    for seat in tab.seats.all():
+        names[seat.index] = seat.entry.player.get_username() if seat.entry_id else _("stand-in")
+    for deal in data["deals"]:
+        deal["dealer_name"] = seats[deal["dealer"]]
+    # The form: the next deal, or the one asked for (?deal=k) to change it.
+    asked = _int(request.GET.get("deal"))
+    editing = None
+    if not tab.finished and tab.table_set.status == "playing":
+        if asked is not None and 1 <= asked <= len(tab.sheet) + 1 and asked <= t.structure.deals:
+            editing = data["deals"][asked - 1]
+        elif data["next"] is not None:
+            editing = data["deals"][data["next"] - 1]
+    context = {
+        "t": t,
+        "tab": tab,
+        "d": data,
+        "seating": list(zip(seats, names, strict=True)),
+        "side": side,
+        "is_organizer": organizer,
+        "editing": editing,
+        "total": data["total_points"][editing["number"]] if editing else None,
+        "doubling_choices": range(data["doublings"] + 1),
+        "round_number": round_number,
+        "set_number": set_number,
+        "open": not tab.finished and tab.table_set.status == "playing",
+    }
+    return render(request, "tournaments/tables_sheet.html", context)
+
+
+@login_required
+@never_cache
+def deals(request: HttpRequest, pk: int) -> HttpResponse:
+    """The deals of a set to print (organizers only): ?round=R&set=S, the current set by
+    default. In duplicate every set can be printed before the night."""
+    t = _tournament(request, pk)
+    _require_tables(t)
+    _require_organizer(request, t)
+    current = tables.current_set(t)
+    round_number = _int(request.GET.get("round")) or (current.round.number if current else 1)
+    set_number = _int(request.GET.get("set")) or (current.number if current else 1)
+    data = room.deal_sheets(t, round_number, set_number)
+    if data is None:
+        raise Http404("no deals to print for that set yet")
+    seats = [_seat_label(i) for i in range(4)]
+    for block in data["sheets"]:
+        for deal in block["deals"]:
+            deal["dealer_name"] = seats[deal["dealer"]]
+            deal["hand_rows"] = [
+                {"seat": seats[i], "cards": deal["hands"][i]} for i in range(4)
+            ]
+    s = t.structure
+    context = {
+        "t": t, "s": s, "d": data,
+        "rounds": range(1, s.rounds + 1), "sets": range(1, s.sets + 1),
+    }  # fmt: skip
+    return render(request, "tournaments/tables_deals.html", context)
+
