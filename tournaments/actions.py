@@ -917,6 +917,9 @@ def check_structure(
     deals: int,
     cut: int | None = None,
     cut_fraction: float | None = None,
+    in_room: bool = False,
+    clock: int = 0,
+    set_minutes: int | None = None,
 ) -> None:
     """Refuse, with why and what would work, a structure the format cannot serve. The
     one authority on it: the command line, the create form and the start (with the
@@ -1004,6 +1007,18 @@ def check_structure(
             N_("a cut needs a round after it: choose 2 rounds or more"),
             field="rounds",
         )
+    if in_room and clock:
+        raise TournamentError(
+            N_("with real cards in the room there is no clock: choose no clock"), field="clock"
+        )
+    if in_room and set_minutes:
+        raise TournamentError(
+            N_(
+                "with real cards in the room nobody can finish a late table for its players: "
+                "leave the set's deadline empty"
+            ),
+            field="set_minutes",
+        )
 
 
 def create_tables_tournament(
@@ -1033,20 +1048,9 @@ def create_tables_tournament(
     from .models import Structure
 
     check_structure(
-        fmt, players, rounds=rounds, sets=sets, deals=deals, cut=cut, cut_fraction=cut_fraction
-    )
-    if in_room and clock:
-        raise TournamentError(
-            N_("with real cards in the room there is no clock: choose no clock"), field="clock"
-        )
-    if in_room and set_minutes:
-        raise TournamentError(
-            N_(
-                "with real cards in the room nobody can finish a late table for its players: "
-                "leave the set's deadline empty"
-            ),
-            field="set_minutes",
-        )
+        fmt, players, rounds=rounds, sets=sets, deals=deals, cut=cut, cut_fraction=cut_fraction,
+        in_room=in_room, clock=clock, set_minutes=set_minutes,
+    )  # fmt: skip
     if redraw not in Structure.Redraw.values:
         raise TournamentError(
             N_("unknown redraw %(redraw)s: choose standing or random"),

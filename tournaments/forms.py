@@ -342,6 +342,9 @@ class TournamentForm(forms.Form):
                 deals=data["set_deals"],
                 cut=data.get("cut"),
                 cut_fraction=data["cut_fraction"],
+                in_room=bool(data.get("in_room")),
+                clock=data.get("clock") or 0,
+                set_minutes=data.get("set_minutes"),
             )
         except TournamentError as exc:
             self.add_error(STRUCTURE_FIELDS.get(exc.field or ""), capfirst(exc.translated()))

@@ -85,6 +85,14 @@ def test_a_cut_as_a_percentage_and_no_start_time(client, organizer, club):
     assert t.status == Tournament.Status.RUNNING  # open, started by the organizer
 
 
+def test_a_night_in_the_room_is_made_from_the_form(client, organizer, club):
+    client.force_login(organizer)
+    response = client.post("/tournaments/new/", tables_post(club, in_room="on", duplicate="on"))
+    assert response.status_code == 302
+    t = Tournament.objects.get(name="Kampioenschap")
+    assert t.structure.in_room and t.structure.duplicate
+
+
 @pytest.mark.parametrize(
     "extra, field, message",
     [
@@ -106,14 +114,6 @@ def test_a_cut_as_a_percentage_and_no_start_time(client, organizer, club):
         ({"in_room": "on", "set_minutes": 20}, "set_minutes", "laat de deadline van de set leeg"),
     ],
 )
-def test_a_night_in_the_room_is_made_from_the_form(client, organizer, club):
-    client.force_login(organizer)
-    response = client.post("/tournaments/new/", tables_post(club, in_room="on", duplicate="on"))
-    assert response.status_code == 302
-    t = Tournament.objects.get(name="Kampioenschap")
-    assert t.structure.in_room and t.structure.duplicate
-
-
 def test_bad_table_input_says_why_in_dutch(client, organizer, club, extra, field, message):
     client.force_login(organizer)
     response = client.post("/tournaments/new/", tables_post(club, **extra))

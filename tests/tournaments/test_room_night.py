@@ -139,7 +139,7 @@ def test_deals_are_entered_in_order_and_checked_by_the_rules(client, night):
     tab.refresh_from_db()
     assert tab.sheet == []  # deal 2 before deal 1: refused
     page = client.get(sheet_url(t, tab) + "?deal=2", follow=True)
-    assert "deal 1 comes next" in page.content.decode() or "deel 1" in page.content.decode()
+    assert "spel 1 is het volgende" in page.content.decode()
     for bad in ({"points": 61}, {"points": -1}, {"trump": "X"}, {"points": "veel"}):
         args = {"trump": "H", "points": 40, **bad}
         enter(client, t, tab, south, 1, args.pop("trump"), args.pop("points"), **args)
