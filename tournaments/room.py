@@ -236,9 +236,7 @@ def agree(tournament_id: int, round_number: int, set_number: int, table_number: 
         if {"0", "1"} <= set(agreed):
             rows = score_sheet_rows(tab, structure)
             totals = (sum(r["written"][0] for r in rows), sum(r["written"][1] for r in rows))
-            actions.finish_table(
-                tab, rows, lambda seat: totals[seat % 2] - totals[(seat + 1) % 2]
-            )
+            actions.finish_table(tab, rows, lambda seat: totals[seat % 2] - totals[(seat + 1) % 2])
         _push_after_commit(t.pk)
     return tab
 

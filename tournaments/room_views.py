@@ -131,13 +131,10 @@ def deals(request: HttpRequest, pk: int) -> HttpResponse:
     for block in data["sheets"]:
         for deal in block["deals"]:
             deal["dealer_name"] = seats[deal["dealer"]]
-            deal["hand_rows"] = [
-                {"seat": seats[i], "cards": deal["hands"][i]} for i in range(4)
-            ]
+            deal["hand_rows"] = [{"seat": seats[i], "cards": deal["hands"][i]} for i in range(4)]
     s = t.structure
     context = {
         "t": t, "s": s, "d": data,
         "rounds": range(1, s.rounds + 1), "sets": range(1, s.sets + 1),
     }  # fmt: skip
     return render(request, "tournaments/tables_deals.html", context)
-

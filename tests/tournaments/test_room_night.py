@@ -108,9 +108,7 @@ def test_a_night_in_the_room_is_scored_like_tables_online(client, night):
                 round__tournament=t, number=n + 1).exists())  # fmt: skip
     wait_until(lambda: Tournament.objects.get(pk=t.pk).is_closed)
     # Duplicate across the two tables: per deal, the better South–North gets 2 MP.
-    mp = scoring.set_figures(
-        np.array([first_set[1], first_set[2]], dtype=float), duplicate=True
-    ).mp
+    mp = scoring.set_figures(np.array([first_set[1], first_set[2]], dtype=float), duplicate=True).mp
     seat_mp = dict(
         TableSeat.objects.filter(table__table_set__number=1, table__table_set__round__tournament=t)
         .values_list("table__number", "dup_mp")
@@ -223,7 +221,8 @@ def test_the_players_page_leads_to_the_score_sheet_not_a_game(client, night):
     client.force_login(seated(tab)[2])
     url = reverse("tournaments:tables", args=[t.pk])
     page = client.get(url).content.decode()
-    assert re.search(r'href="%s"[^>]*data-my-table' % re.escape(sheet_url(t, tab)), page)
+    link = re.escape(sheet_url(t, tab))
+    assert re.search(rf'href="{link}"[^>]*data-my-table', page)
     data = client.get(url + "?format=json").json()
     assert data["seat"]["room"] is True and data["seat"]["href"] == sheet_url(t, tab)
     assert data["seat"]["game"] is None
@@ -249,7 +248,9 @@ def test_the_organizer_prints_every_sets_deals_in_advance(client, night, organiz
     assert client.get(url).status_code == 403  # players never see the hands
 
 
-def test_without_duplicate_each_drawn_table_prints_its_own_deals(client, club, organizer, make_user):
+def test_without_duplicate_each_drawn_table_prints_its_own_deals(
+    client, club, organizer, make_user
+):
     t = actions.create_tables_tournament(
         organizer, name="Los", club=club, fmt="rotating", players=6, sets=3, deals=1,
         in_room=True, open_now=True, seed="room-own",
@@ -280,4 +281,3 @@ def test_real_cards_refuse_a_clock_and_a_deadline(club, organizer):
         create("--format", "rotating", "--players", "8", "--in-room", "--set-minutes", "20")
     t = create("--format", "rotating", "--players", "8", "--in-room", "--duplicate")
     assert t.structure.in_room and t.structure.duplicate
-
