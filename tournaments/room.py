@@ -112,7 +112,7 @@ def _total(rules, spec) -> int:
 
 def _locked_table(tournament_id: int, round_number: int, set_number: int, number: int) -> Table:
     tab = (
-        Table.objects.select_for_update()
+        Table.objects.select_for_update(of=("self",))
         .filter(
             table_set__round__tournament_id=tournament_id,
             table_set__round__number=round_number,
