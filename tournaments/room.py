@@ -71,6 +71,16 @@ def sides_with_people(tab: Table) -> set[int]:
     return {seat.index % 2 for seat in tab.seats.all() if seat.entry_id is not None}
 
 
+def sheet_state(tab: Table) -> str:
+    """A short fingerprint of the sheet: what the phones at the table poll to see that
+    somebody else entered, changed or agreed."""
+    import hashlib
+    import json
+
+    text = json.dumps([tab.sheet, tab.agreed, tab.finished], sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
 def sheet(tab: Table, structure: Structure) -> dict[str, Any]:
     """The table's score sheet as its page shows it: per deal the dealer and, once
     entered, what was entered and the written score; the totals; the next deal to
@@ -87,13 +97,18 @@ def sheet(tab: Table, structure: Structure) -> dict[str, Any]:
         deals.append({"number": k, "dealer": spec.dealer, "entered": entered, "row": row})
     complete = len(rows) == structure.deals
     missing = {0, 1} - sides_with_people(tab)
+    agreed = tab.agreed or {}
+    names = _names({d.get("by") for d in tab.sheet} | set(agreed.values()))
+    for deal in deals:
+        if deal["entered"] is not None:
+            deal["by"] = names.get(deal["entered"].get("by"), "")
     return {
         "deals": deals,
         "totals": totals,
         "next": None if complete else len(rows) + 1,
         "complete": complete,
         # Per side, who agreed with the sheet (None: not yet).
-        "agreed": [(tab.agreed or {}).get("0"), (tab.agreed or {}).get("1")],
+        "agreed": [names.get(agreed[k], "") if k in agreed else None for k in ("0", "1")],
         "auto_agreed": sorted(missing),
         "total_points": {spec.number: _total(rules, spec) for spec in specs},
         "turned_trump": rules.trump_by_turned_card,
@@ -102,6 +117,14 @@ def sheet(tab: Table, structure: Structure) -> dict[str, Any]:
         "doublings": rules.max_doublings if rules.announcements else 0,
         "all_tricks": rules.all_tricks_doubles,
     }
+
+
+def _names(user_ids) -> dict:
+    from django.contrib.auth import get_user_model
+
+    User = get_user_model()
+    ids = [pk for pk in user_ids if pk is not None]
+    return {u.pk: u.get_username() for u in User.objects.filter(pk__in=ids)}
 
 
 def _total(rules, spec) -> int:
@@ -165,7 +188,7 @@ def enter_deal(
         except ValueError as exc:
             raise TournamentError(_line_refusal(str(exc)), _line_params(str(exc))) from None
         entered = {k: getattr(line, k) for k in LINE_FIELDS}
-        entered["by"] = user.get_username()
+        entered["by"] = user.pk  # an id, not a name: a deleted account's name goes
         sheet_now = [dict(d) for d in tab.sheet]
         if number <= len(sheet_now):
             sheet_now[number - 1] = entered
@@ -218,9 +241,8 @@ def agree(tournament_id: int, round_number: int, set_number: int, table_number: 
                 {"next": len(tab.sheet) + 1},
             )
         agreed = dict(tab.agreed or {})
-        name = user.get_username()
         if side is None:
-            agreed = {"0": name, "1": name}
+            agreed = {"0": user.pk, "1": user.pk}
             AuditLog.objects.create(
                 tournament=t, actor=user, action="room_agree",
                 before=None, after={"round": round_number, "set": set_number,
@@ -228,9 +250,9 @@ def agree(tournament_id: int, round_number: int, set_number: int, table_number: 
                 reason="",
             )  # fmt: skip
         else:
-            agreed[str(side)] = name
+            agreed[str(side)] = user.pk
         for missing in {0, 1} - sides_with_people(tab):
-            agreed.setdefault(str(missing), "")
+            agreed.setdefault(str(missing), None)
         tab.agreed = agreed
         tab.save(update_fields=["agreed"])
         if {"0", "1"} <= set(agreed):

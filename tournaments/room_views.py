@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
@@ -81,6 +81,9 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
             messages.error(request, exc.translated())
             return redirect(f"{here}?deal={request.POST.get('deal', '')}")
         return redirect(here)
+    state = room.sheet_state(tab)
+    if request.GET.get("format") == "json":
+        return JsonResponse({"state": state})
     data = room.sheet(tab, t.structure)
     seats = [_seat_label(i) for i in range(4)]
     names = ["" for _ in range(4)]
@@ -108,6 +111,7 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
         "doubling_choices": range(data["doublings"] + 1),
         "round_number": round_number,
         "set_number": set_number,
+        "state": state,
         "open": not tab.finished and tab.table_set.status == "playing",
     }
     return render(request, "tournaments/tables_sheet.html", context)

@@ -149,7 +149,7 @@ def test_deals_are_entered_in_order_and_checked_by_the_rules(client, night):
         room.enter_deal(t.pk, 1, 1, tab.number, south, 1, Line("H", 40, doublings=1))
     assert enter(client, t, tab, south, 1, "S", 40).status_code == 302
     tab.refresh_from_db()
-    assert tab.sheet[0]["points"] == 40 and tab.sheet[0]["by"] == south.get_username()
+    assert tab.sheet[0]["points"] == 40 and tab.sheet[0]["by"] == south.pk
 
 
 def test_only_the_players_at_the_table_and_organizers_see_and_change_its_sheet(
@@ -209,10 +209,10 @@ def test_the_organizer_agrees_for_a_table_and_it_is_audited(client, night, organ
     enter(client, t, tab, organizer, 2, "none", 29)
     agree(client, t, tab, organizer)
     tab.refresh_from_db()
-    assert tab.finished and tab.agreed == {"0": "organizer", "1": "organizer"}
+    assert tab.finished and tab.agreed == {"0": organizer.pk, "1": organizer.pk}
     log = AuditLog.objects.get(tournament=t, action="room_agree")
     assert log.after["table"] == tab.number and len(log.after["sheet"]) == 2
-    assert all(d["by"] == "organizer" for d in tab.sheet) and people
+    assert all(d["by"] == organizer.pk for d in tab.sheet) and people
 
 
 def test_the_players_page_leads_to_the_score_sheet_not_a_game(client, night):
