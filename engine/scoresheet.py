@@ -25,6 +25,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from .cards import SUITS
+from .deal import DealResult
 from .dealing import DealSpec
 from .rules import RuleSet, get_rules
 
@@ -44,6 +45,17 @@ class Line:
     blind: bool = False
     doublings: int = 0
     all_tricks: bool = False
+
+    @classmethod
+    def of(cls, result: DealResult) -> Line:
+        """The line a table writes down for a deal played out (an engine result)."""
+        return cls(
+            trump=None if result.no_trump else result.trump,
+            points=result.card_points[0],
+            blind=result.blind,
+            doublings=result.doublings,
+            all_tricks=8 in result.tricks_won,
+        )
 
 
 def deal_total(rules: RuleSet, spec: DealSpec) -> int:

@@ -237,7 +237,8 @@ def table_replay(request: HttpRequest, pk: int, round_number: int, set_number: i
     if data is None:
         raise Http404("no such table in a finished set")
     seats = [_seat_label(i) for i in range(4)]
-    names = [name or _("bot") for name in data["names"]]
+    empty = _("stand-in") if data["in_room"] else _("bot")
+    names = [name or empty for name in data["names"]]
     for deal in data["deals"]:
         deal["dealer_name"] = seats[deal["dealer"]]
         deal["hand_rows"] = [

@@ -548,6 +548,7 @@ def table_game(t: Tournament, round_number: int, set_number: int, table_number: 
         "set": set_number,
         "table": table_number,
         "game": str(game.public_id) if game else None,
+        "in_room": tab.in_room,
         "names": names,
         "bots": bots,
         "deals": deals,

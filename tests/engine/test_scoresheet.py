@@ -16,16 +16,6 @@ SPECS = ["flemish deals=8", "flemish deals=8 tie=own", "flemish-table deals=8", 
          "malilla deals=8"]  # fmt: skip
 
 
-def as_line(result) -> Line:
-    return Line(
-        trump=None if result.no_trump else result.trump,
-        points=result.card_points[0],
-        blind=result.blind,
-        doublings=result.doublings,
-        all_tricks=8 in result.tricks_won,
-    )
-
-
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(spec=st.sampled_from(SPECS), seed=st.integers(0, 10**6), bot_seed=st.binary(max_size=4))
 def test_a_played_game_written_down_scores_as_the_engine_scored_it(spec, seed, bot_seed):
@@ -35,7 +25,7 @@ def test_a_played_game_written_down_scores_as_the_engine_scored_it(spec, seed, b
     while not g.is_terminal():
         g.apply_action(bot.act(g.observation(g.to_move), bot_seed))
     specs = [deal_for(g.seed, r.number, rules) for r in g.results]
-    rows = score_sheet(rules, specs, [as_line(r) for r in g.results])
+    rows = score_sheet(rules, specs, [Line.of(r) for r in g.results])
     for row, result in zip(rows, g.results, strict=True):
         expected = result.to_dict()
         for key in ("dealer", "trump", "no_trump", "blind", "doublings", "multiplier", "deal"):

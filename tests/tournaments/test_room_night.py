@@ -13,8 +13,8 @@ from django.urls import reverse
 
 import engine
 from engine.scoresheet import Line, score_sheet
-from tests.tournaments.test_rounds import create, exported, wait_until
-from tournaments import actions, room, scoring
+from tests.tournaments.test_rounds import create, exported, run, wait_until
+from tournaments import actions, room, scoring, tables
 from tournaments.models import AuditLog, Table, TableSeat, TableSet, Tournament
 from tournaments.templatetags.tournament_tags import shown_hand
 
@@ -127,6 +127,11 @@ def test_a_night_in_the_room_is_scored_like_tables_online(client, night):
     page = client.get(reverse("tournaments:tables-traveller", args=[t.pk, 1, 1, 1]))
     a, b = first_set[2][0]
     assert page.status_code == 200 and f"{a} – {b}" in page.content.decode()
+    # Each table's game of the set, deal by deal: the hands and the sheet (no play).
+    replay = client.get(reverse("tournaments:tables-table", args=[t.pk, 1, 1, 2]))
+    assert replay.status_code == 200 and f"{a} – {b}" in replay.content.decode()
+    csv = run("export_tournament", str(t.pk), "--format", "csv", "--what", "deals")
+    assert len(csv.strip().splitlines()) == 1 + 3 * 2 * 2  # sets x tables x deals
 
 
 def test_deals_are_entered_in_order_and_checked_by_the_rules(client, night):
@@ -281,3 +286,23 @@ def test_real_cards_refuse_a_clock_and_a_deadline(club, organizer):
         create("--format", "rotating", "--players", "8", "--in-room", "--set-minutes", "20")
     t = create("--format", "rotating", "--players", "8", "--in-room", "--duplicate")
     assert t.structure.in_room and t.structure.duplicate
+
+
+def test_a_simulated_night_in_the_room_plays_to_the_end():
+    """simulate_tournament on a night in the room: the simulated players play their
+    table's deals (the engine, their bots), write them on the sheet, agree per side."""
+    t = create(
+        "--format", "writer-stays", "--players", "8", "--rounds", "2", "--sets", "2",
+        "--deals", "2", "--duplicate", "--in-room", "--open", "--seed", "room-sim",
+    )  # fmt: skip
+    out = run("simulate_tournament", str(t.pk))
+    t.refresh_from_db()
+    assert t.is_closed, out
+    tabs = Table.objects.filter(table_set__round__tournament=t)
+    assert tabs.count() == 2 * 2 * 2 and all(tab.finished and tab.game_id is None for tab in tabs)
+    for tab in tabs:
+        assert len(tab.sheet) == 2 and set(tab.agreed) == {"0", "1"}
+    # Duplicate across the two tables: matchpoints on every seat, the standings ranked.
+    assert not TableSeat.objects.filter(table__in=tabs, dup_mp__isnull=True).exists()
+    ranks = sorted(r["rank"] for r in tables.standings(t))
+    assert ranks[0] == 1 and len(ranks) == 8

@@ -180,6 +180,19 @@ class Command(BaseCommand):
                     continue
                 if not wait_draw and actions.start_next_round(t.pk):
                     continue  # a round waiting for its start time: started now
+            if t.structure.in_room:
+                # Real cards: the simulated players play their table's deals (the
+                # engine, their bots) and write them on the sheet; people enter theirs.
+                progressed = False
+                for tab in tset.tables.filter(finished=False).order_by("number"):
+                    progressed |= self._step_room(t, tab, styles, bots, own)
+                if progressed:
+                    idle_since = time.monotonic()
+                elif time.monotonic() - idle_since > patience:
+                    raise CommandError(f"tournament {t.pk} does not move on (set {tset})")
+                else:
+                    time.sleep(0.05)
+                continue
             seats = (
                 TableSeat.objects.filter(table__table_set=tset, table__finished=False)
                 .select_related("table__game", "entry__player")
@@ -211,6 +224,47 @@ class Command(BaseCommand):
             self.stdout.write(
                 f"{row['rank']:>3}. {row['player']}: {row['raw']} (dup {row['dup_mp']})"
             )
+
+    def _step_room(self, t: Tournament, tab, styles: list[str], bots: dict, own: set) -> bool:
+        """A table of a night in the room: simulated players write the whole sheet when
+        nobody real sits there, and agree for their side once it is complete; True if
+        anything changed."""
+        import engine
+        from engine.scoresheet import Line
+        from tournaments import room
+
+        seats = {x.index: x for x in tab.seats.select_related("entry__player")}
+        simulated = {i: x for i, x in seats.items() if x.entry_id in own}
+        people = any(x.entry_id is not None and x.entry_id not in own for x in seats.values())
+        where = (t.pk, tab.table_set.round.number, tab.table_set.number, tab.number)
+        s = t.structure
+        if not tab.sheet and not people and simulated:
+            rules = room.rules_of(s)
+            seed = actions.table_seed(tab.table_set.seed, tab.number, s.duplicate)
+            game = engine.Game(seed, rules)
+            players = []
+            for i in range(4):
+                style = styles[seats[i].entry_id % len(styles)] if i in simulated else t.bot_level
+                players.append(bots.setdefault(style, get_bot(style)))
+            while not game.is_terminal():
+                seat = game.to_move
+                action = players[seat].act(
+                    game.observation(seat), bot_seed(f"room/{seed}", game.deal_number, seat)
+                )
+                game.apply_action(action)
+            writer = simulated[min(simulated)].entry.player
+            for result in game.results:
+                room.enter_deal(*where, writer, result.number, Line.of(result))
+            return True
+        if len(tab.sheet) < s.deals:
+            return False  # people at the table enter it from their phones
+        changed = False
+        for side in (0, 1):
+            agreeing = next((x for i, x in sorted(simulated.items()) if i % 2 == side), None)
+            if agreeing is not None and str(side) not in (tab.agreed or {}):
+                tab = room.agree(*where, agreeing.entry.player)
+                changed = True
+        return changed
 
     def _step(self, game_id: int, seats: dict, styles: list[str], bots: dict, own: set) -> bool:
         """Play the game's moves until a person's seat is not to move; True if it moved."""
