@@ -306,3 +306,19 @@ def test_a_simulated_night_in_the_room_plays_to_the_end():
     assert not TableSeat.objects.filter(table__in=tabs, dup_mp__isnull=True).exists()
     ranks = sorted(r["rank"] for r in tables.standings(t))
     assert ranks[0] == 1 and len(ranks) == 8
+
+
+def test_a_side_of_two_stand_ins_needs_nobody_to_agree(client, night):
+    t = night
+    tab = current_tables(t)[0]
+    people = seated(tab)
+    # West and East are stand-ins here (as when the field leaves seats empty).
+    TableSeat.objects.filter(table=tab, index__in=(1, 3)).update(entry=None)
+    enter(client, t, tab, people[0], 1, "H", 41)
+    enter(client, t, tab, people[2], 2, "S", 33)
+    client.force_login(people[0])
+    page = client.get(sheet_url(t, tab)).content.decode()
+    assert "invallers" in page  # West–East: stand-ins, no agreement asked
+    agree(client, t, tab, people[2])
+    tab.refresh_from_db()
+    assert tab.finished and tab.agreed == {"0": people[2].pk, "1": None}
