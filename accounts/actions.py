@@ -233,5 +233,17 @@ def personal_data(user) -> dict:
             {"name": t.name, "status": t.status, "created": when(t.created)}
             for t in Tournament.objects.filter(created_by=user).order_by("pk")
         ],
+        "rating": [
+            # What each rated tournament did to the rating (tournaments/ratings.py).
+            {
+                "tournament": c.tournament.name,
+                "before": round(c.before, 1),
+                "after": round(c.after, 1),
+                "rank": c.rank,
+                "players": c.field,
+                "when": when(c.created),
+            }
+            for c in user.rating_changes.select_related("tournament").order_by("created", "pk")
+        ],
         "games": games,
     }

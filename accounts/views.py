@@ -41,6 +41,7 @@ from game.models import Game
 from ops import ratelimit
 from ops.ratelimit import client_address
 from tournaments.actions import TournamentError
+from tournaments.models import Tournament
 
 from . import actions, history
 from .forms import EmailForm, PasswordConfirmForm, SignupForm
@@ -141,6 +142,9 @@ def logout(request: HttpRequest) -> HttpResponse:
 HISTORY_PAGE = 25
 
 
+RATING_HISTORY = 10  # tournaments shown under a player's rating
+
+
 def _history_context(request: HttpRequest, player, *, own: bool) -> dict:
     entries = history.entries_of(player, own=own, viewer=request.user)
     pages = {}
@@ -158,7 +162,24 @@ def _history_context(request: HttpRequest, player, *, own: bool) -> dict:
         "days_page": pages["days"],
         "summary": history.summary(player, own=own, viewer=request.user),
         "table_games": game_actions.table_games_of(player, own=own),
+        **_rating_context(request, player),
     }
+
+
+def _rating_context(request: HttpRequest, player) -> dict:
+    """The player's rating and what the last tournaments did to it: only tournaments
+    the viewer may see the results of are listed (the rating itself counts them all)."""
+    from tournaments.actions import visible_closed_q
+    from tournaments.models import Rating, RatingChange
+
+    rating = Rating.objects.filter(player=player, events__gt=0).first()
+    changes = []
+    if rating is not None:
+        visible = RatingChange.objects.filter(player=player).filter(
+            tournament__in=Tournament.objects.filter(visible_closed_q(request.user))
+        )
+        changes = list(visible.select_related("tournament")[:RATING_HISTORY])
+    return {"rating": rating, "rating_changes": changes}
 
 
 @login_required

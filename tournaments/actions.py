@@ -892,9 +892,12 @@ def tick(now=None) -> dict[str, int]:
     for t in due:
         close_tournament(t.pk, None, now=now)
         closed += 1
+    from . import ratings
+
     return {
         "started": started, "closed": closed,
         "tables_started": tables_started, "set_moves_by_bot": sets_played,
+        "rated": ratings.rate_due(now),
     }  # fmt: skip
 
 

@@ -145,6 +145,9 @@ class Tournament(models.Model):
     # Bumped by every rankings recomputation; live clients compare it.
     rankings_version = models.PositiveIntegerField(default=0)
     rankings_computed_at = models.DateTimeField(null=True, blank=True)
+    # When this closed tournament's final ranks went into the players' ratings
+    # (tournaments/ratings.py); null until then.
+    rated_at = models.DateTimeField(null=True, blank=True)
     opened_at = models.DateTimeField(null=True, blank=True)
     closed_at = models.DateTimeField(null=True, blank=True)
     created = models.DateTimeField(auto_now_add=True)
@@ -521,3 +524,47 @@ class TableSeat(models.Model):
 
     def __str__(self) -> str:
         return f"{self.table} seat {self.index}: {self.entry or 'bot'}"
+
+
+class Rating(models.Model):
+    """A player's rating: Elo over the pairs of players of every closed tournament they
+    ranked in (tournaments/ratings.py). Starts at ratings.START."""
+
+    player = models.OneToOneField(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating"
+    )
+    value = models.FloatField()
+    events = models.PositiveIntegerField(default=0)
+    updated = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["-value"], name="rating_by_value")]
+
+    def __str__(self) -> str:
+        return f"{self.player}: {self.value:.0f}"
+
+
+class RatingChange(models.Model):
+    """What one tournament did to one player's rating."""
+
+    tournament = models.ForeignKey(
+        Tournament, on_delete=models.CASCADE, related_name="rating_changes"
+    )
+    player = models.ForeignKey(
+        settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="rating_changes"
+    )
+    before = models.FloatField()
+    after = models.FloatField()
+    rank = models.PositiveIntegerField()
+    field = models.PositiveIntegerField()  # ranked players of the tournament
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created", "-pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["tournament", "player"], name="one_change_per_event")
+        ]
+
+    @property
+    def delta(self) -> float:
+        return self.after - self.before

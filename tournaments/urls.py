@@ -1,6 +1,6 @@
 from django.urls import path
 
-from . import room_views, table_views, views
+from . import rating_views, room_views, table_views, views
 
 app_name = "tournaments"
 
@@ -8,6 +8,7 @@ urlpatterns = [
     path("", views.tournament_list, name="list"),
     path("new/", views.create, name="create"),
     path("today/", views.day_today, name="today"),
+    path("ratings/", rating_views.ratings_list, name="ratings"),
     path("<int:pk>/", views.detail, name="detail"),
     path("<int:pk>/join/", views.join, name="join"),
     path("<int:pk>/calendar.ics", views.calendar, name="calendar"),
