@@ -398,6 +398,20 @@ class ClubForm(forms.Form):
         super().__init__(*args, **kwargs)
 
 
+class SeasonForm(forms.Form):
+    name = forms.CharField(label=_("Season"), max_length=100, validators=[one_line])
+    starts_on = forms.DateField(
+        label=_("First day"), widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+    )
+    ends_on = forms.DateField(
+        label=_("Last day"), widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+    )
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("label_suffix", "")
+        super().__init__(*args, **kwargs)
+
+
 class JoinClubForm(forms.Form):
     code = forms.CharField(label=_("Invite code"), max_length=32)
 

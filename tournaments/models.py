@@ -568,3 +568,25 @@ class RatingChange(models.Model):
     @property
     def delta(self) -> float:
         return self.after - self.before
+
+
+class Season(models.Model):
+    """A club's season: its closed tournaments between two dates make one standing
+    (tournaments/seasons.py)."""
+
+    club = models.ForeignKey(Club, on_delete=models.CASCADE, related_name="seasons")
+    name = models.CharField(max_length=100)
+    starts_on = models.DateField()
+    ends_on = models.DateField()
+    created = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-starts_on", "-pk"]
+        constraints = [
+            models.CheckConstraint(
+                condition=models.Q(ends_on__gte=models.F("starts_on")), name="season_ends_after"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.club}: {self.name}"

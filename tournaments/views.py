@@ -35,6 +35,7 @@ from .forms import (
     EditTournamentForm,
     JoinClubForm,
     RemovalForm,
+    SeasonForm,
     TournamentForm,
 )
 from .models import Club, DealPlay, DealResult, Entry, Structure, Tournament, TournamentDeal
@@ -838,6 +839,8 @@ def club_detail(request: HttpRequest, slug: str) -> HttpResponse:
         "organizer_ids": {o.pk for o in organizers},
         "organizers": organizers,
         "join_url": request.build_absolute_uri(f"/clubs/join/?code={club.invite_code}"),
+        "seasons": club.seasons.all(),
+        "season_form": SeasonForm() if is_org else None,
     }
     return render(request, "tournaments/club_detail.html", context)
 

@@ -1,0 +1,106 @@
+"""A club's season: its tournaments closed between two dates make one standing.
+
+Each tournament gives each of its ranked players a score out of 100: the share of the
+rest of the field they finished above (a tie with somebody counts half), so a night of
+8 and a day of 80 weigh the same and every format counts alike. A player's season is
+the sum over the season's tournaments (coming more often counts, as in a club's
+season), then the average, then the name.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections import defaultdict
+from typing import Any
+
+from django.utils import timezone
+from django.utils.translation import gettext_noop as N_
+
+from .actions import NotAllowed, TournamentError, _one_line_name
+from .models import Club, Entry, Season, Tournament
+
+
+def field_scores(ranks: dict[Any, int]) -> dict[Any, float]:
+    """Per player, 100 x the share of the others ranked below (ties half).
+
+    >>> field_scores({"a": 1, "b": 2, "c": 2})
+    {'a': 100.0, 'b': 25.0, 'c': 25.0}
+    """
+    n = len(ranks)
+    if n < 2:
+        return {}
+    out = {}
+    for player, rank in ranks.items():
+        above = sum(1.0 if rank < other else 0.5 if rank == other else 0.0
+                    for p, other in ranks.items() if p != player)  # fmt: skip
+        out[player] = 100.0 * above / (n - 1)
+    return out
+
+
+def tournaments_of(season: Season):
+    """The club's tournaments closed within the season's dates (the club's time zone
+    being the site's)."""
+    tz = timezone.get_current_timezone()
+    start = dt.datetime.combine(season.starts_on, dt.time.min, tzinfo=tz)
+    end = dt.datetime.combine(season.ends_on + dt.timedelta(days=1), dt.time.min, tzinfo=tz)
+    return Tournament.objects.filter(
+        club=season.club, status=Tournament.Status.CLOSED, closed_at__gte=start, closed_at__lt=end
+    ).order_by("closed_at")
+
+
+def standings(season: Season) -> dict[str, Any]:
+    """The season's standing: rows (rank, player, events, total, average, best) and the
+    tournaments it counts."""
+    tournaments = list(tournaments_of(season))
+    ranked = (
+        Entry.objects.filter(tournament__in=tournaments, rank__isnull=False)
+        .exclude(status=Entry.Status.REMOVED)
+        .values_list("tournament_id", "player_id", "player__username", "rank")
+    )
+    per_tournament: dict[int, dict[int, int]] = defaultdict(dict)
+    names: dict[int, str] = {}
+    for tournament_id, player, name, rank in ranked:
+        per_tournament[tournament_id][player] = rank
+        names[player] = name
+    scores: dict[int, list[float]] = defaultdict(list)
+    for ranks in per_tournament.values():
+        for player, score in field_scores(ranks).items():
+            scores[player].append(score)
+    rows = [
+        {
+            "player": names[p],
+            "events": len(s),
+            "total": round(sum(s), 1),
+            "average": round(sum(s) / len(s), 1),
+            "best": round(max(s), 1),
+        }
+        for p, s in scores.items()
+    ]
+    rows.sort(key=lambda r: (-r["total"], -r["average"], r["player"]))
+    for i, row in enumerate(rows):
+        key = (row["total"], row["average"])
+        same = i > 0 and key == (rows[i - 1]["total"], rows[i - 1]["average"])
+        row["rank"] = rows[i - 1]["rank"] if same else i + 1
+    return {"rows": rows, "tournaments": tournaments}
+
+
+def create_season(actor, club: Club, name: str, starts_on, ends_on) -> Season:
+    """A new season of `club` (its organizers only)."""
+    if not club.is_organizer(actor):
+        raise NotAllowed(N_("only the club's organizers can make its seasons"))
+    name = (name or "").strip()
+    if not name:
+        raise TournamentError(N_("a season needs a name"), field="name")
+    _one_line_name(name)
+    if starts_on is None or ends_on is None:
+        raise TournamentError(N_("a season needs a first and a last day"), field="starts_on")
+    if ends_on < starts_on:
+        raise TournamentError(N_("a season ends on or after the day it starts"), field="ends_on")
+    return Season.objects.create(club=club, name=name, starts_on=starts_on, ends_on=ends_on)
+
+
+def delete_season(actor, season: Season) -> None:
+    """A season is only a view of the club's tournaments: deleting it loses nothing."""
+    if not season.club.is_organizer(actor):
+        raise NotAllowed(N_("only the club's organizers can make its seasons"))
+    season.delete()
