@@ -134,14 +134,11 @@ def _total(rules, spec) -> int:
 
 
 def _locked_table(tournament_id: int, round_number: int, set_number: int, number: int) -> Table:
+    from .tables import tables_at
+
     tab = (
-        Table.objects.select_for_update(of=("self",))
-        .filter(
-            table_set__round__tournament_id=tournament_id,
-            table_set__round__number=round_number,
-            table_set__number=set_number,
-            number=number,
-        )
+        tables_at(tournament_id, round_number, set_number, number)
+        .select_for_update(of=("self",))
         .select_related("table_set__round__tournament__structure")
         .first()
     )

@@ -22,12 +22,7 @@ from .views import _require_organizer, _tournament
 
 def _room_table(t, round_number: int, set_number: int, number: int) -> Table:
     tab = (
-        Table.objects.filter(
-            table_set__round__tournament=t,
-            table_set__round__number=round_number,
-            table_set__number=set_number,
-            number=number,
-        )
+        tables.tables_at(t, round_number, set_number, number)
         .select_related("table_set__round")
         .prefetch_related("seats__entry__player")
         .first()

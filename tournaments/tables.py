@@ -488,6 +488,17 @@ def traveller(t: Tournament, round_number: int, set_number: int, number: int) ->
     return {"round": round_number, "set": set_number, "number": number, "rows": rows}
 
 
+def tables_at(tournament, round_number: int, set_number: int, number: int):
+    """Table `number` of set `set_number` of round `round_number` (a queryset: empty if
+    there is none); `tournament` a Tournament or its id."""
+    return Table.objects.filter(
+        table_set__round__tournament=tournament,
+        table_set__round__number=round_number,
+        table_set__number=set_number,
+        number=number,
+    )
+
+
 def table_game(t: Tournament, round_number: int, set_number: int, table_number: int) -> dict | None:
     """The replay of one table's game of a finished set, deal after deal: who sat where,
     the dealer, the four hands, trump, announcements, the play trick by trick (with the
@@ -495,12 +506,7 @@ def table_game(t: Tournament, round_number: int, set_number: int, table_number: 
     played, where the organizer corrected it). None while any table of the set still
     plays (in duplicate they hold the same cards)."""
     tab = (
-        Table.objects.filter(
-            table_set__round__tournament=t,
-            table_set__round__number=round_number,
-            table_set__number=set_number,
-            number=table_number,
-        )
+        tables_at(t, round_number, set_number, table_number)
         .select_related("game", "table_set")
         .prefetch_related("seats__entry__player")
         .first()

@@ -6,20 +6,20 @@ agrees, and the sets move on until the night closes with its standings."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 
 import pytest
 
 from tests.browser.conftest import _finish, _new_page, assert_fits_the_phone
 from tests.browser.test_four_people import _sign_up
+from tests.browser.test_organizer_tables import PHONE
 from tests.browser.test_rounds_live import _manage
 from tests.browser.test_rounds_live import server as rounds_server  # noqa: F401 - fixture
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
 pytestmark = pytest.mark.django_db
-
-PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
 
 
 @pytest.fixture
@@ -108,6 +108,17 @@ def test_a_night_in_the_room_on_four_phones(rounds_server, four_phones):  # noqa
     org.goto(organize)
     expect(org.locator("[data-closed]")).to_be_visible(timeout=30_000)
     expect(org.locator("[data-tables-standings] tbody tr")).to_have_count(4)
+    # The club's season counts the night: made on the club page, its standing on a phone.
+    today = dt.date.today()
+    org.goto(f"{base}/clubs/{slug}/")
+    org.locator("[data-new-season] summary").click()
+    org.fill("[data-new-season] input[name=name]", "Seizoen van de zaal")
+    org.fill("input[name=starts_on]", (today - dt.timedelta(days=30)).isoformat())
+    org.fill("input[name=ends_on]", (today + dt.timedelta(days=300)).isoformat())
+    with org.expect_navigation():
+        org.locator("[data-new-season] button").click()
+    expect(org.locator("[data-season-standings] tbody tr")).to_have_count(4)
+    assert_fits_the_phone(org, 390, "the season's standing")
 
 
 def east_name(seats, names, phones) -> str:
