@@ -83,7 +83,9 @@ def check_line(rules: RuleSet, spec: DealSpec, line: Line) -> None:
     limit = rules.max_doublings if rules.announcements else 0
     if not 0 <= line.doublings <= limit:
         raise ValueError(f"{where}: announcements must be 0 to {limit}, not {line.doublings}")
-    if line.all_tricks and line.points not in (0, total):
+    # Checked only where it scores: with a turned card its points go to the dealer's
+    # side whoever takes the tricks, and no such preset doubles all eight tricks.
+    if line.all_tricks and rules.all_tricks_doubles and line.points not in (0, total):
         raise ValueError(f"{where}: a side with all eight tricks has all {total} points")
 
 
