@@ -101,7 +101,10 @@ def test_a_night_in_the_room_on_four_phones(rounds_server, four_phones):  # noqa
         )
         with partner.expect_navigation():
             partner.locator("[data-agree]").click()
-        expect(partner.locator("[data-sheet-done]")).to_be_visible()
+        # Every phone at the table learns that it is done (the pages reload by
+        # themselves, and then stop polling).
+        for page in four_phones:
+            expect(page.locator("[data-sheet-done]")).to_be_visible(timeout=20_000)
         for page in four_phones:
             assert not page.js_errors, page.js_errors
 
