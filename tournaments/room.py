@@ -25,7 +25,7 @@ from django.db import transaction
 from django.utils.translation import gettext_noop as N_
 
 import engine
-from engine.scoresheet import Line, check_line, score_sheet
+from engine.scoresheet import Line, check_line, deal_total, score_sheet
 
 from . import actions
 from .actions import NotAllowed, TournamentError
@@ -110,7 +110,7 @@ def sheet(tab: Table, structure: Structure) -> dict[str, Any]:
         # Per side, who agreed with the sheet (None: not yet).
         "agreed": [names.get(agreed[k], "") if k in agreed else None for k in ("0", "1")],
         "auto_agreed": sorted(missing),
-        "total_points": {spec.number: _total(rules, spec) for spec in specs},
+        "total_points": {spec.number: deal_total(rules, spec) for spec in specs},
         "turned_trump": rules.trump_by_turned_card,
         "no_trump": rules.allow_no_trump,
         "blind": rules.blind_no_trump,
@@ -125,12 +125,6 @@ def _names(user_ids) -> dict:
     User = get_user_model()
     ids = [pk for pk in user_ids if pk is not None]
     return {u.pk: u.get_username() for u in User.objects.filter(pk__in=ids)}
-
-
-def _total(rules, spec) -> int:
-    from engine.scoresheet import deal_total
-
-    return deal_total(rules, spec)
 
 
 def _locked_table(tournament_id: int, round_number: int, set_number: int, number: int) -> Table:
