@@ -322,3 +322,17 @@ def test_a_side_of_two_stand_ins_needs_nobody_to_agree(client, night):
     agree(client, t, tab, people[2])
     tab.refresh_from_db()
     assert tab.finished and tab.agreed == {"0": people[2].pk, "1": None}
+
+
+def test_a_replacement_takes_the_seat_and_the_sheet_at_once(client, night, organizer, make_user):
+    t = night
+    tab = current_tables(t)[0]
+    leaving = tab.seats.select_related("entry").get(index=1).entry
+    newcomer = make_user("invaller-echt")
+    actions.replace_player(leaving.pk, organizer, newcomer, "ziek")
+    assert enter(client, t, tab, newcomer, 1, "C", 27).status_code == 302
+    tab.refresh_from_db()
+    assert tab.sheet[0]["by"] == newcomer.pk
+    client.force_login(organizer)
+    page = client.get(reverse("tournaments:tables-organize", args=[t.pk])).content.decode()
+    assert "neemt de plaats meteen in" in page and "speelt de bot" not in page
