@@ -263,16 +263,10 @@ class Deal:
 
     @property
     def multiplier(self) -> int:
-        rs = self.rules
-        m = 1
-        if self.no_trump:
-            m = rs.blind_multiplier if self.blind else rs.no_trump_multiplier
-        m = m * (2**self.doublings) * self.tie_factor
-        if self.phase == DONE and rs.all_tricks_doubles and 8 in self.tricks_won:
-            m *= 2
-        if rs.multiplier_cap is not None:
-            m = min(m, rs.multiplier_cap)
-        return m
+        return self.rules.multiplier(
+            no_trump=self.no_trump, blind=self.blind, doublings=self.doublings,
+            tie_factor=self.tie_factor, all_tricks=self.phase == DONE and 8 in self.tricks_won,
+        )  # fmt: skip
 
     def legal_actions(self) -> list[str]:
         phase = self.phase
@@ -574,12 +568,7 @@ class Deal:
         self.to_move = None
         mult = self.multiplier
         a, b = self.team_points
-        written = [0, 0]
-        thr = self.rules.threshold
-        if a > b:
-            written[0] = max(0, a - thr) * mult
-        elif b > a:
-            written[1] = max(0, b - thr) * mult
+        written = self.rules.written((a, b), mult)
         self.result = _new_result(
             {
                 "number": self.number,
@@ -591,7 +580,7 @@ class Deal:
                 "multiplier": mult,
                 "card_points": (a, b),
                 "tricks_won": (self.tricks_won[0], self.tricks_won[1]),
-                "written": (written[0], written[1]),
+                "written": written,
             }
         )
 

@@ -189,12 +189,7 @@ class Game:
         self.game_results[-1].append(res)
         self.scores[0] += res.written[0]
         self.scores[1] += res.written[1]
-        if res.tied and rs.tie_doubles_next:
-            self.tie_factor *= 2
-            if rs.multiplier_cap is not None:
-                self.tie_factor = min(self.tie_factor, rs.multiplier_cap)
-        else:
-            self.tie_factor = 1
+        self.tie_factor = rs.next_tie_factor(res.tied, self.tie_factor)
         target = rs.target(self.game_index)
         a, b = self.scores
         if rs.deals:

@@ -81,6 +81,38 @@ class RuleSet:
                 f"a game of fixed deals has 1 to {MAX_FIXED_DEALS} deals, got {self.deals!r}"
             )
 
+    # --- scoring a deal: one authority for the engine's deals and a table's score sheet
+    def multiplier(
+        self, *, no_trump: bool, blind: bool, doublings: int, tie_factor: int, all_tricks: bool
+    ) -> int:
+        """A deal's multiplier: no trump (blind or not), each announcement, the tie
+        factor, all eight tricks where that doubles, the preset's cap."""
+        m = 1
+        if no_trump:
+            m = self.blind_multiplier if blind else self.no_trump_multiplier
+        m = m * (2**doublings) * tie_factor
+        if all_tricks and self.all_tricks_doubles:
+            m *= 2
+        if self.multiplier_cap is not None:
+            m = min(m, self.multiplier_cap)
+        return m
+
+    def written(self, points: tuple[int, int] | list[int], multiplier: int) -> tuple[int, int]:
+        """What each side writes: the side with more points its points over the
+        threshold times the multiplier, the other nothing (a tie: nobody)."""
+        a, b = points
+        thr = self.threshold
+        return (max(0, a - thr) * multiplier if a > b else 0,
+                max(0, b - thr) * multiplier if b > a else 0)  # fmt: skip
+
+    def next_tie_factor(self, tied: bool, tie_factor: int) -> int:
+        """The tie factor of the next deal: doubled after a tie where the preset says
+        so (within the cap), else back to 1."""
+        if not (tied and self.tie_doubles_next):
+            return 1
+        factor = tie_factor * 2
+        return factor if self.multiplier_cap is None else min(factor, self.multiplier_cap)
+
     def target(self, game_index: int) -> int:
         return self.targets[min(game_index, len(self.targets) - 1)]
 

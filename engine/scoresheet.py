@@ -107,16 +107,11 @@ def score_sheet(
             trump, no_trump = line.trump, line.trump is None
         total = deal_total(rules, spec)
         a, b = line.points, total - line.points
-        mult = 1
-        if no_trump:
-            mult = rules.blind_multiplier if line.blind else rules.no_trump_multiplier
-        mult *= 2**line.doublings * tie_factor
-        if line.all_tricks and rules.all_tricks_doubles:
-            mult *= 2
-        if rules.multiplier_cap is not None:
-            mult = min(mult, rules.multiplier_cap)
-        written = (max(0, a - rules.threshold) * mult if a > b else 0,
-                   max(0, b - rules.threshold) * mult if b > a else 0)  # fmt: skip
+        mult = rules.multiplier(
+            no_trump=no_trump, blind=line.blind, doublings=line.doublings,
+            tie_factor=tie_factor, all_tricks=line.all_tricks,
+        )  # fmt: skip
+        written = rules.written((a, b), mult)
         rows.append(
             {
                 "dealer": spec.dealer,
@@ -131,10 +126,5 @@ def score_sheet(
                 "deal": spec.number,
             }
         )
-        if a == b and rules.tie_doubles_next:
-            tie_factor *= 2
-            if rules.multiplier_cap is not None:
-                tie_factor = min(tie_factor, rules.multiplier_cap)
-        else:
-            tie_factor = 1
+        tie_factor = rules.next_tie_factor(a == b, tie_factor)
     return rows
