@@ -40,8 +40,8 @@ from game import actions as game_actions
 from game.models import Game
 from ops import ratelimit
 from ops.ratelimit import client_address
-from tournaments.actions import TournamentError
-from tournaments.models import Tournament
+from tournaments.actions import TournamentError, visible_closed_q
+from tournaments.models import Rating, RatingChange, Tournament
 
 from . import actions, history
 from .forms import EmailForm, PasswordConfirmForm, SignupForm
@@ -169,9 +169,6 @@ def _history_context(request: HttpRequest, player, *, own: bool) -> dict:
 def _rating_context(request: HttpRequest, player) -> dict:
     """The player's rating and what the last tournaments did to it: only tournaments
     the viewer may see the results of are listed (the rating itself counts them all)."""
-    from tournaments.actions import visible_closed_q
-    from tournaments.models import Rating, RatingChange
-
     rating = Rating.objects.filter(player=player, events__gt=0).first()
     changes = []
     if rating is not None:

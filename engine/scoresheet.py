@@ -16,7 +16,7 @@ in order.
 >>> score_sheet(rules, specs[:1], [Line("H", 61)])
 Traceback (most recent call last):
 ...
-ValueError: deal 1: South/North's points must be 0 to 60, not 61
+engine.scoresheet.LineError: deal 1: South/North's points must be 0 to 60, not 61
 """
 
 from __future__ import annotations
@@ -58,6 +58,16 @@ class Line:
         )
 
 
+class LineError(ValueError):
+    """A line the rules cannot score: ``code`` says which rule ("points", "trump",
+    "no_trump", "blind", "announcements", "all_tricks") and ``params`` its numbers, so a
+    caller can say it in its own words; the message is English."""
+
+    def __init__(self, code: str, message: str, **params: int) -> None:
+        super().__init__(message)
+        self.code, self.params = code, params
+
+
 def deal_total(rules: RuleSet, spec: DealSpec) -> int:
     """The points both sides count together in this deal: 60 card points, plus the
     preset's points per trick and for the last trick, plus a turned card's points."""
@@ -68,25 +78,37 @@ def deal_total(rules: RuleSet, spec: DealSpec) -> int:
 
 
 def check_line(rules: RuleSet, spec: DealSpec, line: Line) -> None:
-    """ValueError naming what is wrong with ``line`` under ``rules``."""
+    """LineError (a ValueError) naming what is wrong with ``line`` under ``rules``."""
     where = f"deal {spec.number}"
     total = deal_total(rules, spec)
     if not isinstance(line.points, int) or not 0 <= line.points <= total:
-        raise ValueError(f"{where}: South/North's points must be 0 to {total}, not {line.points}")
+        raise LineError(
+            "points", f"{where}: South/North's points must be 0 to {total}, not {line.points}",
+            total=total,
+        )  # fmt: skip
     if not rules.trump_by_turned_card:
         if line.trump is not None and line.trump not in SUITS:
-            raise ValueError(f"{where}: trump must be one of {', '.join(SUITS)} or no trump")
+            raise LineError(
+                "trump", f"{where}: trump must be one of {', '.join(SUITS)} or no trump"
+            )
         if line.trump is None and not rules.allow_no_trump:
-            raise ValueError(f"{where}: these rules have no no-trump")
+            raise LineError("no_trump", f"{where}: these rules have no no-trump")
     if line.blind and not (rules.blind_no_trump and line.trump is None):
-        raise ValueError(f"{where}: blind is a no-trump of the table presets only")
+        raise LineError("blind", f"{where}: blind is a no-trump of the table presets only")
     limit = rules.max_doublings if rules.announcements else 0
     if not 0 <= line.doublings <= limit:
-        raise ValueError(f"{where}: announcements must be 0 to {limit}, not {line.doublings}")
+        raise LineError(
+            "announcements",
+            f"{where}: announcements must be 0 to {limit}, not {line.doublings}",
+            limit=limit,
+        )
     # Checked only where it scores: with a turned card its points go to the dealer's
     # side whoever takes the tricks, and no such preset doubles all eight tricks.
     if line.all_tricks and rules.all_tricks_doubles and line.points not in (0, total):
-        raise ValueError(f"{where}: a side with all eight tricks has all {total} points")
+        raise LineError(
+            "all_tricks", f"{where}: a side with all eight tricks has all {total} points",
+            total=total,
+        )  # fmt: skip
 
 
 def score_sheet(

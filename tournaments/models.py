@@ -475,7 +475,8 @@ class Table(models.Model):
     )  # fmt: skip
     finished = models.BooleanField(default=False)
     # In the room: the deals as the table entered them (engine.scoresheet.Line fields and
-    # who entered it), and which side agreed with the sheet ({"0": name, "1": name}).
+    # the id of who entered it), and which side agreed with the sheet ({"0": user id,
+    # "1": user id}; null for a side of stand-ins). Ids, not names: a name can be deleted.
     sheet = models.JSONField(default=list, blank=True)
     agreed = models.JSONField(default=dict, blank=True)
     # Per deal, when the game is over: the engine's board entries (dealer, trump,

@@ -36,16 +36,27 @@ def deltas(ratings, ranks, k: float = K) -> np.ndarray:
     (True, 0.0)
     """
     r = np.asarray(ratings, dtype=float)
-    rank = np.asarray(ranks, dtype=float)
     n = len(r)
     if n < 2:
         return np.zeros(n)
     expected = 1.0 / (1.0 + 10.0 ** ((r[None, :] - r[:, None]) / 400.0))
+    np.fill_diagonal(expected, 0.0)
+    return k / (n - 1) * (pair_results(ranks) - expected).sum(axis=1)
+
+
+def pair_results(ranks) -> np.ndarray:
+    """result[i, j]: 1 if player i ranked above player j, 0.5 level, 0 below (and 0 on
+    the diagonal). Row sums over n - 1 are the share of the field finished above (the
+    seasons' score, tournaments/seasons.py).
+
+    >>> pair_results([1, 2, 2]).tolist()
+    [[0.0, 1.0, 1.0], [0.0, 0.0, 0.5], [0.0, 0.5, 0.0]]
+    """
+    rank = np.asarray(ranks, dtype=float)
     result = np.where(rank[:, None] < rank[None, :], 1.0, 0.0)
     result = np.where(rank[:, None] == rank[None, :], 0.5, result)
-    np.fill_diagonal(expected, 0.0)
     np.fill_diagonal(result, 0.0)
-    return k / (n - 1) * (result - expected).sum(axis=1)
+    return result
 
 
 def ready(t: Tournament) -> bool:

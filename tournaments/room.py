@@ -25,7 +25,7 @@ from django.db import transaction
 from django.utils.translation import gettext_noop as N_
 
 import engine
-from engine.scoresheet import Line, check_line, deal_total, score_sheet
+from engine.scoresheet import Line, LineError, check_line, deal_total, score_sheet
 
 from . import actions
 from .actions import NotAllowed, TournamentError
@@ -41,8 +41,10 @@ def rules_of(structure: Structure) -> engine.RuleSet:
 
 def deal_specs(tab: Table, structure: Structure) -> list[engine.DealSpec]:
     """The deals table `tab` plays (the same as an online table of that set would)."""
-    seed = actions.table_seed(tab.table_set.seed, tab.number, structure.duplicate)
-    rules = rules_of(structure)
+    from .tables import deal_source
+
+    seed, rules = deal_source(tab, structure)
+    rules = engine.get_rules(rules)
     return [engine.deal_for(seed, k, rules) for k in range(1, structure.deals + 1)]
 
 
@@ -53,6 +55,11 @@ def lines_of(tab: Table) -> list[Line]:
 def score_sheet_rows(tab: Table, structure: Structure) -> list[dict]:
     """The board rows of what the table has entered so far."""
     return score_sheet(rules_of(structure), deal_specs(tab, structure), lines_of(tab))
+
+
+def totals_of(rows: list[dict]) -> list[int]:
+    """What South/North and West/East wrote over the rows."""
+    return [sum(r["written"][0] for r in rows), sum(r["written"][1] for r in rows)]
 
 
 def side_of(tab: Table, user) -> int | None:
@@ -88,7 +95,7 @@ def sheet(tab: Table, structure: Structure) -> dict[str, Any]:
     rules = rules_of(structure)
     specs = deal_specs(tab, structure)
     rows = score_sheet(rules, specs, lines_of(tab))
-    totals = [sum(r["written"][0] for r in rows), sum(r["written"][1] for r in rows)]
+    totals = totals_of(rows)
     deals = []
     for spec in specs:
         k = spec.number
@@ -176,8 +183,8 @@ def enter_deal(
         specs = deal_specs(tab, structure)
         try:
             check_line(rules_of(structure), specs[number - 1], line)
-        except ValueError as exc:
-            raise TournamentError(_line_refusal(str(exc)), _line_params(str(exc))) from None
+        except LineError as exc:
+            raise TournamentError(REFUSALS[exc.code], exc.params) from None
         entered = {k: getattr(line, k) for k in LINE_FIELDS}
         entered["by"] = user.pk  # an id, not a name: a deleted account's name goes
         sheet_now = [dict(d) for d in tab.sheet]
@@ -191,31 +198,15 @@ def enter_deal(
     return tab
 
 
-# engine.scoresheet's English refusals, as messages marked for translation.
-_REFUSALS = [
-    ("points must be", N_("South/North's points must be 0 to %(total)s")),
-    ("trump must be", N_("choose a trump suit or no trump")),
-    ("have no no-trump", N_("these rules have no no-trump")),
-    ("blind", N_("blind no trump is a no-trump of the table presets only")),
-    ("announcements", N_("at most %(limit)s announcements (mee, tegen) in these rules")),
-    ("all eight tricks", N_("a side with all eight tricks has all %(total)s points")),
-]
-
-
-def _line_refusal(text: str) -> str:
-    return next((msg for key, msg in _REFUSALS if key in text), N_("this deal cannot be scored"))
-
-
-def _line_params(text: str) -> dict:
-    import re
-
-    if "points must be" in text:
-        return {"total": int(re.search(r"0 to (\d+)", text).group(1))}
-    if "announcements" in text:
-        return {"limit": int(re.search(r"0 to (\d+)", text).group(1))}
-    if "all eight tricks" in text:
-        return {"total": int(re.search(r"has all (\d+)", text).group(1))}
-    return {}
+# engine.scoresheet's refusals (LineError.code), as messages marked for translation.
+REFUSALS = {
+    "points": N_("South/North's points must be 0 to %(total)s"),
+    "trump": N_("choose a trump suit or no trump"),
+    "no_trump": N_("these rules have no no-trump"),
+    "blind": N_("blind no trump is a no-trump of the table presets only"),
+    "announcements": N_("at most %(limit)s announcements (mee, tegen) in these rules"),
+    "all_tricks": N_("a side with all eight tricks has all %(total)s points"),
+}
 
 
 def agree(tournament_id: int, round_number: int, set_number: int, table_number: int, user) -> Table:
@@ -248,7 +239,7 @@ def agree(tournament_id: int, round_number: int, set_number: int, table_number: 
         tab.save(update_fields=["agreed"])
         if {"0", "1"} <= set(agreed):
             rows = score_sheet_rows(tab, structure)
-            totals = (sum(r["written"][0] for r in rows), sum(r["written"][1] for r in rows))
+            totals = totals_of(rows)
             actions.finish_table(tab, rows, lambda seat: totals[seat % 2] - totals[(seat + 1) % 2])
         _push_after_commit(t.pk)
     return tab
@@ -302,8 +293,9 @@ def deal_sheets(t: Tournament, round_number: int, set_number: int) -> dict[str, 
     if not copies:
         # Not drawn yet: as many tables as the set being played has (a cut only shrinks
         # the field), or as the sign-ups fill before the first draw.
-        now = TableSet.objects.filter(round__tournament=t).order_by("-round__number", "-number")
-        latest = now.first()
+        from .tables import current_set
+
+        latest = current_set(t)
         copies = latest.tables.count() if latest else -(-actions._entries_in(t).count() // 4)
     return {
         "round": round_number,

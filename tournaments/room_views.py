@@ -81,9 +81,7 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
         return JsonResponse({"state": state})
     data = room.sheet(tab, t.structure)
     seats = [_seat_label(i) for i in range(4)]
-    names = ["" for _ in range(4)]
-    for seat in tab.seats.all():
-        names[seat.index] = seat.entry.player.get_username() if seat.entry_id else _("stand-in")
+    names = tables.seat_names(tab, _("stand-in"))
     for deal in data["deals"]:
         deal["dealer_name"] = seats[deal["dealer"]]
     # The form: the next deal, or the one asked for (?deal=k) to change it.

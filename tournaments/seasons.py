@@ -18,6 +18,7 @@ from django.utils.translation import gettext_noop as N_
 
 from .actions import NotAllowed, TournamentError, _one_line_name
 from .models import Club, Entry, Season, Tournament
+from .ratings import pair_results
 
 
 def field_scores(ranks: dict[Any, int]) -> dict[Any, float]:
@@ -29,12 +30,8 @@ def field_scores(ranks: dict[Any, int]) -> dict[Any, float]:
     n = len(ranks)
     if n < 2:
         return {}
-    out = {}
-    for player, rank in ranks.items():
-        above = sum(1.0 if rank < other else 0.5 if rank == other else 0.0
-                    for p, other in ranks.items() if p != player)  # fmt: skip
-        out[player] = 100.0 * above / (n - 1)
-    return out
+    above = pair_results(list(ranks.values())).sum(axis=1)
+    return {player: float(100.0 * x / (n - 1)) for player, x in zip(ranks, above, strict=True)}
 
 
 def tournaments_of(season: Season):

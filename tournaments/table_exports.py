@@ -121,10 +121,7 @@ def deal_rows(t: Tournament) -> list[dict[str, Any]]:
         )
         figures = deal_figures([tab.board for tab in tabs]) if duplicate else None
         for i, tab in enumerate(tabs):
-            names = [BOT] * 4
-            for seat in tab.seats.all():
-                if seat.entry_id:
-                    names[seat.index] = seat.entry.player.get_username()
+            names = tables.seat_names(tab, BOT)
             seed, rules = tables.deal_source(tab, t.structure)
             for k, b in enumerate(tab.board):
                 row = {

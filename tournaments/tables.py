@@ -381,6 +381,16 @@ def export(t: Tournament, reveal: bool | None = None) -> dict[str, Any]:
     }
 
 
+def seat_names(tab: Table, empty: str = "") -> list[str]:
+    """The four seats' players' names, seat 0..3 (`empty` for a seat without one: a bot,
+    or a stand-in in the room); the seats' players prefetched by the caller."""
+    names = [empty] * 4
+    for seat in tab.seats.all():
+        if seat.entry_id:
+            names[seat.index] = seat.entry.player.get_username()
+    return names
+
+
 def played_deals(tab: Table, structure=None) -> list:
     """The deals played at `tab` (replays.PlayedDeal: number, result, tricks, actions).
     A table of a night in the room has no play: its results as entered (the board once
@@ -446,13 +456,7 @@ def traveller(t: Tournament, round_number: int, set_number: int, number: int) ->
         deal = next((d for d in played_deals(tab, t.structure) if d.number == number), None)
         if deal is None:
             continue
-        names = ["" for _ in range(4)]
-        for seat in tab.seats.all():
-            names[seat.index] = (
-                seat.entry.player.get_username()
-                if seat.entry_id
-                else (gettext("stand-in") if tab.in_room else "bot")
-            )
+        names = seat_names(tab, gettext("stand-in") if tab.in_room else "bot")
         spec = engine.deal_for(seed, number, rules)
         r = deal.result
         written, original = corrections_of(tab.board).get(number, (list(r["written"]), None))
@@ -514,10 +518,9 @@ def table_game(t: Tournament, round_number: int, set_number: int, table_number: 
     if tab is None or tab.table_set.status != TableSet.Status.DONE:
         return None
     game = tab.game
-    names = ["" for _ in range(4)]
+    names = seat_names(tab)
     bots = [False] * 4
     for seat in tab.seats.all():
-        names[seat.index] = seat.entry.player.get_username() if seat.entry_id else ""
         bots[seat.index] = seat.entry_id is None
     seed, rules = deal_source(tab, t.structure)
     corrected = corrections_of(tab.board)

@@ -232,6 +232,7 @@ class Command(BaseCommand):
         import engine
         from engine.scoresheet import Line
         from tournaments import room
+        from tournaments import tables as tables_read
 
         seats = {x.index: x for x in tab.seats.select_related("entry__player")}
         simulated = {i: x for i, x in seats.items() if x.entry_id in own}
@@ -239,8 +240,7 @@ class Command(BaseCommand):
         where = (t.pk, tab.table_set.round.number, tab.table_set.number, tab.number)
         s = t.structure
         if not tab.sheet and not people and simulated:
-            rules = room.rules_of(s)
-            seed = actions.table_seed(tab.table_set.seed, tab.number, s.duplicate)
+            seed, rules = tables_read.deal_source(tab, s)
             game = engine.Game(seed, rules)
             players = []
             for i in range(4):
