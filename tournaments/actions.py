@@ -1559,6 +1559,11 @@ def write_standings(t: Tournament) -> list[dict]:
     t.rankings_version += 1
     t.rankings_computed_at = timezone.now()
     t.save(update_fields=["rankings_version", "rankings_computed_at"])
+    if t.is_closed and t.rated_at is not None:  # a correction after the ratings
+        from . import ratings
+
+        pk = t.pk
+        transaction.on_commit(lambda: ratings.revise(pk))
     return rows
 
 

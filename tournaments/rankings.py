@@ -70,9 +70,11 @@ def recompute(tournament_id: int, requested_at: float | None = None) -> int | No
         )
         transaction.on_commit(lambda: push_standings(tournament_id))
         if t.is_closed:
+            from . import ratings
             from .tasks import build_records_zip
 
             transaction.on_commit(lambda: build_records_zip.delay(tournament_id))
+            transaction.on_commit(lambda: ratings.revise(tournament_id))  # a correction
     return version
 
 

@@ -8,13 +8,18 @@ whatever the field's size, and the changes of a tournament add up to zero.
 
 Bots never rank, so they never rate; a tournament is rated once, after it closed and its
 final ranks are written (a solo tournament's come from the rankings task), by the
-periodic tick in the order the tournaments closed.
+periodic tick in the order the tournaments closed. When an organizer's correction after
+that changes the ranks (a score, a deal at a table, an entry removed or restored),
+`revise` takes back what this tournament and every one rated after it did, and rates
+them again in order: the ratings stay what they would have been had the ranks been
+right from the start.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from django.db import transaction
+from django.db import connection, transaction
+from django.db.models import Q
 from django.utils import timezone
 
 from .models import Entry, Rating, RatingChange, Tournament
@@ -69,19 +74,38 @@ def ready(t: Tournament) -> bool:
     return True
 
 
+# pg_advisory_xact_lock's key: "ratings" in ASCII.
+_LOCK_KEY = 0x72617469_6E6773
+
+
+def _one_at_a_time() -> None:
+    """Ratings change one tournament at a time, in one order: inside the transaction,
+    before any row lock (SQLite serializes its writers by itself)."""
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
+
+
+def _ranked(t: Tournament) -> list[tuple[int, int]]:
+    """(player id, rank) of the players a tournament rates."""
+    return list(
+        Entry.objects.filter(tournament=t, rank__isnull=False, player__is_active=True)
+        .exclude(status=Entry.Status.REMOVED)
+        .order_by("pk")
+        .values_list("player_id", "rank")
+    )
+
+
 def rate(tournament_id: int, now=None) -> int | None:
     """Rate one closed tournament (idempotent): the number of players rated, or None if
     it is not ready."""
     now = now or timezone.now()
     with transaction.atomic():
+        _one_at_a_time()
         t = Tournament.objects.select_for_update().get(pk=tournament_id)
         if not ready(t):
             return None
-        ranked = list(
-            Entry.objects.filter(tournament=t, rank__isnull=False, player__is_active=True)
-            .exclude(status=Entry.Status.REMOVED)
-            .values_list("player_id", "rank")
-        )
+        ranked = _ranked(t)
         t.rated_at = now
         t.save(update_fields=["rated_at"])
         if len(ranked) < 2:
@@ -119,3 +143,50 @@ def rate_due(now=None) -> int:
         if rate(pk, now) is not None:
             rated += 1
     return rated
+
+
+def revise(tournament_id: int, now=None) -> bool:
+    """After a rated tournament's ranks were written again: if they differ from the ranks
+    it was rated on, take back what it and every tournament rated after it did, and
+    rate them again (oldest close first). True if anything was rated again."""
+    now = now or timezone.now()
+    with transaction.atomic():
+        _one_at_a_time()
+        t = Tournament.objects.select_for_update().get(pk=tournament_id)
+        if t.rated_at is None:
+            return False  # the tick rates it
+        now_ranked = _ranked(t)
+        rated_on = set(RatingChange.objects.filter(tournament=t).values_list("player_id", "rank"))
+        if set(now_ranked if len(now_ranked) > 1 else []) == rated_on:
+            return False
+        _take_back_from(t)
+        rate_due(now)
+    return True
+
+
+def _take_back_from(t: Tournament) -> None:
+    """Undo the rating of `t` and of every tournament rated after it. Changes were made
+    one tournament at a time, so their ids are the order they were made in: a player's
+    rating goes back to the `before` of their first change undone."""
+    first = RatingChange.objects.filter(tournament=t).order_by("pk").first()
+    if first is None:  # it changed nobody: undo from the first tournament rated after it
+        after = Tournament.objects.filter(
+            Q(rated_at__gt=t.rated_at)
+            | Q(rated_at=t.rated_at, closed_at__gt=t.closed_at)
+            | Q(rated_at=t.rated_at, closed_at=t.closed_at, pk__gt=t.pk)
+        )
+        first = RatingChange.objects.filter(tournament__in=after).order_by("pk").first()
+    undone = RatingChange.objects.filter(pk__gte=first.pk) if first else RatingChange.objects.none()
+    back: dict[int, tuple[float, int]] = {}
+    for player, before in undone.order_by("pk").values_list("player_id", "before"):
+        value, count = back.get(player, (before, 0))
+        back[player] = (value, count + 1)
+    tournaments = set(undone.values_list("tournament_id", flat=True)) | {t.pk}
+    rows = list(Rating.objects.select_for_update().filter(player_id__in=back))
+    for row in rows:
+        row.value, taken = back[row.player_id]
+        row.events -= taken
+    Rating.objects.bulk_update([r for r in rows if r.events > 0], ["value", "events"])
+    Rating.objects.filter(pk__in=[r.pk for r in rows if r.events <= 0]).delete()
+    undone.delete()
+    Tournament.objects.filter(pk__in=tournaments).update(rated_at=None)

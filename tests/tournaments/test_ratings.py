@@ -13,6 +13,7 @@ from django.urls import reverse
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from tests.helpers import wait_for_idle_worker
 from tests.tournaments.test_rounds import create, run
 from tournaments import actions, ratings
 from tournaments.models import Rating, RatingChange, Tournament
@@ -150,3 +151,148 @@ def test_a_members_only_tournament_is_not_listed_to_outsiders(client, make_user,
     client.force_login(player)
     own = client.get(reverse("profile")).content.decode()
     assert "data-rating-change" in own
+
+
+# --- corrections after the ratings ------------------------------------------------------
+
+
+def _solo_closed(make_tournament, organizer, name: str, scores) -> Tournament:
+    """A closed solo tournament whose players (users) finished with the given scores,
+    its ranks written and rated."""
+    from django.utils import timezone
+
+    from game.models import Game
+    from tournaments import rankings
+    from tournaments.models import Entry
+
+    t = make_tournament(name=name, seed=name, results_audience="everyone")
+    for user, score in scores:
+        game = Game.objects.create(owner=user, seed=t.seed, rules=t.rules)
+        Entry.objects.create(
+            tournament=t, player=user, game=game, status=Entry.Status.FINISHED,
+            score=score, game_score=score, deals_played=1, finished_at=timezone.now(),
+        )  # fmt: skip
+    actions.close_tournament(t.pk, organizer)
+    wait_for_idle_worker()  # the production stack's worker writes the ranks as well
+    rankings.recompute(t.pk)
+    assert ratings.rate(t.pk) == len(scores)
+    return t
+
+
+def _expected(*fields) -> dict[str, float]:
+    """Elo by hand: each field is [(name, rank)], rated in turn."""
+    value: dict[str, float] = {}
+    for field in fields:
+        names = [n for n, _ in field]
+        before = [value.get(n, ratings.START) for n in names]
+        change = ratings.deltas(before, [r for _, r in field])
+        for n, b, d in zip(names, before, change, strict=True):
+            value[n] = b + d
+    return value
+
+
+def test_a_correction_after_the_ratings_rates_it_and_the_later_ones_again(
+    make_tournament, make_user, organizer
+):
+    from tournaments import rankings
+    from tournaments.models import Entry
+
+    a, b, c = make_user("anna"), make_user("bert"), make_user("cis")
+    first = _solo_closed(make_tournament, organizer, "rate-fix-1", [(a, 40), (b, 10), (c, -10)])
+    second = _solo_closed(make_tournament, organizer, "rate-fix-2", [(b, 30), (c, 20), (a, 0)])
+    before = {r.player.username: r.value for r in Rating.objects.select_related("player")}
+    assert before == pytest.approx(
+        _expected([("anna", 1), ("bert", 2), ("cis", 3)], [("bert", 1), ("cis", 2), ("anna", 3)])
+    )
+    # Cis's score of the first night was written wrong: she won it.
+    entry = Entry.objects.get(tournament=first, player=c)
+    actions.correct_score(entry.pk, organizer, 50, "telfout")
+    wait_for_idle_worker()
+    rankings.recompute(first.pk)  # the embedded mode's eager task ran it already: a no-op
+    after = {r.player.username: r for r in Rating.objects.select_related("player")}
+    assert {n: r.value for n, r in after.items()} == pytest.approx(
+        _expected([("cis", 1), ("anna", 2), ("bert", 3)], [("bert", 1), ("cis", 2), ("anna", 3)])
+    )
+    assert {r.events for r in after.values()} == {2}
+    # Each tournament's changes say what it did, once per player, in order.
+    for t in (first, second):
+        changes = RatingChange.objects.filter(tournament=t)
+        assert changes.count() == 3
+        assert {(ch.player_id, ch.rank) for ch in changes} == set(
+            Entry.objects.filter(tournament=t).values_list("player_id", "rank")
+        )
+    for player in (a, b, c):
+        one = RatingChange.objects.get(tournament=first, player=player)
+        two = RatingChange.objects.get(tournament=second, player=player)
+        assert one.before == ratings.START and two.before == pytest.approx(one.after)
+    first.refresh_from_db()
+    second.refresh_from_db()
+    assert first.rated_at is not None and second.rated_at is not None
+
+
+def test_a_correction_that_keeps_the_ranks_changes_no_rating(make_tournament, make_user, organizer):
+    from tournaments import rankings
+    from tournaments.models import Entry
+
+    a, b = make_user("anna"), make_user("bert")
+    t = _solo_closed(make_tournament, organizer, "rate-keep", [(a, 40), (b, 10)])
+    changes = sorted(RatingChange.objects.values_list("pk", "after"))
+    entry = Entry.objects.get(tournament=t, player=a)
+    actions.correct_score(entry.pk, organizer, 45, "telfout")
+    wait_for_idle_worker()
+    rankings.recompute(t.pk)
+    assert sorted(RatingChange.objects.values_list("pk", "after")) == changes
+    assert ratings.revise(t.pk) is False
+
+
+def test_a_removed_entry_after_the_ratings_leaves_the_ratings(
+    make_tournament, make_user, organizer
+):
+    from tournaments import rankings
+    from tournaments.models import Entry
+
+    a, b, c = make_user("anna"), make_user("bert"), make_user("cis")
+    t = _solo_closed(make_tournament, organizer, "rate-removed", [(a, 40), (b, 10), (c, -10)])
+    entry = Entry.objects.get(tournament=t, player=c)
+    actions.remove_entry(entry.pk, organizer, "speelde met twee accounts")
+    wait_for_idle_worker()
+    rankings.recompute(t.pk)
+    # Cis never counted: her rating is gone, the others' are those of a field of two.
+    assert not Rating.objects.filter(player=c).exists()
+    assert {r.player.username: r.value for r in Rating.objects.select_related("player")} == (
+        pytest.approx(_expected([("anna", 1), ("bert", 2)]))
+    )
+    assert set(RatingChange.objects.values_list("player__username", "field")) == {
+        ("anna", 2),
+        ("bert", 2),
+    }
+
+
+def test_a_deal_corrected_at_a_table_after_the_ratings(make_user):
+    from tournaments.models import Entry, Table
+
+    staff = make_user("beheerder")
+    staff.is_staff = True
+    staff.save(update_fields=["is_staff"])
+    t = closed_room_night("rate-table")
+    actions.tick()
+    last = Entry.objects.filter(tournament=t).order_by("-rank", "pk").first()
+    last_rank = last.rank
+    # The organizer finds that the last-ranked player's side won every deal by far.
+    for seat in last.table_seats.select_related("table__table_set__round"):
+        table = seat.table
+        for row in table.board:
+            ours = [120, 0] if seat.index % 2 == 0 else [0, 120]
+            actions.correct_table_deal(
+                t.pk, staff, table.table_set.round.number, table.table_set.number,
+                table.number, row["deal"], ours, "verkeerd ingevuld",
+            )  # fmt: skip
+    last.refresh_from_db()
+    assert last.rank < last_rank  # the correction changed the order...
+    ranked = set(Entry.objects.filter(tournament=t).values_list("player_id", "rank"))
+    # ...and the ratings follow the corrected order, from the start.
+    assert set(RatingChange.objects.filter(tournament=t).values_list("player_id", "rank")) == ranked
+    for change in RatingChange.objects.filter(tournament=t):
+        assert change.before == ratings.START
+        assert Rating.objects.get(player=change.player).value == pytest.approx(change.after)
+    assert not Table.objects.filter(table_set__round__tournament=t, finished=False).exists()
