@@ -741,6 +741,16 @@ def edit_tournament(tournament_id: int, actor, **changes) -> Tournament:
     return t
 
 
+def _not_at_tables(t: Tournament) -> None:
+    """An entry's score, removal and restore are the solo tournament's: at tables a
+    score is a deal's at its table (correct_table_deal), a player is replaced
+    (replace_player)."""
+    if t.has_tables:
+        raise TournamentError(
+            N_("at a tournament of tables, correct a deal at its table or replace the player")
+        )
+
+
 def correct_score(entry_id: int, actor, score: int, reason: str) -> Entry:
     reason = (reason or "").strip()
     if not reason:
@@ -749,6 +759,7 @@ def correct_score(entry_id: int, actor, score: int, reason: str) -> Entry:
         entry = Entry.objects.select_for_update().select_related("tournament").get(pk=entry_id)
         if not is_organizer(actor, entry.tournament):
             raise NotAllowed(N_("only organizers can correct scores"))
+        _not_at_tables(entry.tournament)
         if entry.status != Entry.Status.FINISHED:
             raise TournamentError(N_("only a finished entry's score can be corrected"))
         before = entry.score
@@ -770,6 +781,7 @@ def remove_entry(entry_id: int, actor, reason: str) -> Entry:
     entry = Entry.objects.select_related("tournament").get(pk=entry_id)
     if not is_organizer(actor, entry.tournament):
         raise NotAllowed(N_("only organizers can remove entries"))
+    _not_at_tables(entry.tournament)
     with transaction.atomic():
         # The game first, then the entry: the order of a move that finishes the entry.
         game_actions.stop_game(entry.game_id, reason="removed")  # no more moves
@@ -799,6 +811,7 @@ def restore_entry(entry_id: int, actor, reason: str) -> Entry:
     entry = Entry.objects.select_related("tournament").get(pk=entry_id)
     if not is_organizer(actor, entry.tournament):
         raise NotAllowed(N_("only organizers can restore entries"))
+    _not_at_tables(entry.tournament)
     with transaction.atomic():
         t = Tournament.objects.select_for_update().get(pk=entry.tournament_id)  # capacity
         entry = Entry.objects.get(pk=entry_id)

@@ -53,6 +53,15 @@ def recompute(tournament_id: int, requested_at: float | None = None) -> int | No
             and t.rankings_computed_at.timestamp() >= requested_at + CLOCK_MARGIN
         ):
             return None
+        if t.has_tables:
+            # Rounds and tables have their own standing (tables.standings): the same one
+            # a finished set writes, not the solo field's (an account deleted lands here).
+            from . import tables
+            from .actions import write_standings
+
+            rows = write_standings(t)
+            transaction.on_commit(lambda: tables.push_standings(tournament_id, rows))
+            return t.rankings_version
         # Taken under the lock, before reading: every commit before it is included.
         started = timezone.now()
         field = read_field(t)

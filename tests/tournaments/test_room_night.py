@@ -13,6 +13,7 @@ from django.urls import reverse
 
 import engine
 from engine.scoresheet import Line, score_sheet
+from tests.helpers import wait_for_idle_worker
 from tests.tournaments.test_rounds import create, exported, run, wait_until
 from tournaments import actions, room, scoring, tables
 from tournaments.models import AuditLog, Table, TableSeat, TableSet, Tournament
@@ -336,3 +337,62 @@ def test_a_replacement_takes_the_seat_and_the_sheet_at_once(client, night, organ
     client.force_login(organizer)
     page = client.get(reverse("tournaments:tables-organize", args=[t.pk])).content.decode()
     assert "neemt de plaats meteen in" in page and "speelt de bot" not in page
+
+
+def _closed_night(seed: str) -> Tournament:
+    t = create(
+        "--format", "rotating", "--players", "8", "--sets", "3", "--deals", "1",
+        "--duplicate", "--in-room", "--open", "--seed", seed,
+    )  # fmt: skip
+    run("simulate_tournament", str(t.pk), "--prefix", seed)
+    t.refresh_from_db()
+    assert t.is_closed
+    return t
+
+
+def test_an_entrys_score_removal_and_restore_are_the_solo_tournaments(make_user):
+    """At tables a score is a deal's at its table and a player is replaced: the solo
+    tournament's entry tools refuse, and leave the standing as it was."""
+    from tournaments.models import Entry
+
+    staff = make_user("beheerder")
+    staff.is_staff = True
+    staff.save(update_fields=["is_staff"])
+    t = _closed_night("entry-tools")
+    standing = sorted(
+        Entry.objects.filter(tournament=t).values_list("pk", "rank", "score", "deal_matchpoints")
+    )
+    entry = Entry.objects.filter(tournament=t).order_by("pk").first()
+    for refused in (
+        lambda: actions.correct_score(entry.pk, staff, entry.score + 50, "telfout"),
+        lambda: actions.remove_entry(entry.pk, staff, "weg"),
+        lambda: actions.restore_entry(entry.pk, staff, "terug"),
+    ):
+        with pytest.raises(actions.TournamentError, match="correct a deal at its table"):
+            refused()
+    assert standing == sorted(
+        Entry.objects.filter(tournament=t).values_list("pk", "rank", "score", "deal_matchpoints")
+    )
+
+
+def test_an_account_deleted_keeps_the_tables_standing_of_the_others(make_user):
+    """An account deleted outright (by the site's staff) reranks the tournaments it was in:
+    a tournament of tables by its own standing, the duplicate figures of the others kept."""
+    from django.contrib.auth import get_user_model
+
+    from tournaments import rankings
+    from tournaments.models import Entry
+
+    t = _closed_night("entry-gone")
+    figures = dict(Entry.objects.filter(tournament=t).values_list("pk", "deal_matchpoints"))
+    assert any(figures.values())
+    gone = Entry.objects.filter(tournament=t).order_by("rank").first()
+    get_user_model().objects.filter(pk=gone.player_id).delete()
+    wait_for_idle_worker()
+    rankings.recompute(t.pk)
+    left = Entry.objects.filter(tournament=t)
+    assert left.count() == 7
+    assert dict(left.values_list("pk", "deal_matchpoints")) == {
+        pk: mp for pk, mp in figures.items() if pk != gone.pk
+    }
+    assert sorted(left.values_list("rank", flat=True)) == list(range(1, 8))
