@@ -193,6 +193,20 @@ def _standings_csv(t: Tournament, style: CsvStyle) -> str:
     return _csv(rows, style)
 
 
+SEASON_COLUMNS = ["rank", "player", "tournaments", "total", "average", "best"]
+
+
+def season_csv(season, style: CsvStyle | None = None) -> str:
+    """A club season's standing (tournaments/seasons.py), best first."""
+    from . import seasons
+
+    style = style or csv_style()
+    rows: list[list[Any]] = [list(SEASON_COLUMNS)]
+    for r in seasons.standings(season)["rows"]:
+        rows.append([r["rank"], r["player"], r["events"], r["total"], r["average"], r["best"]])
+    return _csv(rows, style)
+
+
 CORRECTION_COLUMNS = ["when", "who", "action", "entry", "player", "before", "after", "reason"]
 
 

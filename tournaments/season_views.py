@@ -10,7 +10,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.utils.text import capfirst
 from django.views.decorators.http import require_POST
 
-from . import seasons
+from . import exports, seasons
 from .actions import TournamentError
 from .forms import SeasonForm
 from .models import Club, Season
@@ -35,6 +35,19 @@ def season_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
         "is_organizer": club.is_organizer(request.user),
     }
     return render(request, "tournaments/season.html", context)
+
+
+def season_csv(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
+    """The season's standing as CSV (the spreadsheet style of the reader's language, or
+    ?sep=comma|semicolon), for the club's members like the page."""
+    club = _member_club(request, slug)
+    season = get_object_or_404(Season, club=club, pk=pk)
+    style = exports.csv_style(request.LANGUAGE_CODE, request.GET.get("sep"))
+    response = HttpResponse(
+        exports.season_csv(season, style), content_type="text/csv; charset=utf-8"
+    )
+    response["Content-Disposition"] = f'attachment; filename="{club.slug}-season-{season.pk}.csv"'
+    return response
 
 
 @login_required

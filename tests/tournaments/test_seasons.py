@@ -75,6 +75,21 @@ def test_the_season_adds_up_the_clubs_tournaments_within_its_days(
     client.force_login(organizer)
     page = client.get(reverse("clubs:season", args=[club.slug, season.pk])).content.decode()
     assert "data-season-standings" in page and page.index("b-okt") < page.index("a-okt")
+    # The standing to take away: the spreadsheet of the reader's language.
+    csv_url = reverse("clubs:season-csv", args=[club.slug, season.pk])
+    assert csv_url in page
+    client.cookies["django_language"] = "nl"
+    body = client.get(csv_url).content.decode("utf-8")
+    assert body.splitlines() == [
+        "\ufeffrank;player;tournaments;total;average;best",
+        "1;b-okt;2;150,0;75,0;100,0",
+        "2;a-okt;2;100,0;50,0;100,0",
+        "3;c-okt;2;50,0;25,0;50,0",
+    ]
+    client.cookies["django_language"] = "en"
+    assert client.get(csv_url + "?sep=comma").content.decode().splitlines()[1] == (
+        "1,b-okt,2,150.0,75.0,100.0"
+    )
 
 
 def test_only_members_see_a_season_and_only_organizers_make_one(
@@ -89,6 +104,11 @@ def test_only_members_see_a_season_and_only_organizers_make_one(
     client.force_login(member)
     assert client.get(url).status_code == 200
     assert "data-no-season-results" in client.get(url).content.decode()
+    csv_url = reverse("clubs:season-csv", args=[club.slug, season.pk])
+    assert client.get(csv_url).content.decode().splitlines()[-1].endswith("best")
+    client.force_login(outsider)
+    assert client.get(csv_url).status_code == 404
+    client.force_login(member)
     create = reverse("clubs:season-create", args=[club.slug])
     client.post(create, {"name": "Van mij", "starts_on": "2027-01-01", "ends_on": "2027-06-30"})
     assert not Season.objects.filter(name="Van mij").exists()
