@@ -88,6 +88,36 @@ def sheet_state(tab: Table) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def lines_state(tab: Table, number: int | None = None) -> str:
+    """A fingerprint of what is entered: the whole sheet, or deal `number` alone ("" for
+    a deal not entered). A form carries the one it was shown with: an entry or an
+    agreement made on a sheet that somebody else changed meanwhile is refused."""
+    import hashlib
+    import json
+
+    if number is None:
+        entered: Any = tab.sheet
+    else:
+        entered = tab.sheet[number - 1] if 1 <= number <= len(tab.sheet) else None
+        if entered is None:
+            return ""
+    text = json.dumps(entered, sort_keys=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _check_seen(tab: Table, seen: str | None, number: int | None = None) -> None:
+    if seen is not None and seen != lines_state(tab, number):
+        if number is None:
+            raise TournamentError(
+                N_("the sheet was changed meanwhile at the table: check it, then agree again")
+            )
+        raise TournamentError(
+            N_("deal %(deal)s was entered meanwhile at the table: check it, then change it"),
+            {"deal": number},
+            field="deal",
+        )
+
+
 def sheet(tab: Table, structure: Structure) -> dict[str, Any]:
     """The table's score sheet as its page shows it: per deal the dealer and, once
     entered, what was entered and the written score; the totals; the next deal to
@@ -166,13 +196,15 @@ def _check_open(tab: Table, user) -> tuple[Tournament, int | None]:
 
 def enter_deal(
     tournament_id: int, round_number: int, set_number: int, table_number: int, user,
-    number: int, line: Line,
+    number: int, line: Line, seen: str | None = None,
 ) -> Table:  # fmt: skip
     """Enter (or change) deal `number` of a table's sheet. Deals go in order (a tie
-    doubles the next deal); a change takes back both sides' agreement."""
+    doubles the next deal); a change takes back both sides' agreement. `seen`: the
+    deal's lines_state when the form was shown (refused if it changed since)."""
     with transaction.atomic():
         tab = _locked_table(tournament_id, round_number, set_number, table_number)
         t, _side = _check_open(tab, user)
+        _check_seen(tab, seen, number)
         structure = t.structure
         if not 1 <= number <= len(tab.sheet) + 1 or number > structure.deals:
             raise TournamentError(
@@ -209,13 +241,18 @@ REFUSALS = {
 }
 
 
-def agree(tournament_id: int, round_number: int, set_number: int, table_number: int, user) -> Table:
+def agree(
+    tournament_id: int, round_number: int, set_number: int, table_number: int, user,
+    seen: str | None = None,
+) -> Table:  # fmt: skip
     """The user's side agrees with the complete sheet (an organizer not seated at the
     table agrees for both sides, kept in the audit trail). Once both sides agree the
-    table is finished and the set moves on."""
+    table is finished and the set moves on. `seen`: the sheet's lines_state as the user
+    saw it (refused if a deal changed since)."""
     with transaction.atomic():
         tab = _locked_table(tournament_id, round_number, set_number, table_number)
         t, side = _check_open(tab, user)
+        _check_seen(tab, seen)
         structure = t.structure
         if len(tab.sheet) < structure.deals:
             raise TournamentError(

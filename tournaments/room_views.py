@@ -61,7 +61,8 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
     if request.method == "POST":
         try:
             if request.POST.get("action") == "agree":
-                room.agree(t.pk, round_number, set_number, number, request.user)
+                seen = request.POST.get("seen")
+                room.agree(t.pk, round_number, set_number, number, request.user, seen)
             else:
                 deal = _int(request.POST.get("deal"))
                 try:
@@ -70,8 +71,9 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
                     messages.error(request, _("Enter the points as a whole number."))
                     return redirect(f"{here}?deal={deal or ''}")
                 room.enter_deal(
-                    t.pk, round_number, set_number, number, request.user, deal or 0, line
-                )
+                    t.pk, round_number, set_number, number, request.user, deal or 0, line,
+                    request.POST.get("seen"),
+                )  # fmt: skip
         except actions.TournamentError as exc:
             messages.error(request, exc.translated())
             return redirect(f"{here}?deal={request.POST.get('deal', '')}")
@@ -105,6 +107,8 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
         "round_number": round_number,
         "set_number": set_number,
         "state": state,
+        "sheet_seen": room.lines_state(tab),
+        "deal_seen": room.lines_state(tab, editing["number"]) if editing else "",
         "open": not tab.finished and tab.table_set.status == "playing",
     }
     return render(request, "tournaments/tables_sheet.html", context)

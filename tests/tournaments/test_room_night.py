@@ -207,6 +207,64 @@ def test_a_change_takes_back_the_agreement_and_both_sides_must_agree(client, nig
         room.enter_deal(t.pk, 1, 1, tab.number, people[0], 2, Line("C", 30))
 
 
+def _seen(page: str) -> list[str]:
+    """The fingerprints the sheet page's forms carry: the deal form's, then the agree's."""
+    return re.findall(r'name="seen" value="([0-9a-f]*)"', page)
+
+
+def test_two_phones_at_once_nothing_is_overwritten_or_agreed_unseen(night):
+    """Two phones at one table: an entry or an agreement made on a sheet that the other
+    phone changed meanwhile is refused and the page shows what is there now."""
+    from django.test import Client
+
+    t = night
+    tab = current_tables(t)[0]
+    people = seated(tab)
+    south, west = Client(), Client()
+    south.force_login(people[0])
+    west.force_login(people[1])
+    url = sheet_url(t, tab)
+    (deal_1_empty,) = _seen(south.get(url).content.decode())  # South starts to fill in deal 1
+    assert (
+        west.post(
+            url,
+            {
+                "action": "enter",
+                "deal": 1,
+                "trump": "H",
+                "points": 41,
+                "seen": _seen(west.get(url).content.decode())[0],
+            },
+        ).status_code
+        == 302
+    )
+    response = south.post(url, {"action": "enter", "deal": 1, "trump": "S", "points": 20,
+                                "seen": deal_1_empty}, follow=True)  # fmt: skip
+    tab.refresh_from_db()
+    assert tab.sheet[0]["trump"] == "H" and tab.sheet[0]["points"] == 41  # West's stays
+    page = response.content.decode()
+    assert "Spel 1 werd intussen aan de tafel ingevuld" in page
+    assert re.search(r'name="points"[^>]*value="41"', page)  # the form shows what is there
+    # Changing it knowingly, from the page that shows it, works.
+    seen = _seen(page)[0]
+    south.post(url, {"action": "enter", "deal": 1, "trump": "S", "points": 20, "seen": seen})
+    tab.refresh_from_db()
+    assert tab.sheet[0]["trump"] == "S"
+    # The sheet complete; South looks at it, West changes deal 2, South agrees: refused.
+    south.post(url, {"action": "enter", "deal": 2, "trump": "C", "points": 20,
+                     "seen": _seen(south.get(url).content.decode())[0]})  # fmt: skip
+    looked = _seen(south.get(url + "?deal=2").content.decode())[-1]
+    west.post(url, {"action": "enter", "deal": 2, "trump": "C", "points": 40,
+                    "seen": _seen(west.get(url + "?deal=2").content.decode())[0]})  # fmt: skip
+    response = south.post(url, {"action": "agree", "seen": looked}, follow=True)
+    tab.refresh_from_db()
+    assert tab.agreed == {} and tab.sheet[1]["points"] == 40
+    assert "Het blad werd intussen aan de tafel veranderd" in response.content.decode()
+    south.post(url, {"action": "agree", "seen": _seen(south.get(url).content.decode())[-1]})
+    tab.refresh_from_db()
+    assert set(tab.agreed) == {"0"}
+
+
 def test_the_organizer_agrees_for_a_table_and_it_is_audited(client, night, organizer):
     t = night
     tab = current_tables(t)[1]
