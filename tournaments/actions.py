@@ -741,11 +741,12 @@ def edit_tournament(tournament_id: int, actor, **changes) -> Tournament:
     return t
 
 
-def _not_at_tables(t: Tournament) -> None:
-    """An entry's score, removal and restore are the solo tournament's: at tables a
-    score is a deal's at its table (correct_table_deal), a player is replaced
-    (replace_player)."""
-    if t.has_tables:
+def _not_at_tables(t: Tournament, *, before_the_draw: bool = False) -> None:
+    """An entry's score, and its removal and restore once the tables are drawn, are the
+    solo tournament's: at tables a score is a deal's at its table (correct_table_deal),
+    a seated player is replaced (replace_player). Before the draw a sign-up can be
+    taken out and put back (`before_the_draw`)."""
+    if t.has_tables and not (before_the_draw and not t.rounds.exists()):
         raise TournamentError(
             N_("at a tournament of tables, correct a deal at its table or replace the player")
         )
@@ -781,7 +782,7 @@ def remove_entry(entry_id: int, actor, reason: str) -> Entry:
     entry = Entry.objects.select_related("tournament").get(pk=entry_id)
     if not is_organizer(actor, entry.tournament):
         raise NotAllowed(N_("only organizers can remove entries"))
-    _not_at_tables(entry.tournament)
+    _not_at_tables(entry.tournament, before_the_draw=True)
     with transaction.atomic():
         # The game first, then the entry: the order of a move that finishes the entry.
         game_actions.stop_game(entry.game_id, reason="removed")  # no more moves
@@ -811,7 +812,7 @@ def restore_entry(entry_id: int, actor, reason: str) -> Entry:
     entry = Entry.objects.select_related("tournament").get(pk=entry_id)
     if not is_organizer(actor, entry.tournament):
         raise NotAllowed(N_("only organizers can restore entries"))
-    _not_at_tables(entry.tournament)
+    _not_at_tables(entry.tournament, before_the_draw=True)
     with transaction.atomic():
         t = Tournament.objects.select_for_update().get(pk=entry.tournament_id)  # capacity
         entry = Entry.objects.get(pk=entry_id)
