@@ -30,6 +30,7 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
@@ -258,7 +259,7 @@ def delete_account(request: HttpRequest) -> HttpResponse:
             form.add_error(None, str(exc))
             status = 409
         except TournamentError as exc:  # e.g. the draw came first: the sign-up stays
-            form.add_error(None, exc.translated())
+            form.add_error(None, capfirst(exc.translated()))
             status = 409
     if status:
         return _own_profile(request, delete_form=form, status=status)

@@ -12,6 +12,7 @@ from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
@@ -157,7 +158,7 @@ def start(request: HttpRequest, pk: int) -> HttpResponse:
         else:
             actions.start_tables(t.pk, request.user)
     except actions.TournamentError as exc:
-        messages.error(request, exc.translated())
+        messages.error(request, capfirst(exc.translated()))
     return redirect("tournaments:tables-organize", pk=t.pk)
 
 
@@ -169,7 +170,7 @@ def withdraw(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         actions.withdraw(t.pk, request.user)
     except actions.TournamentError as exc:
-        messages.error(request, exc.translated())
+        messages.error(request, capfirst(exc.translated()))
     else:
         messages.success(request, _("You are no longer signed up."))
         if not _may_view(request.user, t) and t.invite_code:
@@ -224,7 +225,7 @@ def replace(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         actions.replace_player(entry_id, request.user, new_user, request.POST.get("reason", ""))
     except actions.TournamentError as exc:
-        messages.error(request, exc.translated())
+        messages.error(request, capfirst(exc.translated()))
     return redirect("tournaments:tables-organize", pk=t.pk)
 
 
@@ -326,7 +327,7 @@ def correct(request: HttpRequest, pk: int) -> HttpResponse:
                 t.pk, request.user, r, k, table, deal, (ns, ew), request.POST.get("reason", "")
             )
         except actions.TournamentError as exc:
-            messages.error(request, exc.translated())
+            messages.error(request, capfirst(exc.translated()))
         else:
             messages.success(request, _("The score is corrected and the standings recomputed."))
     back = request.POST.get("next", "")
@@ -347,7 +348,7 @@ def play_as_rotating(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         actions.play_as_rotating(t.pk, request.user, request.POST.get("reason", ""))
     except actions.TournamentError as exc:
-        messages.error(request, exc.translated())
+        messages.error(request, capfirst(exc.translated()))
     else:
         messages.success(request, _("The tournament is now played as rotating partners."))
     return redirect("tournaments:tables-organize", pk=t.pk)
@@ -372,7 +373,7 @@ def move_start(request: HttpRequest, pk: int) -> HttpResponse:
     try:
         actions.move_start(t.pk, request.user, starts_at)
     except actions.TournamentError as exc:
-        messages.error(request, exc.translated())
+        messages.error(request, capfirst(exc.translated()))
     else:
         messages.success(request, _("The start time is moved."))
     return redirect("tournaments:tables-organize", pk=t.pk)

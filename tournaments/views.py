@@ -222,12 +222,12 @@ def join(request: HttpRequest, pk: int) -> HttpResponse:
     # as such (not "this tournament is for the club's members").
     needs_code = bool(t.invite_code) and not (t.club is not None and may_view)
     if needs_code and code and code != t.invite_code and actions.entry_of(request.user, t) is None:
-        messages.error(request, _("unknown invite code"))
+        messages.error(request, capfirst(_("unknown invite code")))
         return redirect("tournaments:detail", pk=t.pk) if may_view else redirect("tournaments:list")
     try:
         entry = actions.join(t.pk, request.user, code)
     except actions.CannotJoin as exc:
-        messages.error(request, exc.translated())
+        messages.error(request, capfirst(exc.translated()))
         if may_view:
             return redirect("tournaments:detail", pk=t.pk)
         if _brings_invite_code(request, t):
@@ -620,7 +620,7 @@ def create(request: HttpRequest) -> HttpResponse:
                     **common,
                 )
         except actions.TournamentError as exc:
-            form.add_error(None, exc.translated())
+            form.add_error(None, capfirst(exc.translated()))
         else:
             if t.has_tables:
                 return redirect("tournaments:tables-organize", pk=t.pk)
@@ -732,7 +732,7 @@ def manage_action(request: HttpRequest, pk: int, what: str) -> HttpResponse:
         else:
             raise Http404("unknown action")
     except actions.TournamentError as exc:
-        messages.error(request, exc.translated())
+        messages.error(request, capfirst(exc.translated()))
     return redirect("tournaments:manage", pk=t.pk)
 
 
@@ -766,7 +766,7 @@ def manage_entry(request: HttpRequest, pk: int, entry_id: int, what: str) -> Htt
         else:
             raise Http404("unknown action")
     except actions.TournamentError as exc:
-        messages.error(request, exc.translated())
+        messages.error(request, capfirst(exc.translated()))
     return redirect("tournaments:manage", pk=t.pk)
 
 
@@ -805,7 +805,7 @@ def club_join(request: HttpRequest) -> HttpResponse:
     try:
         club = actions.join_club(request.user, code)
     except actions.CannotJoin as exc:
-        messages.error(request, exc.translated())
+        messages.error(request, capfirst(exc.translated()))
         return redirect("clubs:list")
     return redirect("clubs:detail", slug=club.slug)
 
@@ -878,5 +878,5 @@ def _club_post(request: HttpRequest, club: Club, is_org: bool) -> HttpResponse:
                 request, _("%(name)s is no longer in the club.") % {"name": person.get_username()}
             )
     except actions.TournamentError as exc:
-        messages.error(request, exc.translated())
+        messages.error(request, capfirst(exc.translated()))
     return redirect("clubs:detail", slug=club.slug)

@@ -53,9 +53,9 @@ def test_full_tournament_by_invite_link_says_full_on_the_page_not_a_404(make_tou
     response = _client(ben).post(f"/tournaments/{t.pk}/join/", {"invite_code": CODE}, follow=True)
     assert response.status_code == 200
     assert response.redirect_chain[-1][0] == f"/tournaments/{t.pk}/?code={CODE}"
-    assert _messages(response) == ["the tournament is full"]
+    assert _messages(response) == ["The tournament is full"]
     body = response.content.decode()
-    assert "the tournament is full" in body and "data-full" in body
+    assert "The tournament is full" in body and "data-full" in body
     assert not Entry.objects.filter(tournament=t, player=ben).exists()
 
 
@@ -66,13 +66,13 @@ def test_wrong_invite_code_is_called_a_wrong_code(make_tournament, make_user):
         f"/tournaments/{t.pk}/join/", {"invite_code": "klaver8"}, follow=True
     )
     assert response.redirect_chain[-1][0] == "/tournaments/"
-    assert _messages(response) == ["unknown invite code"]
+    assert _messages(response) == ["Unknown invite code"]
     assert not Entry.objects.filter(tournament=t, player=ben).exists()
     # In Dutch too (the message is already in the catalog).
     response = _client(ben, "nl").post(
         f"/tournaments/{t.pk}/join/", {"invite_code": "klaver8"}, follow=True
     )
-    assert _messages(response) == ["onbekende uitnodigingscode"]
+    assert _messages(response) == ["Onbekende uitnodigingscode"]
 
 
 def test_wrong_code_on_a_public_tournament_keeps_the_player_on_its_page(make_tournament, make_user):
@@ -80,7 +80,7 @@ def test_wrong_code_on_a_public_tournament_keeps_the_player_on_its_page(make_tou
     ben = make_user("ben")
     response = _client(ben).post(f"/tournaments/{t.pk}/join/", {"invite_code": "x"}, follow=True)
     assert response.redirect_chain[-1][0] == f"/tournaments/{t.pk}/"
-    assert _messages(response) == ["unknown invite code"]
+    assert _messages(response) == ["Unknown invite code"]
     response = _client(ben).post(f"/tournaments/{t.pk}/join/", {"invite_code": CODE})
     assert response.status_code == 302 and "/game/" in response["Location"]
 

@@ -109,7 +109,7 @@ def test_a_new_account_can_join_todays_day_list(client, claim):
         refused = client.post(f"/tournaments/{day.pk}/join/", follow=True)
         assert not Entry.objects.filter(player=guest).exists()
         # The refusal, in Dutch, points to signing up.
-        assert "gasten kunnen niet meedoen aan toernooien: maak een account" in (
+        assert "Gasten kunnen niet meedoen aan toernooien: maak een account" in (
             refused.content.decode()
         )
     _signup(client, "nieuweling")

@@ -100,7 +100,7 @@ def test_joining_a_full_tournament_says_it_is_full(make_tournament, make_user, c
     club.members.add(ben)
     response = english_client(ben).post(f"/tournaments/{t.pk}/join/", follow=True)
     assert response.redirect_chain[-1][0] == f"/tournaments/{t.pk}/"
-    assert page_messages(response) == ["the tournament is full"]
+    assert page_messages(response) == ["The tournament is full"]
     assert not Entry.objects.filter(tournament=t, player=ben).exists()
     assert t.entries.count() == 1
 
@@ -111,7 +111,7 @@ def test_joining_a_closed_tournament_says_it_is_not_open(make_tournament, make_u
     anna = make_user("anna")
     club.members.add(anna)
     response = english_client(anna).post(f"/tournaments/{t.pk}/join/", follow=True)
-    assert page_messages(response) == ["this tournament is not open"]
+    assert page_messages(response) == ["This tournament is not open"]
     assert not t.entries.exists()
 
 
@@ -121,7 +121,7 @@ def test_joining_after_the_window_ended_says_so(windowed, make_user, club):
     anna = make_user("anna")
     club.members.add(anna)
     response = english_client(anna).post(f"/tournaments/{t.pk}/join/", follow=True)
-    assert page_messages(response) == ["the play window has closed"]
+    assert page_messages(response) == ["The play window has closed"]
     assert not t.entries.exists()
 
 
@@ -365,7 +365,7 @@ def test_the_panel_may_choose_the_rule_at_close_and_refuses_a_bad_one(make_tourn
     response = client.post(
         f"/tournaments/{t.pk}/manage/close/", {"unfinished_rule": "sometimes"}, follow=True
     )
-    assert page_messages(response) == ["unknown rule for unfinished games"]
+    assert page_messages(response) == ["Unknown rule for unfinished games"]
     assert not Tournament.objects.get(pk=t.pk).is_closed
     client.post(f"/tournaments/{t.pk}/manage/close/", {"unfinished_rule": "as_played"})
     t.refresh_from_db()

@@ -190,7 +190,7 @@ def test_a_draft_made_by_mistake_is_deleted_an_opened_tournament_is_not(
     t = make_tournament(seed="opened")
     assert "data-delete-draft" not in en_client.get(f"/tournaments/{t.pk}/manage/").content.decode()
     response = en_client.post(f"/tournaments/{t.pk}/manage/delete/", follow=True)
-    assert "only a tournament that was never opened can be deleted" in response.content.decode()
+    assert "Only a tournament that was never opened can be deleted" in response.content.decode()
     assert Tournament.objects.filter(pk=t.pk).exists()
     # Only an organizer deletes a draft.
     other = make_tournament(seed="other", open_now=False)

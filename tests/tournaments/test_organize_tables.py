@@ -87,7 +87,7 @@ def test_a_start_the_players_cannot_fill_says_why_in_dutch(
     client.force_login(organizer)
     response = client.post(f"/tournaments/{t.pk}/tables/start/", follow=True)
     page = response.content.decode()
-    assert "met 5 spelers is er één tafel: niemand kan doorschuiven" in page
+    assert "Met 5 spelers is er één tafel: niemand kan doorschuiven" in page
     assert not t.rounds.exists()
 
 
@@ -200,7 +200,7 @@ def test_a_player_who_cannot_come_takes_the_sign_up_back_until_the_draw(
         actions.join(t.pk, user)
     actions.start_tables(t.pk, organizer)
     response = client.post(f"/tournaments/{t.pk}/tables/withdraw/", follow=True)
-    assert "de loting is gebeurd" in response.content.decode()
+    assert "De loting is gebeurd" in response.content.decode()
     assert Entry.objects.filter(tournament=t, player=ben).exists()
     assert "data-withdraw" not in response.content.decode()
     with pytest.raises(actions.TournamentError, match="not signed up"):

@@ -143,7 +143,7 @@ def test_the_format_change_is_refused_when_it_does_not_fit(
     actions.start_tables(w.pk, organizer)
     client.force_login(organizer)
     page = client.post(f"/tournaments/{w.pk}/tables/rotating/", follow=True).content.decode()
-    assert "de loting is gebeurd: het begin kan niet meer veranderen" in page
+    assert "De loting is gebeurd: het begin kan niet meer veranderen" in page
     w.refresh_from_db()
     assert w.format == Tournament.Format.WRITER_STAYS
     assert not AuditLog.objects.filter(action="change_format").exists()
@@ -180,7 +180,7 @@ def test_moving_the_start_is_refused_when_it_does_not_fit(client, organizer, liv
     page = client.post(
         f"/tournaments/{t.pk}/tables/move-start/", {"starts_at": _local_input(past)}, follow=True
     ).content.decode()
-    assert "het nieuwe beginuur is al voorbij: kies een tijdstip in de toekomst" in page
+    assert "Het nieuwe beginuur is al voorbij: kies een tijdstip in de toekomst" in page
     # No time at all.
     page = client.post(
         f"/tournaments/{t.pk}/tables/move-start/", {"starts_at": "morgen"}, follow=True

@@ -39,7 +39,7 @@ def test_joining_after_the_draw_is_refused_on_the_page_in_dutch(client, make_use
     # A page left open from before the draw: its button says why, in the page's language.
     response = client.post(f"/tournaments/{t.pk}/join/", follow=True)
     assert response.redirect_chain[-1][0] == f"/tournaments/{t.pk}/tables/"
-    assert "de loting is gebeurd: inschrijven kan niet meer" in response.content.decode()
+    assert "De loting is gebeurd: inschrijven kan niet meer" in response.content.decode()
     assert not Entry.objects.filter(tournament=t, player=late).exists()
     # Those drawn see their table, not the notice.
     client.force_login(Entry.objects.filter(tournament=t).first().player)
