@@ -340,3 +340,27 @@ def deal_sheets(t: Tournament, round_number: int, set_number: int) -> dict[str, 
         "tables": copies or None,
         "sheets": [{"table": n, "deals": deals(seed)} for n, seed in sources],
     }
+
+
+def paper_sheets(t: Tournament, round_number: int, set_number: int) -> list[dict] | None:
+    """Blank score sheets to print for the drawn tables of a set (a table without a
+    phone writes on paper; an organizer then enters it): per table the players by seat
+    and per deal its dealer. No cards. None if the set is not drawn."""
+    from .tables import seat_names
+
+    tset = TableSet.objects.filter(
+        round__tournament=t, round__number=round_number, number=set_number
+    ).first()
+    if tset is None:
+        return None
+    structure = t.structure
+    out = []
+    for tab in tset.tables.order_by("number").prefetch_related("seats__entry__player"):
+        out.append(
+            {
+                "table": tab.number,
+                "names": seat_names(tab),
+                "dealers": [spec.dealer for spec in deal_specs(tab, structure)],
+            }
+        )
+    return out

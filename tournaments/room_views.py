@@ -9,6 +9,7 @@ from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 
@@ -75,7 +76,7 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
                     request.POST.get("seen"),
                 )  # fmt: skip
         except actions.TournamentError as exc:
-            messages.error(request, exc.translated())
+            messages.error(request, capfirst(exc.translated()))
             return redirect(f"{here}?deal={request.POST.get('deal', '')}")
         return redirect(here)
     state = room.sheet_state(tab)
@@ -139,3 +140,37 @@ def deals(request: HttpRequest, pk: int) -> HttpResponse:
         "rounds": range(1, s.rounds + 1), "sets": range(1, s.sets + 1),
     }  # fmt: skip
     return render(request, "tournaments/tables_deals.html", context)
+
+
+@login_required
+@never_cache
+def paper(request: HttpRequest, pk: int) -> HttpResponse:
+    """Score sheets on paper for the drawn tables of a set (organizers only): ?round=R&
+    set=S, the current set by default."""
+    t = _tournament(request, pk)
+    _require_tables(t)
+    _require_organizer(request, t)
+    if not t.structure.in_room:
+        raise Http404("not a night in the room")
+    current = tables.current_set(t)
+    round_number = _int(request.GET.get("round")) or (current.round.number if current else 1)
+    set_number = _int(request.GET.get("set")) or (current.number if current else 1)
+    sheets = room.paper_sheets(t, round_number, set_number)
+    seats = [_seat_label(i) for i in range(4)]
+    stand_in = _("stand-in")
+    for sheet in sheets or []:
+        sheet["seating"] = [
+            {"seat": seats[i], "name": name or stand_in} for i, name in enumerate(sheet["names"])
+        ]
+        sheet["deals"] = [
+            {"number": k, "dealer": seats[dealer]}
+            for k, dealer in enumerate(sheet["dealers"], start=1)
+        ]
+    s = t.structure
+    rules = room.rules_of(s)
+    context = {
+        "t": t, "s": s, "sheets": sheets, "round_number": round_number, "set_number": set_number,
+        "rounds": range(1, s.rounds + 1), "sets": range(1, s.sets + 1),
+        "doublings": bool(rules.announcements and rules.max_doublings),
+    }  # fmt: skip
+    return render(request, "tournaments/tables_paper.html", context)

@@ -52,6 +52,7 @@ urlpatterns = [
         name="tables-sheet",
     ),
     path("<int:pk>/tables/deals/", room_views.deals, name="tables-deals"),
+    path("<int:pk>/tables/paper/", room_views.paper, name="tables-paper"),
     path(
         "<int:pk>/tables/<int:round_number>/<int:set_number>/deal/<int:number>/",
         table_views.traveller,

@@ -73,6 +73,13 @@ def test_a_night_in_the_room_on_four_phones(rounds_server, four_phones):  # noqa
     expect(hands).to_have_count(4)
     assert all(len(h.split()) == 8 for h in hands.all_inner_texts())
     assert_fits_the_phone(org, 390, "the deals to print")
+    # The score sheets on paper (a table without a phone): the four players, no cards.
+    org.goto(organize)
+    org.locator("[data-print-paper]").click()
+    expect(org.locator("[data-paper-seat]")).to_have_count(4)
+    assert sorted(org.locator("[data-paper-seat]").all_inner_texts()) == sorted(names)
+    expect(org.locator("[data-paper-deal]")).to_have_count(1)
+    assert_fits_the_phone(org, 390, "the score sheets on paper")
 
     for set_number in (1, 2, 3):
         seats = {}

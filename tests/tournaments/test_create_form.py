@@ -103,7 +103,7 @@ def test_a_night_in_the_room_is_made_from_the_form(client, organizer, club):
             "cut",
             "Een cut van 20 is groter dan het veld van 16 spelers: kies hoogstens 16",
         ),
-        ({"set_deals": 0}, "set_deals", "1 tot 100 spellen (gevraagd: 0)"),
+        ({"set_deals": 0}, "set_deals", "1 tot 100 delen (gevraagd: 0)"),
         ({"capacity": 3}, "capacity", "minstens 4 spelers (gevraagd: 3)"),
         ({"rounds": 1, "cut": 8}, "rounds", "2 rondes of meer"),
         ({"cut": 8, "cut_percent": 50}, "cut", "niet allebei"),

@@ -143,7 +143,7 @@ def test_deals_are_entered_in_order_and_checked_by_the_rules(client, night):
     tab.refresh_from_db()
     assert tab.sheet == []  # deal 2 before deal 1: refused
     page = client.get(sheet_url(t, tab) + "?deal=2", follow=True)
-    assert "spel 1 is het volgende" in page.content.decode()
+    assert "deel 1 is het volgende" in page.content.decode()
     for bad in ({"points": 61}, {"points": -1}, {"trump": "X"}, {"points": "veel"}):
         args = {"trump": "H", "points": 40, **bad}
         enter(client, t, tab, south, 1, args.pop("trump"), args.pop("points"), **args)
@@ -243,7 +243,7 @@ def test_two_phones_at_once_nothing_is_overwritten_or_agreed_unseen(night):
     tab.refresh_from_db()
     assert tab.sheet[0]["trump"] == "H" and tab.sheet[0]["points"] == 41  # West's stays
     page = response.content.decode()
-    assert "Spel 1 werd intussen aan de tafel ingevuld" in page
+    assert "Deel 1 werd intussen aan de tafel ingevuld" in page
     assert re.search(r'name="points"[^>]*value="41"', page)  # the form shows what is there
     # Changing it knowingly, from the page that shows it, works.
     seen = _seen(page)[0]
@@ -310,6 +310,35 @@ def test_the_organizer_prints_every_sets_deals_in_advance(client, night, organiz
     assert client.get(url + "?round=2&set=1").status_code == 404  # one round only
     client.force_login(seated(current_tables(t)[0])[0])
     assert client.get(url).status_code == 403  # players never see the hands
+
+
+def test_score_sheets_on_paper_for_a_table_without_a_phone(client, night, organizer):
+    """The organizer prints each drawn table's blank sheet (who sits where, every deal's
+    dealer, no cards) and enters what the table wrote through the table's score sheet."""
+    t = night
+    client.force_login(organizer)
+    organize = client.get(reverse("tournaments:tables-organize", args=[t.pk])).content.decode()
+    url = reverse("tournaments:tables-paper", args=[t.pk])
+    assert url in organize
+    html = client.get(url).content.decode()
+    seats = ["Zuid", "West", "Noord", "Oost"]
+    tabs = current_tables(t)
+    assert html.count("data-paper-table=") == len(tabs) == 2
+    for tab in tabs:
+        section = html[html.index(f'data-paper-table="{tab.number}"') :]
+        section = section[: section.index("</section>")]
+        names = re.findall(r"<dd data-paper-seat>([^<]*)</dd>", section)
+        assert names == [p.get_username() for _, p in sorted(seated(tab).items())]
+        dealers = re.findall(
+            r'data-paper-deal="\d+"><td class="num">\d+</td><td>(\w+)</td>', section
+        )
+        assert dealers == [seats[spec.dealer] for spec in room.deal_specs(tab, t.structure)]
+        # Not a card on it: a player of the table may hold it.
+        assert not re.search(r"[♠♥♦♣]", section)
+    # A set not drawn yet says so; a player gets no sheets (the organizer prints).
+    assert "data-not-drawn" in client.get(url + "?round=1&set=3").content.decode()
+    client.force_login(seated(tabs[0])[0])
+    assert client.get(url).status_code == 403
 
 
 def test_without_duplicate_each_drawn_table_prints_its_own_deals(
