@@ -1,27 +1,36 @@
-"""The ratings page: every player who ranked in a closed tournament, best first."""
+"""The ratings page: every player who ranked in a closed tournament, best first; with
+?club=SLUG (for the club's members) only the club's members and organizers."""
 
 from __future__ import annotations
 
 from django.core.paginator import Paginator
-from django.http import HttpRequest, HttpResponse
+from django.db.models import Q
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from . import ratings
-from .models import Rating
+from .models import Club, Rating
 
 PAGE = 50
 
 
 def ratings_list(request: HttpRequest) -> HttpResponse:
-    rows = (
-        Rating.objects.filter(events__gt=0, player__is_active=True)
-        .select_related("player")
-        .order_by("-value", "player__username")
-    )
+    rows = Rating.objects.filter(events__gt=0, player__is_active=True)
+    club = None
+    slug = request.GET.get("club")
+    if slug:
+        club = Club.objects.filter(slug=slug).first()
+        if club is None or not club.is_member(request.user):
+            raise Http404("no such club")
+        rows = rows.filter(Q(player__clubs=club) | Q(player__organized_clubs=club)).distinct()
+    rows = rows.select_related("player").order_by("-value", "player__username")
     page = Paginator(rows, PAGE).get_page(request.GET.get("page"))
     page.first_rank = (page.number - 1) * PAGE + 1
     mine = None
     if request.user.is_authenticated:
         mine = Rating.objects.filter(player=request.user, events__gt=0).first()
-    context = {"page": page, "mine": mine, "start": ratings.START, "k": ratings.K}
+    context = {
+        "page": page, "mine": mine, "start": ratings.START, "k": ratings.K, "club": club,
+        "page_query": f"club={club.slug}&" if club else "",
+    }  # fmt: skip
     return render(request, "tournaments/ratings.html", context)

@@ -132,7 +132,7 @@ def test_only_organizers_change_who_is_in_the_club(en_client, make_user, club, o
     for post in ({"organizer": anna.pk}, {"remove": ben.pk}, {"not_organizer": organizer.pk}):
         response = en_client.post(f"/clubs/{club.slug}/", post, follow=True)
         assert response.status_code == 200
-        assert "only the club's organizers can do that" in _messages(response), post
+        assert "Only the club's organizers can do that" in _messages(response), post
     assert not club.is_organizer(anna) and club.is_member(ben) and club.is_organizer(organizer)
     with pytest.raises(actions.NotAllowed):
         actions.set_club_organizer(anna, club, anna.pk, True)
@@ -146,7 +146,7 @@ def test_bad_member_ids_are_refused_with_a_message(en_client, make_user, club, o
     for post in ({"organizer": "abc"}, {"organizer": outsider.pk}, {"remove": "99999"}):
         response = en_client.post(f"/clubs/{club.slug}/", post, follow=True)
         assert response.status_code == 200
-        assert "that player is not a member of the club" in _messages(response), post
+        assert "That player is not a member of the club" in _messages(response), post
     assert not club.is_member(outsider)
 
 
@@ -204,7 +204,7 @@ def test_an_organizer_renames_the_club_and_its_address_stays(en_client, make_use
     en_client.force_login(anna)
     assert 'name="rename"' not in en_client.get(f"/clubs/{slug}/").content.decode()
     response = en_client.post(f"/clubs/{slug}/", {"rename": "Van Anna"}, follow=True)
-    assert "only the club's organizers can do that" in _messages(response)
+    assert "Only the club's organizers can do that" in _messages(response)
     club.refresh_from_db()
     assert club.name == "De Witte Manille"
 

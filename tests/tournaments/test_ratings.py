@@ -6,6 +6,7 @@ tournament's results)."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import numpy as np
 import pytest
@@ -296,3 +297,26 @@ def test_a_deal_corrected_at_a_table_after_the_ratings(make_user):
         assert change.before == ratings.START
         assert Rating.objects.get(player=change.player).value == pytest.approx(change.after)
     assert not Table.objects.filter(table_set__round__tournament=t, finished=False).exists()
+
+
+def test_a_clubs_members_see_their_ratings_together(client, club, organizer, make_user):
+    t = closed_room_night("rate-club")
+    actions.tick()
+    rated = list(RatingChange.objects.filter(tournament=t).order_by("rank"))
+    members = [rated[1].player, rated[4].player, rated[6].player]
+    club.members.add(*members)
+    url = reverse("tournaments:ratings") + f"?club={club.slug}"
+    client.force_login(members[0])
+    club_page = client.get(reverse("clubs:detail", args=[club.slug])).content.decode()
+    assert url.replace("&", "&amp;") in club_page or url in club_page
+    page = client.get(url).content.decode()
+    body = page[page.index("<tbody") : page.index("</tbody>")]
+    names = re.findall(r'href="/players/([^/]+)/"', body)
+    assert names == [m.get_username() for m in members]  # best first, as on the full list
+    assert "data-club-ratings" in page
+    # Nobody else: not an outsider, not a visitor.
+    client.force_login(make_user("buiten"))
+    assert client.get(url).status_code == 404
+    client.logout()
+    assert client.get(url).status_code == 404
+    assert client.get(reverse("tournaments:ratings") + "?club=geen-club").status_code == 404
