@@ -3,31 +3,13 @@
 // agreed, the table done) the page reloads — but never while this phone is filling in
 // the form, so nothing typed is lost. Only while the sheet is open: a done table no
 // longer changes.
+import { busyWatch } from "./busy.js";
+
 const sheet = document.querySelector("[data-sheet-state]");
 if (sheet) {
-  let leaving = false;
-  // A form sent, a link followed or the page left otherwise: a poll answered now must
-  // not reload this page over the navigation under way.
-  document.addEventListener("submit", () => {
-    leaving = true;
+  const busy = busyWatch({
+    fields: "[data-sheet-form] input:not([type=hidden]), [data-sheet-form] select",
   });
-  document.addEventListener("click", (event) => {
-    if (event.target.closest("a[href]")) leaving = true;
-  });
-  window.addEventListener("beforeunload", () => {
-    leaving = true;
-  });
-  const busy = () => {
-    if (leaving) return true;
-    const active = document.activeElement;
-    if (active && active.closest("form") && active.matches("input, select, textarea")) return true;
-    return [...document.querySelectorAll("[data-sheet-form] input, [data-sheet-form] select")].some(
-      (el) =>
-        (el.type === "radio" || el.type === "checkbox")
-          ? el.checked !== el.defaultChecked
-          : el.value !== el.defaultValue,
-    );
-  };
   setInterval(async () => {
     if (document.hidden || busy()) return;
     try {

@@ -1,6 +1,16 @@
 // Live standings of a tournament of tables: the server pushes the whole standing after
 // every finished set (and the progress of the set being played); the page re-renders
-// the table, or reloads when a new set begins (your table may have changed).
+// the table, or reloads when a new set begins (your table may have changed) — once the
+// page is free (busy.js: not over a form being filled in or a link just followed).
+import { busyWatch, reloadWhenFree } from "./busy.js";
+
+const busy = busyWatch();
+let reloading = false;
+const reload = () => {
+  if (reloading) return;
+  reloading = true;
+  reloadWhenFree(busy);
+};
 const table = document.querySelector("[data-tables-standings]");
 if (table && table.dataset.live && "WebSocket" in window) {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
@@ -44,7 +54,7 @@ if (table && table.dataset.live && "WebSocket" in window) {
       if (!location.search.includes("round=")) render(msg.rows || []);
       const now = msg.progress ? `${msg.progress.round}.${msg.progress.set}` : null;
       // A new draw (the live start, the next set or round): your table may have changed.
-      if (where !== undefined && now !== where) location.reload();
+      if (where !== undefined && now !== where) reload();
       where = now;
     };
     ws.onclose = () => setTimeout(connect, 3000);
@@ -68,7 +78,7 @@ if (mySeat && table && table.dataset.live) {
       if (!res.ok) return;
       const data = await res.json();
       const now = data.seat ? data.seat.href : null;
-      if (now !== before) location.reload();
+      if (now !== before) reload();
     } catch (e) {
       // offline for a moment: the next poll tries again
     }
