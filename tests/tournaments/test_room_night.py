@@ -14,6 +14,7 @@ from django.urls import reverse
 import engine
 from engine.scoresheet import Line, score_sheet
 from tests.helpers import wait_for_idle_worker
+from tests.tournaments.test_ratings import closed_room_night
 from tests.tournaments.test_rounds import create, exported, run, wait_until
 from tournaments import actions, room, scoring, tables
 from tournaments.models import AuditLog, Table, TableSeat, TableSet, Tournament
@@ -426,17 +427,6 @@ def test_a_replacement_takes_the_seat_and_the_sheet_at_once(client, night, organ
     assert "neemt de plaats meteen in" in page and "speelt de bot" not in page
 
 
-def _closed_night(seed: str) -> Tournament:
-    t = create(
-        "--format", "rotating", "--players", "8", "--sets", "3", "--deals", "1",
-        "--duplicate", "--in-room", "--open", "--seed", seed,
-    )  # fmt: skip
-    run("simulate_tournament", str(t.pk), "--prefix", seed)
-    t.refresh_from_db()
-    assert t.is_closed
-    return t
-
-
 def test_an_entrys_score_removal_and_restore_are_the_solo_tournaments(make_user):
     """At tables a score is a deal's at its table and a player is replaced: the solo
     tournament's entry tools refuse, and leave the standing as it was."""
@@ -445,7 +435,7 @@ def test_an_entrys_score_removal_and_restore_are_the_solo_tournaments(make_user)
     staff = make_user("beheerder")
     staff.is_staff = True
     staff.save(update_fields=["is_staff"])
-    t = _closed_night("entry-tools")
+    t = closed_room_night("entry-tools")
     standing = sorted(
         Entry.objects.filter(tournament=t).values_list("pk", "rank", "score", "deal_matchpoints")
     )
@@ -470,7 +460,7 @@ def test_an_account_deleted_keeps_the_tables_standing_of_the_others(make_user):
     from tournaments import rankings
     from tournaments.models import Entry
 
-    t = _closed_night("entry-gone")
+    t = closed_room_night("entry-gone")
     figures = dict(Entry.objects.filter(tournament=t).values_list("pk", "deal_matchpoints"))
     assert any(figures.values())
     gone = Entry.objects.filter(tournament=t).order_by("rank").first()
