@@ -139,6 +139,16 @@ def sheet(tab: Table, structure: Structure) -> dict[str, Any]:
     for deal in deals:
         if deal["entered"] is not None:
             deal["by"] = names.get(deal["entered"].get("by"), "")
+    if tab.finished:
+        # An organizer's correction after the table was done lives on its board: the
+        # sheet shows the score that counts, and what the table wrote.
+        board = {b.get("deal"): b for b in tab.board or []}
+        for deal in deals:
+            row = board.get(deal["number"])
+            if deal["row"] is not None and row and "original_written" in row:
+                deal["corrected"] = list(row["written"])
+        totals = [sum(b["written"][0] for b in board.values()),
+                  sum(b["written"][1] for b in board.values())]  # fmt: skip
     return {
         "deals": deals,
         "totals": totals,

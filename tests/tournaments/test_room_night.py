@@ -208,6 +208,22 @@ def test_a_change_takes_back_the_agreement_and_both_sides_must_agree(client, nig
         room.enter_deal(t.pk, 1, 1, tab.number, people[0], 2, Line("C", 30))
 
 
+def test_a_sheet_shows_the_organizers_correction_after_the_table_is_done(client, night, organizer):
+    t = night
+    tab = play_set(client, t)[0]
+    tab.refresh_from_db()
+    played = list(tab.board[0]["written"])
+    actions.correct_table_deal(t.pk, organizer, 1, 1, tab.number, 1, [0, 20], "telfout")
+    client.force_login(seated(tab)[0])
+    page = client.get(sheet_url(t, tab)).content.decode()
+    row = page[page.index('data-sheet-deal="1"') :]
+    row = re.sub(r"\s+", " ", row[: row.index("</tr>")])
+    assert "0 – 20" in row and f"gespeeld: {played[0]} – {played[1]}" in row
+    tab.refresh_from_db()
+    totals = [sum(b["written"][i] for b in tab.board) for i in (0, 1)]
+    assert f"data-totals>{totals[0]} – {totals[1]}<" in page
+
+
 def _seen(page: str) -> list[str]:
     """The fingerprints the sheet page's forms carry: the deal form's, then the agree's."""
     return re.findall(r'name="seen" value="([0-9a-f]*)"', page)
