@@ -314,6 +314,14 @@ def test_a_clubs_members_see_their_ratings_together(client, club, organizer, mak
     names = re.findall(r'href="/players/([^/]+)/"', body)
     assert names == [m.get_username() for m in members]  # best first, as on the full list
     assert "data-club-ratings" in page
+    # The same list to take away, in the reader's spreadsheet style.
+    client.cookies["django_language"] = "nl"
+    assert f"?club={club.slug}&amp;format=csv" in page
+    lines = client.get(url + "&format=csv").content.decode("utf-8").splitlines()
+    assert lines[0] == "\ufeffrank;player;rating;tournaments"
+    assert [line.split(";")[1] for line in lines[1:]] == names
+    value = Rating.objects.get(player=members[0]).value
+    assert lines[1] == f"1;{names[0]};{round(value, 1):.1f}".replace(".", ",") + ";1"
     # Nobody else: not an outsider, not a visitor.
     client.force_login(make_user("buiten"))
     assert client.get(url).status_code == 404
