@@ -20,7 +20,7 @@ from tournaments.routing import websocket_urlpatterns as tournament_ws  # noqa: 
 # A client's text frame that is not UTF-8: uvicorn closes it (1007); one line, not a traceback.
 logging.getLogger("uvicorn.error").addFilter(QuietInvalidUtf8())
 
-application = ProtocolTypeRouter(
+router = ProtocolTypeRouter(
     {
         "http": django_asgi_app,
         "websocket": AllowedHostsOriginValidator(
@@ -28,3 +28,20 @@ application = ProtocolTypeRouter(
         ),
     }
 )
+
+
+async def application(scope, receive, send):
+    """The router, and the server's lifespan: at startup the embedded mode's beat
+    (ops/beat.py; nothing on the production stack, where `celery beat` runs)."""
+    if scope["type"] != "lifespan":
+        return await router(scope, receive, send)
+    while True:
+        message = await receive()
+        if message["type"] == "lifespan.startup":
+            from ops import beat
+
+            beat.start()
+            await send({"type": "lifespan.startup.complete"})
+        elif message["type"] == "lifespan.shutdown":
+            await send({"type": "lifespan.shutdown.complete"})
+            return

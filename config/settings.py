@@ -189,6 +189,11 @@ CELERY_BEAT_SCHEDULE = {
     "open-day-tournament": {"task": "tournaments.tasks.open_day_tournament", "schedule": 15 * 60},
     "tournaments-tick": {"task": "tournaments.tasks.tick", "schedule": 60},
 }
+# Embedded mode (eager tasks, no beat): the server runs the tournaments' periodic tasks
+# above on a thread of its own (ops/beat.py), the first time this many seconds after it
+# starts. EMBEDDED_BEAT=0 turns that off.
+EMBEDDED_BEAT = env_bool("EMBEDDED_BEAT", True)
+EMBEDDED_BEAT_FIRST = env_int("EMBEDDED_BEAT_FIRST", 5)
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ACKS_LATE = True

@@ -4,6 +4,9 @@ from __future__ import annotations
 
 import os
 import re
+import socket
+import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -11,6 +14,23 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 PRODUCTION_STACK = bool(os.environ.get("DATABASE_URL") and os.environ.get("REDIS_URL"))
 CARD_RE = re.compile(r"^[789JQKAT][SHDC]$")
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def start_uvicorn(env: dict, port: int, log: Path, level: str = "warning") -> subprocess.Popen:
+    """A uvicorn process serving config.asgi:application on 127.0.0.1:`port`, as the
+    deployment runs it; its output goes to `log`."""
+    with open(log, "w") as out:
+        return subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "config.asgi:application",
+             "--host", "127.0.0.1", "--port", str(port), "--log-level", level],
+            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
+        )  # fmt: skip
 
 
 def wait_for_turn(public_id, timeout: float = 15.0):

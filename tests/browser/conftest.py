@@ -14,7 +14,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -24,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.helpers import PRODUCTION_STACK, ROOT
+from tests.helpers import PRODUCTION_STACK, ROOT, free_port, start_uvicorn
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = [
@@ -36,12 +35,6 @@ CHROMIUM_ARGS = [
     "--no-first-run",
 ]
 ARTIFACTS = Path(__file__).resolve().parent / "artifacts"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def _wait_http(url: str, proc: subprocess.Popen, log: Path, timeout: float = 40.0) -> None:
@@ -66,6 +59,8 @@ def _server_env(request, sqlite: Path, cache_tag: str, **extra: str):
     env = {**os.environ, "DEBUG": "1", "PYTHONUNBUFFERED": "1", **extra}
     # A quick bot keeps a whole game well inside the test's time budget.
     env.setdefault("GAME_DEFAULT_BOT", "heuristic")
+    # The tests call the periodic tasks themselves (test_embedded_beat.py runs the beat).
+    env.setdefault("EMBEDDED_BEAT", "0")
     # Every browser test comes from 127.0.0.1, and the session's server is shared by
     # many of them: the per-address limits (meant for one real client) would refuse the
     # later tests' sign-ups, logins and new games. The limits have tests of their own.
@@ -103,14 +98,9 @@ def asgi_server(request, tmp_path_factory):
     """Base URL of a running ASGI server for the browser tests."""
     tmp = tmp_path_factory.mktemp("browser-server")
     env, _ = _server_env(request, tmp / "browser.sqlite3", "browser-test")
-    port = _free_port()
+    port = free_port()
     log = tmp / "server.log"
-    with open(log, "w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "config.asgi:application",
-             "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+    proc = start_uvicorn(env, port, log)
     base = f"http://127.0.0.1:{port}"
     try:
         _wait_http(base + "/", proc, log)
@@ -222,12 +212,7 @@ class RestartableServer:
         assert not self.alive(), "the server is already running"
         self.starts += 1
         log = self.tmp / f"server-{self.starts}.log"
-        with open(log, "w") as out:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "uvicorn", "config.asgi:application",
-                 "--host", "127.0.0.1", "--port", str(self.port), "--log-level", "warning"],
-                cwd=ROOT, env=self.env, stdout=out, stderr=subprocess.STDOUT,
-            )  # fmt: skip
+        self.proc = start_uvicorn(self.env, self.port, log)
         _wait_http(self.base + "/", self.proc, log)
 
     def alive(self) -> bool:
@@ -280,7 +265,7 @@ def restartable_server(request, tmp_path):
     env, sqlite = _server_env(
         request, tmp_path / "restart.sqlite3", "browser-restart", SWEEP_STUCK_AFTER="1"
     )
-    server = RestartableServer(env, _free_port(), tmp_path, sqlite)
+    server = RestartableServer(env, free_port(), tmp_path, sqlite)
     server.start()
     try:
         yield server

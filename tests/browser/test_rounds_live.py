@@ -15,8 +15,9 @@ import time
 
 import pytest
 
-from tests.browser.conftest import ROOT, _finish, _free_port, _new_page, _server_env, _wait_http
+from tests.browser.conftest import ROOT, _finish, _new_page, _server_env, _wait_http
 from tests.browser.test_four_people import _play_one, _sign_up
+from tests.helpers import free_port, start_uvicorn
 
 expect = pytest.importorskip("playwright.sync_api").expect
 PlaywrightError = pytest.importorskip("playwright.sync_api").Error
@@ -34,14 +35,9 @@ def server(request, tmp_path):
     """A server of this test's own, and the environment to run commands against its
     database (the tournament and the simulated entrants are made by the stable hooks)."""
     env, _ = _server_env(request, tmp_path / "rounds.sqlite3", "rounds-live")
-    port = _free_port()
+    port = free_port()
     log = tmp_path / "server.log"
-    with open(log, "w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "config.asgi:application",
-             "--host", "127.0.0.1", "--port", str(port), "--log-level", "warning"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+    proc = start_uvicorn(env, port, log)
     base = f"http://127.0.0.1:{port}"
     try:
         _wait_http(base + "/", proc, log)

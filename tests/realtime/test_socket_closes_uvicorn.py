@@ -24,13 +24,7 @@ import urllib.request
 
 import pytest
 
-from tests.helpers import ROOT
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from tests.helpers import ROOT, free_port, start_uvicorn
 
 
 @pytest.fixture(scope="module")
@@ -39,17 +33,12 @@ def uvicorn_server(tmp_path_factory):
     env = {**os.environ, "DEBUG": "1", "PYTHONUNBUFFERED": "1", "SQLITE_PATH": str(tmp / "db")}
     for key in ("DATABASE_URL", "DATABASE_NAME", "REDIS_URL"):
         env.pop(key, None)
-    env.update(GAME_DEFAULT_BOT="heuristic", GAME_WS_RATE="1", GAME_WS_BURST="2")
+    env.update(GAME_DEFAULT_BOT="heuristic", GAME_WS_RATE="1", GAME_WS_BURST="2", EMBEDDED_BEAT="0")
     subprocess.run([sys.executable, "manage.py", "migrate", "--noinput", "-v", "0"],
                    cwd=ROOT, env=env, check=True)  # fmt: skip
-    port = _free_port()
+    port = free_port()
     log = tmp / "server.log"
-    with open(log, "w") as out:
-        proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "config.asgi:application",
-             "--host", "127.0.0.1", "--port", str(port), "--log-level", "info"],
-            cwd=ROOT, env=env, stdout=out, stderr=subprocess.STDOUT,
-        )  # fmt: skip
+    proc = start_uvicorn(env, port, log, level="info")
     deadline = time.monotonic() + 60
     while True:
         try:
