@@ -292,6 +292,41 @@ def agree(
     return tab
 
 
+def finish_early(
+    tournament_id: int, round_number: int, set_number: int, table_number: int, user,
+    seen: str | None = None,
+) -> Table:  # fmt: skip
+    """Time is up at a table that has not played every deal: an organizer ends it with
+    the deals entered (at least one), for both sides, in the audit trail. In duplicate the
+    deals it did not play are then left out of the set's comparison for every table (as
+    for any table that stops early); its set score counts the deals it played."""
+    with transaction.atomic():
+        tab = _locked_table(tournament_id, round_number, set_number, table_number)
+        t, _side = _check_open(tab, user)
+        if not actions.is_organizer(user, t):
+            raise NotAllowed(N_("only an organizer ends a table before every deal is played"))
+        _check_seen(tab, seen)
+        structure = t.structure
+        if not tab.sheet:
+            raise TournamentError(N_("enter at least one deal before ending the table"))
+        if len(tab.sheet) >= structure.deals:
+            raise TournamentError(N_("every deal is in: each side agrees with the sheet"))
+        tab.agreed = {"0": user.pk, "1": user.pk}
+        tab.save(update_fields=["agreed"])
+        AuditLog.objects.create(
+            tournament=t, actor=user, action="room_finish_early",
+            before=None, after={"round": round_number, "set": set_number,
+                                "table": table_number, "deals": len(tab.sheet),
+                                "of": structure.deals, "sheet": tab.sheet},
+            reason="",
+        )  # fmt: skip
+        rows = score_sheet_rows(tab, structure)
+        totals = totals_of(rows)
+        actions.finish_table(tab, rows, lambda seat: totals[seat % 2] - totals[(seat + 1) % 2])
+        _push_after_commit(t.pk)
+    return tab
+
+
 def _push_after_commit(tournament_id: int) -> None:
     from . import tables
 

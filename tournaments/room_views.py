@@ -61,7 +61,10 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
     here = reverse("tournaments:tables-sheet", args=[t.pk, round_number, set_number, number])
     if request.method == "POST":
         try:
-            if request.POST.get("action") == "agree":
+            if request.POST.get("action") == "finish_early":
+                seen = request.POST.get("seen")
+                room.finish_early(t.pk, round_number, set_number, number, request.user, seen)
+            elif request.POST.get("action") == "agree":
                 seen = request.POST.get("seen")
                 room.agree(t.pk, round_number, set_number, number, request.user, seen)
             else:

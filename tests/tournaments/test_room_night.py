@@ -296,6 +296,53 @@ def test_the_organizer_agrees_for_a_table_and_it_is_audited(client, night, organ
     assert all(d["by"] == organizer.pk for d in tab.sheet) and people
 
 
+def test_time_is_up_an_organizer_ends_a_table_with_the_deals_played(client, night, organizer):
+    """Table 1 plays only deal 1 of 2 before the end of the set: the organizer ends it
+    (players cannot); the set is scored on deal 1 for both tables, and the log says so."""
+    t = night
+    first, second = current_tables(t)
+    people = seated(first)
+    url = sheet_url(t, first)
+    enter(client, t, first, people[0], 1, "H", 41)
+    client.force_login(people[0])
+    assert "data-finish-early" not in client.get(url).content.decode()
+    response = client.post(url, {"action": "finish_early"}, follow=True)
+    assert "Alleen een organisator" in response.content.decode()
+    first.refresh_from_db()
+    assert not first.finished
+    client.force_login(organizer)
+    page = client.get(url).content.decode()
+    assert "data-finish-early" in page and "met het 1 ingevulde deel" in page
+    seen = _seen(page)[-1]
+    client.post(url, {"action": "finish_early", "seen": seen})
+    first.refresh_from_db()
+    assert first.finished and len(first.board) == 1
+    # The other table plays both deals; the set compares deal 1 only.
+    for k, (trump, points) in enumerate(ENTRIES[2], start=1):
+        enter(client, t, second, seated(second)[k % 4], k, trump, points)
+    agree(client, t, second, seated(second)[0])
+    agree(client, t, second, seated(second)[1])
+    tset = first.table_set
+    tset.refresh_from_db()
+    assert tset.status == TableSet.Status.DONE
+    net = [
+        b[0]["written"][0] - b[0]["written"][1]
+        for b in (first.board, Table.objects.get(pk=second.pk).board)
+    ]
+    mp = dict(TableSeat.objects.filter(table=first).values_list("index", "dup_mp"))
+    assert mp[0] == (2.0 if net[0] > net[1] else 1.0 if net[0] == net[1] else 0.0)
+    client.force_login(organizer)
+    organize = client.get(reverse("tournaments:tables-organize", args=[t.pk])).content.decode()
+    assert f"beëindigde ronde 1, set 1, tafel {first.number} na 1 van 2 delen" in organize
+    # Deal 2's traveller shows the table that played it; the deals export has both tables.
+    traveller = reverse("tournaments:tables-traveller", args=[t.pk, 1, 1, 2])
+    page = client.get(traveller).content.decode()
+    assert f'data-traveller-table="{second.number}"' in page
+    assert f'data-traveller-table="{first.number}"' not in page
+    csv = client.get(reverse("tournaments:tables-export", args=[t.pk, "deals.csv"]))
+    assert csv.status_code == 200 and len(csv.content.decode().splitlines()) == 1 + 1 + 2
+
+
 def test_the_players_page_leads_to_the_score_sheet_not_a_game(client, night):
     t = night
     tab = current_tables(t)[0]
