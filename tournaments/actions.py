@@ -1520,16 +1520,12 @@ def advance_set(set_id: int, now=None) -> str:
 
 def score_set(tset) -> None:
     """Raw and duplicate figures of every seat of the set (numpy, one pass)."""
-    import numpy as np
 
     from . import scoring
     from .models import Structure, TableSeat
 
     tables = list(tset.tables.order_by("number").values_list("pk", "board"))
-    deals = min(len(board) for _, board in tables)
-    written = np.array(
-        [[b["written"] for b in board[:deals]] for _, board in tables], dtype=float
-    ).reshape(len(tables), deals, 2)
+    written = scoring.written_by_deal([board for _, board in tables])
     duplicate = Structure.objects.filter(tournament__rounds__sets=tset).values_list(
         "duplicate", flat=True
     )[0]

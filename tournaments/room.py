@@ -297,9 +297,9 @@ def finish_early(
     seen: str | None = None,
 ) -> Table:  # fmt: skip
     """Time is up at a table that has not played every deal: an organizer ends it with
-    the deals entered (at least one), for both sides, in the audit trail. In duplicate the
-    deals it did not play are then left out of the set's comparison for every table (as
-    for any table that stops early); its set score counts the deals it played."""
+    the deals entered (at least one), for both sides, in the audit trail. In duplicate it
+    gets the average on each deal it did not play (scoring.set_figures); its set score
+    counts the deals it played."""
     with transaction.atomic():
         tab = _locked_table(tournament_id, round_number, set_number, table_number)
         t, _side = _check_open(tab, user)

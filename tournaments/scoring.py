@@ -230,26 +230,49 @@ class SetFigures:
     diff: np.ndarray | None  # (tables, 2), summed over deals
 
 
+def written_by_deal(boards: list[list[dict]]) -> np.ndarray:
+    """(tables, deals, 2) written points of the tables' boards by deal number, NaN where
+    a table did not play a deal."""
+    deals = max((b["deal"] for board in boards for b in board), default=0)
+    out = np.full((len(boards), deals, 2), np.nan)
+    for i, board in enumerate(boards):
+        for b in board:
+            out[i, b["deal"] - 1] = b["written"]
+    return out
+
+
 def set_figures(written: np.ndarray, duplicate: bool) -> SetFigures:
-    """`written`: (tables, deals, 2) written points per deal, [team 0, team 1].
+    """`written`: (tables, deals, 2) written points per deal, [team 0, team 1]; NaN where
+    a table did not play that deal (a table of the room that ran out of time).
 
     Matchpoints per deal are 2 per table beaten and 1 per tie, as `matchpoints`, taken
-    column by column in one broadcast (65 tables x 16 deals: a few microseconds)."""
+    column by column in one broadcast (65 tables x 16 deals: a few microseconds). A deal
+    that only some tables played compares those tables, its matchpoints scaled to the
+    full top (Neuberg); a table that did not play it gets the average, half the top,
+    and no difference from the field. With every deal played this is the plain count."""
     w = np.asarray(written, dtype=float)
     net = w[:, :, 0] - w[:, :, 1]  # team 0's result per table and deal
-    raw0 = net.sum(axis=1)
+    played = ~np.isnan(net)
+    raw0 = np.where(played, net, 0.0).sum(axis=1)
     raw = np.stack([raw0, -raw0], axis=1)
     tables = net.shape[0]
     if not duplicate or tables < 2:
         return SetFigures(raw=raw, mp=None, diff=None)
-    below = (net[None, :, :] < net[:, None, :]).sum(axis=1)  # [t, k]: tables t beats on k
-    equal = (net[None, :, :] == net[:, None, :]).sum(axis=1) - 1
-    mp0 = (2 * below + equal).sum(axis=1).astype(float)
-    top = 2.0 * (tables - 1) * net.shape[1]
-    others = (net.sum(axis=0)[None, :] - net) / (tables - 1)
-    diff0 = (net - others).sum(axis=1)
+    both = played[None, :, :] & played[:, None, :]  # [t, o, k]: t and o both played k
+    below = ((net[None, :, :] < net[:, None, :]) & both).sum(axis=1)  # [t, k]: tables t beats
+    equal = ((net[None, :, :] == net[:, None, :]) & both).sum(axis=1) - played
+    top = 2.0 * (tables - 1)  # per deal
+    compared = played.sum(axis=0)[None, :] - 1  # [1, k]: the others that played k
+    with np.errstate(divide="ignore", invalid="ignore"):
+        scaled = np.where(compared == tables - 1, 2 * below + equal,
+                          (2 * below + equal) * top / (2.0 * compared))  # fmt: skip
+        others = (np.where(played, net, 0.0).sum(axis=0)[None, :] - net) / compared
+    counted = played & (compared > 0)
+    mp0 = np.where(counted, scaled, top / 2).sum(axis=1).astype(float)
+    diff0 = np.where(counted, net - others, 0.0).sum(axis=1)
+    full = top * net.shape[1]
     return SetFigures(
-        raw=raw, mp=np.stack([mp0, top - mp0], axis=1), diff=np.stack([diff0, -diff0], axis=1)
+        raw=raw, mp=np.stack([mp0, full - mp0], axis=1), diff=np.stack([diff0, -diff0], axis=1)
     )
 
 

@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 from django.utils import translation
 
 import engine
@@ -95,12 +94,9 @@ def deal_figures(boards: list[list[dict]]) -> list[list[tuple[float, float]]] | 
     fewer than two tables."""
     if len(boards) < 2:
         return None
-    deals = min(len(b) for b in boards)
-    written = np.array(
-        [[row["written"] for row in board[:deals]] for board in boards], dtype=float
-    ).reshape(len(boards), deals, 2)
+    written = scoring.written_by_deal(boards)
     out: list[list[tuple[float, float]]] = [[] for _ in boards]
-    for k in range(deals):
+    for k in range(written.shape[1]):
         figures = scoring.set_figures(written[:, k : k + 1, :], duplicate=True)
         for i in range(len(boards)):
             out[i].append((float(figures.mp[i, 0]), float(figures.diff[i, 0])))
@@ -123,7 +119,7 @@ def deal_rows(t: Tournament) -> list[dict[str, Any]]:
         for i, tab in enumerate(tabs):
             names = tables.seat_names(tab, BOT)
             seed, rules = tables.deal_source(tab, t.structure)
-            for k, b in enumerate(tab.board):
+            for b in tab.board:
                 row = {
                     "round": tset.round.number,
                     "set": tset.number,
@@ -136,7 +132,7 @@ def deal_rows(t: Tournament) -> list[dict[str, Any]]:
                     "card_points": list(b["card_points"]),
                     "written": list(b["written"]),
                     "written_original": b.get("original_written"),
-                    "figures": figures[i][k] if figures and k < len(figures[i]) else None,
+                    "figures": figures[i][b["deal"] - 1] if figures else None,
                     "hands": None,
                 }
                 if reveal:

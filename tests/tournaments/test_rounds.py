@@ -244,6 +244,43 @@ def test_set_figures_match_the_definition(written):
         assert f.raw[t, 0] == net[t].sum()
 
 
+@settings(max_examples=80, deadline=None)
+@given(
+    st.integers(2, 6).flatmap(
+        lambda n: st.lists(
+            st.lists(
+                st.one_of(st.none(), st.tuples(st.integers(0, 30), st.integers(0, 30))),
+                min_size=3, max_size=3,
+            ),
+            min_size=n, max_size=n,
+        )
+    ),
+)  # fmt: skip
+def test_a_deal_some_tables_did_not_play(written):
+    """A table that did not play a deal (None) gets the average on it; the others compare
+    among themselves, scaled to the full top (Neuberg); against a plain loop."""
+    w = np.array(
+        [[(np.nan, np.nan) if d is None else d for d in table] for table in written], dtype=float
+    )
+    f = scoring.set_figures(w, duplicate=True)
+    n, deals = w.shape[0], w.shape[1]
+    net = w[:, :, 0] - w[:, :, 1]
+    for t in range(n):
+        mp = diff = 0.0
+        for k in range(deals):
+            others = [o for o in range(n) if o != t and not np.isnan(net[o, k])]
+            if np.isnan(net[t, k]) or not others:
+                mp += n - 1
+                continue
+            beaten = sum(2 * (net[t, k] > net[o, k]) + (net[t, k] == net[o, k]) for o in others)
+            mp += beaten * (n - 1) / len(others)
+            diff += net[t, k] - np.mean([net[o, k] for o in others])
+        assert f.mp[t, 0] == pytest.approx(mp)
+        assert f.mp[t, 0] + f.mp[t, 1] == pytest.approx(2 * (n - 1) * deals)
+        assert f.diff[t, 0] == pytest.approx(diff)
+        assert f.raw[t, 0] == np.nansum(net[t])
+
+
 def test_ties_by_duplicate_then_head_to_head_then_lot():
     keys = ["a", "b", "c", "d"]
     order = scoring.table_order(
