@@ -445,6 +445,7 @@ def traveller(t: Tournament, round_number: int, set_number: int, number: int) ->
     if tset is None or tset.status != TableSet.Status.DONE:
         return None
     rows = []
+    every_table = []  # written per table of the set, NaN where it did not play the deal
     for tab in (
         Table.objects.filter(table_set=tset)
         .select_related("game")
@@ -455,11 +456,13 @@ def traveller(t: Tournament, round_number: int, set_number: int, number: int) ->
         seed, rules = deal_source(tab, t.structure)
         deal = next((d for d in played_deals(tab, t.structure) if d.number == number), None)
         if deal is None:
+            every_table.append([np.nan, np.nan])
             continue
         names = seat_names(tab, gettext("stand-in") if tab.in_room else "bot")
         spec = engine.deal_for(seed, number, rules)
         r = deal.result
         written, original = corrections_of(tab.board).get(number, (list(r["written"]), None))
+        every_table.append(written)
         rows.append(
             {
                 "table": tab.number,
@@ -482,13 +485,14 @@ def traveller(t: Tournament, round_number: int, set_number: int, number: int) ->
         )
     if not rows:
         return None
-    if t.structure.duplicate and len(rows) > 1:
+    if t.structure.duplicate and len(every_table) > 1:
         from . import scoring
 
-        written = np.array([[row["written"]] for row in rows], dtype=float)
-        figures = scoring.set_figures(written, duplicate=True)
-        for row, mp, diff in zip(rows, figures.mp[:, 0], figures.diff[:, 0], strict=True):
-            row["mp"], row["diff"] = float(mp), float(diff)
+        # As the set counts it: a table that did not play the deal is compared with nobody.
+        figures = scoring.set_figures(np.array(every_table, dtype=float)[:, None, :], True)
+        played = [i for i, w in enumerate(every_table) if not np.isnan(w[0])]
+        for row, i in zip(rows, played, strict=True):
+            row["mp"], row["diff"] = float(figures.mp[i, 0]), float(figures.diff[i, 0])
     return {"round": round_number, "set": set_number, "number": number, "rows": rows}
 
 

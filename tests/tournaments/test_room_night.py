@@ -340,6 +340,10 @@ def test_time_is_up_an_organizer_ends_a_table_with_the_deals_played(client, nigh
     page = client.get(traveller).content.decode()
     assert f'data-traveller-table="{second.number}"' in page
     assert f'data-traveller-table="{first.number}"' not in page
+    # As the set counts it: deal 2, played by table 2 alone, is the average for it.
+    (alone,) = tables.traveller(t, 1, 1, 2)["rows"]
+    assert (alone["mp"], alone["diff"]) == (1.0, 0.0)
+    assert sum(r["mp"] for r in tables.traveller(t, 1, 1, 1)["rows"]) == 2.0
     csv = client.get(reverse("tournaments:tables-export", args=[t.pk, "deals.csv"]))
     assert csv.status_code == 200 and len(csv.content.decode().splitlines()) == 1 + 1 + 2
 
