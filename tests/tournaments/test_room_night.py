@@ -324,8 +324,7 @@ def test_time_is_up_an_organizer_ends_a_table_with_the_deals_played(client, nigh
     agree(client, t, second, seated(second)[0])
     agree(client, t, second, seated(second)[1])
     tset = first.table_set
-    tset.refresh_from_db()
-    assert tset.status == TableSet.Status.DONE
+    wait_until(lambda: TableSet.objects.get(pk=tset.pk).status == TableSet.Status.DONE)
     net = [
         b[0]["written"][0] - b[0]["written"][1]
         for b in (first.board, Table.objects.get(pk=second.pk).board)
