@@ -207,6 +207,15 @@ def season_csv(season, style: CsvStyle | None = None) -> str:
     return _csv(rows, style)
 
 
+def ratings_csv(ratings, style: CsvStyle | None = None) -> str:
+    """A ratings list (Rating rows, best first, players selected) as the page shows it."""
+    style = style or csv_style()
+    rows: list[list[Any]] = [["rank", "player", "rating", "tournaments"]]
+    for rank, r in enumerate(ratings, start=1):
+        rows.append([rank, r.player.get_username(), round(r.value, 1), r.events])
+    return _csv(rows, style)
+
+
 CORRECTION_COLUMNS = ["when", "who", "action", "entry", "player", "before", "after", "reason"]
 
 

@@ -10,9 +10,9 @@ from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
 from . import ratings
-from .exports import _csv as csv_file
-from .exports import csv_style
+from .exports import csv_style, ratings_csv
 from .models import Club, Rating
+from .views import _download
 
 PAGE = 50
 
@@ -28,7 +28,9 @@ def ratings_list(request: HttpRequest) -> HttpResponse:
         rows = rows.filter(Q(player__clubs=club) | Q(player__organized_clubs=club)).distinct()
     rows = rows.select_related("player").order_by("-value", "player__username")
     if request.GET.get("format") == "csv":
-        return _csv(request, rows, club)
+        style = csv_style(request.LANGUAGE_CODE, request.GET.get("sep"))
+        name = f"ratings-{club.slug}.csv" if club else "ratings.csv"
+        return _download(ratings_csv(rows.iterator(), style), "text/csv; charset=utf-8", name)
     page = Paginator(rows, PAGE).get_page(request.GET.get("page"))
     page.first_rank = (page.number - 1) * PAGE + 1
     mine = None
@@ -39,15 +41,3 @@ def ratings_list(request: HttpRequest) -> HttpResponse:
         "page_query": f"club={club.slug}&" if club else "",
     }  # fmt: skip
     return render(request, "tournaments/ratings.html", context)
-
-
-def _csv(request: HttpRequest, rows, club) -> HttpResponse:
-    """The whole list (or the club's) as CSV in the reader's spreadsheet style."""
-    style = csv_style(request.LANGUAGE_CODE, request.GET.get("sep"))
-    table = [["rank", "player", "rating", "tournaments"]]
-    for rank, r in enumerate(rows.iterator(), start=1):
-        table.append([rank, r.player.get_username(), round(r.value, 1), r.events])
-    name = f"ratings-{club.slug}.csv" if club else "ratings.csv"
-    response = HttpResponse(csv_file(table, style), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{name}"'
-    return response

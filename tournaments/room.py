@@ -78,31 +78,26 @@ def sides_with_people(tab: Table) -> set[int]:
     return {seat.index % 2 for seat in tab.seats.all() if seat.entry_id is not None}
 
 
-def sheet_state(tab: Table) -> str:
-    """A short fingerprint of the sheet: what the phones at the table poll to see that
-    somebody else entered, changed or agreed."""
+def _fingerprint(value: Any) -> str:
     import hashlib
     import json
 
-    text = json.dumps([tab.sheet, tab.agreed, tab.finished], sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return hashlib.sha256(json.dumps(value, sort_keys=True).encode()).hexdigest()[:16]
+
+
+def sheet_state(tab: Table) -> str:
+    """A short fingerprint of the sheet: what the phones at the table poll to see that
+    somebody else entered, changed or agreed."""
+    return _fingerprint([tab.sheet, tab.agreed, tab.finished])
 
 
 def lines_state(tab: Table, number: int | None = None) -> str:
     """A fingerprint of what is entered: the whole sheet, or deal `number` alone ("" for
     a deal not entered). A form carries the one it was shown with: an entry or an
     agreement made on a sheet that somebody else changed meanwhile is refused."""
-    import hashlib
-    import json
-
     if number is None:
-        entered: Any = tab.sheet
-    else:
-        entered = tab.sheet[number - 1] if 1 <= number <= len(tab.sheet) else None
-        if entered is None:
-            return ""
-    text = json.dumps(entered, sort_keys=True)
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+        return _fingerprint(tab.sheet)
+    return _fingerprint(tab.sheet[number - 1]) if 1 <= number <= len(tab.sheet) else ""
 
 
 def _check_seen(tab: Table, seen: str | None, number: int | None = None) -> None:
@@ -147,8 +142,7 @@ def sheet(tab: Table, structure: Structure) -> dict[str, Any]:
             row = board.get(deal["number"])
             if deal["row"] is not None and row and "original_written" in row:
                 deal["corrected"] = list(row["written"])
-        totals = [sum(b["written"][0] for b in board.values()),
-                  sum(b["written"][1] for b in board.values())]  # fmt: skip
+        totals = totals_of(tab.board)
     return {
         "deals": deals,
         "totals": totals,
@@ -285,9 +279,7 @@ def agree(
         tab.agreed = agreed
         tab.save(update_fields=["agreed"])
         if {"0", "1"} <= set(agreed):
-            rows = score_sheet_rows(tab, structure)
-            totals = totals_of(rows)
-            actions.finish_table(tab, rows, lambda seat: totals[seat % 2] - totals[(seat + 1) % 2])
+            _finish(tab, structure)
         _push_after_commit(t.pk)
     return tab
 
@@ -320,11 +312,16 @@ def finish_early(
                                 "of": structure.deals, "sheet": tab.sheet},
             reason="",
         )  # fmt: skip
-        rows = score_sheet_rows(tab, structure)
-        totals = totals_of(rows)
-        actions.finish_table(tab, rows, lambda seat: totals[seat % 2] - totals[(seat + 1) % 2])
+        _finish(tab, structure)
         _push_after_commit(t.pk)
     return tab
+
+
+def _finish(tab: Table, structure: Structure) -> None:
+    """The table is done with what its sheet holds: its board, each seat's set score."""
+    rows = score_sheet_rows(tab, structure)
+    totals = totals_of(rows)
+    actions.finish_table(tab, rows, lambda seat: totals[seat % 2] - totals[(seat + 1) % 2])
 
 
 def _push_after_commit(tournament_id: int) -> None:

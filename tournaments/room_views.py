@@ -118,6 +118,14 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
     return render(request, "tournaments/tables_sheet.html", context)
 
 
+def _set_asked(request: HttpRequest, t) -> tuple[int, int]:
+    """?round=R&set=S of the pages that print a set, the current set by default."""
+    current = tables.current_set(t)
+    round_number = _int(request.GET.get("round")) or (current.round.number if current else 1)
+    set_number = _int(request.GET.get("set")) or (current.number if current else 1)
+    return round_number, set_number
+
+
 @login_required
 @never_cache
 def deals(request: HttpRequest, pk: int) -> HttpResponse:
@@ -126,9 +134,7 @@ def deals(request: HttpRequest, pk: int) -> HttpResponse:
     t = _tournament(request, pk)
     _require_tables(t)
     _require_organizer(request, t)
-    current = tables.current_set(t)
-    round_number = _int(request.GET.get("round")) or (current.round.number if current else 1)
-    set_number = _int(request.GET.get("set")) or (current.number if current else 1)
+    round_number, set_number = _set_asked(request, t)
     data = room.deal_sheets(t, round_number, set_number)
     if data is None:
         raise Http404("no deals to print for that set yet")
@@ -155,9 +161,7 @@ def paper(request: HttpRequest, pk: int) -> HttpResponse:
     _require_organizer(request, t)
     if not t.structure.in_room:
         raise Http404("not a night in the room")
-    current = tables.current_set(t)
-    round_number = _int(request.GET.get("round")) or (current.round.number if current else 1)
-    set_number = _int(request.GET.get("set")) or (current.number if current else 1)
+    round_number, set_number = _set_asked(request, t)
     sheets = room.paper_sheets(t, round_number, set_number)
     seats = [_seat_label(i) for i in range(4)]
     stand_in = _("stand-in")

@@ -264,11 +264,11 @@ def set_figures(written: np.ndarray, duplicate: bool) -> SetFigures:
     top = 2.0 * (tables - 1)  # per deal
     compared = played.sum(axis=0)[None, :] - 1  # [1, k]: the others that played k
     with np.errstate(divide="ignore", invalid="ignore"):
-        scaled = np.where(compared == tables - 1, 2 * below + equal,
-                          (2 * below + equal) * top / (2.0 * compared))  # fmt: skip
+        # Scaled to the full top; exact when every table played (x * top / top).
+        scaled = (2 * below + equal) * top / (2.0 * compared)
         others = (np.where(played, net, 0.0).sum(axis=0)[None, :] - net) / compared
     counted = played & (compared > 0)
-    mp0 = np.where(counted, scaled, top / 2).sum(axis=1).astype(float)
+    mp0 = np.where(counted, scaled, top / 2).sum(axis=1)
     diff0 = np.where(counted, net - others, 0.0).sum(axis=1)
     full = top * net.shape[1]
     return SetFigures(

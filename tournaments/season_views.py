@@ -14,6 +14,7 @@ from . import exports, seasons
 from .actions import TournamentError
 from .forms import SeasonForm
 from .models import Club, Season
+from .views import _download
 
 
 def _member_club(request: HttpRequest, slug: str) -> Club:
@@ -43,11 +44,8 @@ def season_csv(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     club = _member_club(request, slug)
     season = get_object_or_404(Season, club=club, pk=pk)
     style = exports.csv_style(request.LANGUAGE_CODE, request.GET.get("sep"))
-    response = HttpResponse(
-        exports.season_csv(season, style), content_type="text/csv; charset=utf-8"
-    )
-    response["Content-Disposition"] = f'attachment; filename="{club.slug}-season-{season.pk}.csv"'
-    return response
+    body = exports.season_csv(season, style)
+    return _download(body, "text/csv; charset=utf-8", f"{club.slug}-season-{season.pk}.csv")
 
 
 @login_required
