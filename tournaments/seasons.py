@@ -1,4 +1,8 @@
-"""A club's season: its tournaments closed between two dates make one standing.
+"""A club's season: its tournaments played between two dates make one standing.
+
+A tournament belongs to the day it began (its start time, else the moment it opened):
+a night that runs past midnight, or that is closed a day late, still counts in the
+season of the evening it was played.
 
 Each tournament gives each of its ranked players a score out of 100: the share of the
 rest of the field they finished above (a tie with somebody counts half), so a night of
@@ -13,6 +17,7 @@ import datetime as dt
 from collections import defaultdict
 from typing import Any
 
+from django.db.models.functions import Coalesce
 from django.utils import timezone
 from django.utils.translation import gettext_noop as N_
 
@@ -35,14 +40,17 @@ def field_scores(ranks: dict[Any, int]) -> dict[Any, float]:
 
 
 def tournaments_of(season: Season):
-    """The club's tournaments closed within the season's dates (the club's time zone
-    being the site's)."""
+    """The club's closed tournaments begun within the season's dates (the club's time
+    zone being the site's), each with `played_at`, in the order they were played."""
     tz = timezone.get_current_timezone()
     start = dt.datetime.combine(season.starts_on, dt.time.min, tzinfo=tz)
     end = dt.datetime.combine(season.ends_on + dt.timedelta(days=1), dt.time.min, tzinfo=tz)
-    return Tournament.objects.filter(
-        club=season.club, status=Tournament.Status.CLOSED, closed_at__gte=start, closed_at__lt=end
-    ).order_by("closed_at")
+    return (
+        Tournament.objects.filter(club=season.club, status=Tournament.Status.CLOSED)
+        .annotate(played_at=Coalesce("starts_at", "opened_at", "closed_at"))
+        .filter(played_at__gte=start, played_at__lt=end)
+        .order_by("played_at", "pk")
+    )
 
 
 def standings(season: Season) -> dict[str, Any]:

@@ -28,14 +28,17 @@ def test_a_tournament_shares_out_half_of_100_per_player(ranks):
     assert seasons.field_scores({"alone": 1}) == {}
 
 
-def closed(make_tournament, fake_entry, organizer, name: str, results: dict, on: dt.date):
+def closed(make_tournament, fake_entry, organizer, name: str, results: dict, on: dt.date,
+           closed_on: dt.date | None = None):  # fmt: skip
+    """A club night opened at 19:30 on `on` and closed at 23:30 (on `closed_on`)."""
     t = make_tournament(name=name, seed=f"season-{name}")
     for player, score in results.items():
         fake_entry(t, f"{player}-{name}", score, {1: 30 + score // 4})
     actions.close_tournament(t.pk, organizer)
     rankings.recompute(t.pk)
-    moment = timezone.make_aware(dt.datetime.combine(on, dt.time(21, 30)))
-    Tournament.objects.filter(pk=t.pk).update(closed_at=moment)
+    opened = timezone.make_aware(dt.datetime.combine(on, dt.time(19, 30)))
+    ended = timezone.make_aware(dt.datetime.combine(closed_on or on, dt.time(23, 30)))
+    Tournament.objects.filter(pk=t.pk).update(opened_at=opened, closed_at=ended)
     return t
 
 
@@ -90,6 +93,34 @@ def test_the_season_adds_up_the_clubs_tournaments_within_its_days(
     assert client.get(csv_url + "?sep=comma").content.decode().splitlines()[1] == (
         "1,b-okt,2,150.0,75.0,100.0"
     )
+
+
+def test_a_tournament_counts_on_the_day_it_began(
+    client, club, organizer, make_tournament, fake_entry, season
+):
+    # The last night of the season closed after midnight, and one closed days late:
+    # both were played in the season. A night begun after its last day is not.
+    late = closed(make_tournament, fake_entry, organizer, "oudjaar", {"a": 5, "b": 0},
+                  dt.date(2026, 12, 31), closed_on=dt.date(2027, 1, 1))  # fmt: skip
+    forgotten = closed(make_tournament, fake_entry, organizer, "vergeten", {"a": 0, "b": 5},
+                       dt.date(2026, 12, 20), closed_on=dt.date(2027, 1, 4))  # fmt: skip
+    closed(make_tournament, fake_entry, organizer, "nieuwjaar", {"a": 9, "b": 0},
+           dt.date(2027, 1, 2))  # fmt: skip
+    # A tournament with a start time belongs to that day, whenever it was opened.
+    started = closed(make_tournament, fake_entry, organizer, "gepland", {"a": 1, "b": 0},
+                     dt.date(2027, 1, 3))  # fmt: skip
+    Tournament.objects.filter(pk=started.pk).update(
+        starts_at=timezone.make_aware(dt.datetime(2026, 12, 27, 20, 0))
+    )
+    data = seasons.standings(season)
+    assert [t.name for t in data["tournaments"]] == ["vergeten", "gepland", "oudjaar"]
+    client.force_login(organizer)
+    client.cookies["django_language"] = "nl"
+    page = client.get(reverse("clubs:season", args=[club.slug, season.pk])).content.decode()
+    assert "oudjaar</a> (31-12-2026)" in page and "gepland</a> (27-12-2026)" in page
+    late.refresh_from_db()
+    forgotten.refresh_from_db()
+    assert late.closed_at.year == forgotten.closed_at.year == 2027
 
 
 def test_only_members_see_a_season_and_only_organizers_make_one(
