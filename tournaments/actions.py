@@ -1706,7 +1706,8 @@ def correct_table_deal(
     keeps the original next to the correction (shown by the travellers and the
     exports); the seats' set scores follow, and once the set is finished its duplicate
     figures and the standings (set, round, overall) are recomputed and pushed live.
-    Logged in the audit trail. A cut already made after a round is not undone."""
+    Logged in the audit trail. A cut already made after a round is not undone
+    (tables.cut_changes tells the organizer when the standing no longer bears it out)."""
     from . import tables as tables_read
     from .models import Table, TableSeat, TableSet
 

@@ -10,6 +10,7 @@ from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
+from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.text import capfirst
@@ -144,7 +145,16 @@ def organize(request: HttpRequest, pk: int) -> HttpResponse:
     if t.structure.cut_fraction:
         context["cut_percent"] = round(t.structure.cut_fraction * 100)
     context["audit"] = t.audit.select_related("actor", "entry__player")
+    context["cut_changes"] = _cut_changes(t)
     return render(request, "tournaments/tables_organize.html", context)
+
+
+def _cut_changes(t) -> list[dict]:
+    """tables.cut_changes, read only where a deal has been corrected (nothing else at
+    tables changes a finished round's order)."""
+    if not t.audit.filter(action="correct_table").exists():
+        return []
+    return tables.cut_changes(t)
 
 
 @login_required
@@ -330,6 +340,10 @@ def correct(request: HttpRequest, pk: int) -> HttpResponse:
             messages.error(request, capfirst(exc.translated()))
         else:
             messages.success(request, _("The score is corrected and the standings recomputed."))
+            for c in _cut_changes(t):
+                messages.warning(
+                    request, render_to_string("tournaments/_cut_change.html", {"c": c}).strip()
+                )
     back = request.POST.get("next", "")
     if back and url_has_allowed_host_and_scheme(
         back, allowed_hosts={request.get_host()}, require_https=request.is_secure()

@@ -21,7 +21,12 @@ from .templatetags.tournament_tags import shown_hand
 SEAT_NAMES = ("South", "West", "North", "East")
 
 
-def _seat_rows(t: Tournament, round_number: int | None = None, set_number: int | None = None):
+def _seat_rows(
+    t: Tournament,
+    round_number: int | None = None,
+    set_number: int | None = None,
+    through_round: int | None = None,
+):
     # Only sets every table has finished: in duplicate the other tables of a set are
     # still playing the same deals, and nobody sees a result on a deal before its end.
     qs = TableSeat.objects.filter(
@@ -34,17 +39,24 @@ def _seat_rows(t: Tournament, round_number: int | None = None, set_number: int |
         qs = qs.filter(table__table_set__round__number=round_number)
     if set_number is not None:
         qs = qs.filter(table__table_set__number=set_number)
+    if through_round is not None:
+        qs = qs.filter(table__table_set__round__number__lte=through_round)
     return list(qs.values_list("entry_id", "table_id", "index", "raw", "dup_mp", "dup_diff"))
 
 
 def standings(
-    t: Tournament, round_number: int | None = None, set_number: int | None = None
+    t: Tournament,
+    round_number: int | None = None,
+    set_number: int | None = None,
+    through_round: int | None = None,
 ) -> list[dict[str, Any]]:
     """Entries best first, over the whole tournament or one round or one set: raw score
     (own team minus opponents, summed over sets), duplicate matchpoints and difference
     from the field. Ties: duplicate score, then head-to-head, then lot. Bots never rank;
-    an entry cut after a round stays listed (below those still in, overall)."""
-    rows = _seat_rows(t, round_number, set_number)
+    an entry cut after a round stays listed (below those still in, overall).
+    `through_round`: the overall standing as it stood at the end of that round (a cut
+    made after it or later does not count yet)."""
+    rows = _seat_rows(t, round_number, set_number, through_round)
     entries = {
         e.pk: e
         # By id: the lot that breaks the last ties must not depend on the ranks stored.
@@ -83,14 +95,17 @@ def standings(
     keys = [pk for pk in entries if pk in sets or (round_number is None and set_number is None)]
     # Overall, those cut rank below those still in (whatever their points).
     if round_number is None and set_number is None:
-        still_in = [k for k in keys if entries[k].out_after is None]
-        cut = sorted(
-            (k for k in keys if entries[k].out_after is not None),
-            key=lambda k: -entries[k].out_after,
-        )
+        out_after = {
+            k: o
+            for k in keys
+            if (o := entries[k].out_after) is not None
+            and (through_round is None or o < through_round)
+        }
+        still_in = [k for k in keys if k not in out_after]
+        cut = sorted(out_after, key=lambda k: -out_after[k])
         groups = [still_in] + [
-            [k for k in cut if entries[k].out_after == r]
-            for r in sorted({entries[k].out_after for k in cut}, reverse=True)
+            [k for k in cut if out_after[k] == r]
+            for r in sorted(set(out_after.values()), reverse=True)
         ]
     else:
         groups = [keys]
@@ -116,6 +131,31 @@ def standings(
             }
         )
     return out
+
+
+def cut_changes(t: Tournament) -> list[dict[str, Any]]:
+    """The cuts already made that the standing no longer bears out (a correction of an
+    earlier deal changed the order): per such round, who would have gone on instead and
+    who went on in their place. The cut stands (the next round is drawn and played);
+    the organizer decides what to do about it."""
+    cut_rounds = sorted(
+        set(
+            Entry.objects.filter(tournament=t, out_after__isnull=False)
+            .exclude(status=Entry.Status.REMOVED)
+            .values_list("out_after", flat=True)
+        )
+    )
+    changes = []
+    for r in cut_rounds:
+        rows = [row for row in standings(t, through_round=r) if (row["out_after"] or r) >= r]
+        went_on = {row["entry"] for row in rows if row["out_after"] is None or row["out_after"] > r}
+        now_on = [row for row in rows[: len(went_on)]]
+        missed = [row["player"] for row in now_on if row["entry"] not in went_on]
+        if missed:
+            kept = {row["entry"] for row in now_on}
+            lucky = [row["player"] for row in rows if row["entry"] in went_on - kept]
+            changes.append({"round": r, "would_go_on": missed, "went_on_instead": lucky})
+    return changes
 
 
 def push_standings(tournament_id: int, rows: list[dict] | None = None) -> None:
