@@ -111,6 +111,49 @@ def check_line(rules: RuleSet, spec: DealSpec, line: Line) -> None:
         )  # fmt: skip
 
 
+def writable(rules: RuleSet, spec: DealSpec) -> frozenset[int]:
+    """Every score a side can write on this deal under ``rules`` (the other side then
+    writes 0; a tie writes 0 for both): its points over the threshold times any
+    multiplier the deal can have, a tie factor carried from the deals before it
+    included.
+
+    >>> from engine import deal_for, get_rules
+    >>> rules = get_rules("flemish deals=3")
+    >>> first = writable(rules, deal_for("sheet", 1, rules))
+    >>> max(first), 31 in first, 29 in first, 58 in first
+    (60, False, True, True)
+    """
+    total = deal_total(rules, spec)
+    trumps = [(False, False)]
+    if rules.allow_no_trump and not rules.trump_by_turned_card:
+        trumps.append((True, False))
+    if rules.blind_no_trump and not rules.trump_by_turned_card:
+        trumps.append((True, True))
+    doublings = range((rules.max_doublings if rules.announcements else 0) + 1)
+    # A tie doubles the next deal (within the cap): deal k follows at most k - 1 ties.
+    ties = spec.number - 1 if rules.tie_doubles_next else 0
+    factors = {min(2**k, rules.multiplier_cap or 2**k) for k in range(ties + 1)}
+
+    def multipliers(all_tricks: bool) -> set[int]:
+        return {
+            rules.multiplier(
+                no_trump=no_trump, blind=blind, doublings=d, tie_factor=f, all_tricks=all_tricks
+            )
+            for no_trump, blind in trumps
+            for d in doublings
+            for f in factors
+        }
+
+    # The side with more points writes; it has more than half of the deal's total, and
+    # all eight tricks (all the points) may double.
+    some, every = multipliers(False), multipliers(True)
+    return frozenset(
+        max(0, p - rules.threshold) * m
+        for p in range(total // 2 + 1, total + 1)
+        for m in (every if p == total else some)
+    )
+
+
 def score_sheet(
     rules: RuleSet | str, specs: Sequence[DealSpec], lines: Sequence[Line], *, tie_factor: int = 1
 ) -> list[dict]:

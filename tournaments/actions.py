@@ -1697,6 +1697,28 @@ def _close_tables(t: Tournament, actor, now=None) -> None:
     write_standings(t)
 
 
+def _check_writable(t: Tournament, table, deal_number: int, written: list[int]) -> None:
+    """A corrected score must be one the table's rules can write on that deal: one side
+    writes nothing (both, on a tie), the other its points over the threshold times a
+    multiplier the deal can have (engine.scoresheet.writable)."""
+    from engine.scoresheet import writable
+
+    from .tables import deal_source
+
+    seed, rules = deal_source(table, t.structure)
+    rules = engine.get_rules(rules)
+    possible = writable(rules, engine.deal_for(seed, deal_number, rules))
+    if written == [0, 0] or (min(written) == 0 and max(written) in possible):
+        return
+    raise TournamentError(
+        N_(
+            "%(ns)s – %(ew)s cannot be written on this deal: one side writes 0 and the "
+            "other its points over %(threshold)s times the multiplier, at most %(most)s"
+        ),
+        {"ns": written[0], "ew": written[1], "threshold": rules.threshold, "most": max(possible)},
+    )
+
+
 def correct_table_deal(
     tournament_id: int, actor, round_number: int, set_number: int, table_number: int,
     deal_number: int, written: tuple[int, int] | list[int], reason: str,
@@ -1745,6 +1767,7 @@ def correct_table_deal(
         row = next((b for b in board if b.get("deal") == deal_number), None)
         if row is None:
             raise TournamentError(N_("this table played no such deal"))
+        _check_writable(t, table, deal_number, new)
         old = list(row["written"])
         if old == new:
             raise TournamentError(N_("the corrected score is the score already written"))

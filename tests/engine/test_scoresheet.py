@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from engine import Game, deal_for, get_rules
 from engine.bots import get_bot
-from engine.scoresheet import Line, check_line, deal_total, score_sheet
+from engine.scoresheet import Line, check_line, deal_total, score_sheet, writable
 
 SPECS = ["flemish deals=8", "flemish deals=8 tie=own", "flemish-table deals=8", "french deals=8",
          "malilla deals=8"]  # fmt: skip
@@ -35,6 +35,37 @@ def test_a_played_game_written_down_scores_as_the_engine_scored_it(spec, seed, b
         assert list(row["card_points"]) == list(expected["card_points"])
         assert list(row["written"]) == list(expected["written"])
         assert sum(row["card_points"]) == deal_total(rules, specs[result.number - 1])
+        # What an organizer may correct a deal to: this score is among them.
+        assert min(row["written"]) == 0
+        assert max(row["written"]) in writable(rules, specs[result.number - 1]) | {0}
+
+
+@pytest.mark.parametrize("spec", SPECS)
+def test_writable_is_every_score_some_line_writes(spec):
+    """writable() against the sheet itself: every line a table can write down (each
+    trump, points, blind, announcement and all-tricks choice) after every tie factor
+    the deals before it can carry."""
+    rules = get_rules(spec)
+    limit = rules.max_doublings if rules.announcements else 0
+    for number in (1, 2, 4):
+        deal = deal_for("writable", number, rules)
+        factors = {1}
+        for _ in range(number - 1):
+            factors |= {rules.next_tie_factor(True, f) for f in factors}
+        written = set()
+        for factor in factors:
+            for trump in ("S", None) if rules.allow_no_trump else ("S",):
+                for blind in {False, bool(rules.blind_no_trump and trump is None)}:
+                    for points in range(deal_total(rules, deal) + 1):
+                        for doublings in range(limit + 1):
+                            for all_tricks in (False, True):
+                                line = Line(trump, points, blind, doublings, all_tricks)
+                                try:
+                                    [row] = score_sheet(rules, [deal], [line], tie_factor=factor)
+                                except ValueError:
+                                    continue
+                                written.add(max(row["written"]))
+        assert writable(rules, deal) | {0} == written | {0}, (spec, number)
 
 
 def test_ties_carry_and_are_capped_in_the_flemish_preset():

@@ -36,29 +36,32 @@ def test_a_correction_that_would_change_a_cut_is_pointed_out(client, django_user
     )
     assert {row["entry"] for row in at_cut[:4]} == went_on
     assert tables.cut_changes(t) == []
-    # The best of those cut had a deal written far too low: corrected, they would have
-    # gone on.
+    # The best of those cut had their deals of round 1 written far too low: corrected
+    # (the most a deal writes), they would have gone on.
     first_out = at_cut[4]
     assert first_out["out_after"] == 1
-    seat = TableSeat.objects.select_related("table__table_set__round").get(
-        entry_id=first_out["entry"], table__table_set__round__number=1,
-        table__table_set__number=1,
-    )  # fmt: skip
-    row = seat.table.board[0]
-    side = seat.index % 2
-    written = list(row["written"])
-    written[side] += 300
+    seats = TableSeat.objects.select_related("table__table_set__round").filter(
+        entry_id=first_out["entry"], table__table_set__round__number=1
+    )
     organizer = t.created_by or django_user_model.objects.create_superuser("baas", "", "pw")
     client.force_login(organizer)
     client.cookies["django_language"] = "nl"
     organize = reverse("tournaments:tables-organize", args=[t.pk])
     assert "data-cut-change" not in client.get(organize).content.decode()
-    response = client.post(
-        reverse("tournaments:tables-correct", args=[t.pk]),
-        {"round": 1, "set": 1, "table": seat.table.number, "deal": row["deal"],
-         "written_ns": written[0], "written_ew": written[1], "reason": "verkeerd geteld"},
-        follow=True,
-    )  # fmt: skip
+    before = {}
+    for seat in seats:
+        row = seat.table.board[0]
+        before[seat.table.table_set.number] = (seat.table.number, row["deal"], row["written"])
+        best = [60, 0] if seat.index % 2 == 0 else [0, 60]
+        if best == row["written"]:
+            continue
+        response = client.post(
+            reverse("tournaments:tables-correct", args=[t.pk]),
+            {"round": 1, "set": seat.table.table_set.number, "table": seat.table.number,
+             "deal": row["deal"], "written_ns": best[0], "written_ew": best[1],
+             "reason": "verkeerd geteld"},
+            follow=True,
+        )  # fmt: skip
     changes = tables.cut_changes(t)
     assert len(changes) == 1 and changes[0]["round"] == 1
     assert first_out["player"] in changes[0]["would_go_on"]
@@ -71,7 +74,11 @@ def test_a_correction_that_would_change_a_cut_is_pointed_out(client, django_user
     # The cut stands: the entry is still out, below everybody who went on.
     overall = tables.standings(t)
     assert {row["entry"] for row in overall[:4]} == went_on
-    actions.correct_table_deal(
-        t.pk, organizer, 1, 1, seat.table.number, row["deal"], row["written"], "terug"
-    )
+    # Corrected back, the cut is borne out again.
+    for set_number, (table, deal, written) in before.items():
+        tab = TableSeat.objects.get(pk=seats.get(table__table_set__number=set_number).pk).table
+        if tab.board[0]["written"] != written:
+            actions.correct_table_deal(
+                t.pk, organizer, 1, set_number, table, deal, written, "terug"
+            )
     assert tables.cut_changes(t) == []

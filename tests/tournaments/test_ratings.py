@@ -283,7 +283,7 @@ def test_a_deal_corrected_at_a_table_after_the_ratings(make_user):
     for seat in last.table_seats.select_related("table__table_set__round"):
         table = seat.table
         for row in table.board:
-            ours = [120, 0] if seat.index % 2 == 0 else [0, 120]
+            ours = [60, 0] if seat.index % 2 == 0 else [0, 60]
             actions.correct_table_deal(
                 t.pk, staff, table.table_set.round.number, table.table_set.number,
                 table.number, row["deal"], ours, "verkeerd ingevuld",

@@ -293,6 +293,16 @@ def test_the_organizer_corrects_a_deal_at_a_table(
         actions.correct_table_deal(t.pk, organizer, 2, 1, 9, 1, (0, 0), "x")
     with pytest.raises(actions.TournamentError, match="not negative"):
         actions.correct_table_deal(t.pk, organizer, 2, 1, 1, 1, (-1, 0), "x")
+    # ... and a score no deal of these rules can write: both sides, past the most a
+    # deal writes, a number no points and multiplier make.
+    for impossible in [(5, 5), (9999, 0), (0, 61), (31, 0)]:
+        with pytest.raises(actions.TournamentError, match="cannot be written on this deal"):
+            actions.correct_table_deal(t.pk, organizer, 2, 1, 1, 1, impossible, "x")
+    refused = client.post(
+        f"/tournaments/{t.pk}/tables/correct/", {**form, "written_ns": 9999, "written_ew": 0},
+        follow=True,
+    )  # fmt: skip
+    assert "9999 – 0 kan op dit deel niet geschreven worden" in refused.content.decode()
     with pytest.raises(actions.NotAllowed):
         actions.correct_table_deal(t.pk, make_user("nobody"), 2, 1, 1, 1, (0, 0), "x")
     # Corrected back to what was played: no correction left on the board.
