@@ -32,6 +32,10 @@ from .actions import NotAllowed, TournamentError
 from .models import AuditLog, Structure, Table, TableSet, Tournament
 
 LINE_FIELDS = ("trump", "points", "blind", "doublings", "all_tricks")
+# Table.agreed: per side ("0", "1") who agreed (None: stand-ins); besides, "ended": the
+# organizer who ended the table when time was up; "withdrawn": who changed which deal
+# after an agreement (which that took back).
+SIDES = ("0", "1")
 TRUMP_CHOICES = ("S", "H", "D", "C")
 
 
@@ -129,8 +133,14 @@ def sheet(tab: Table, structure: Structure) -> dict[str, Any]:
         deals.append({"number": k, "dealer": spec.dealer, "entered": entered, "row": row})
     complete = len(rows) == structure.deals
     missing = {0, 1} - sides_with_people(tab)
-    agreed = tab.agreed or {}
-    names = _names({d.get("by") for d in tab.sheet} | set(agreed.values()))
+    raw = tab.agreed or {}
+    agreed = {k: raw[k] for k in SIDES if k in raw}
+    withdrawn = raw.get("withdrawn")
+    names = _names(
+        {d.get("by") for d in tab.sheet}
+        | set(agreed.values())
+        | {raw.get("ended"), withdrawn["by"] if withdrawn else None}
+    )
     for deal in deals:
         if deal["entered"] is not None:
             deal["by"] = names.get(deal["entered"].get("by"), "")
@@ -149,7 +159,14 @@ def sheet(tab: Table, structure: Structure) -> dict[str, Any]:
         "next": None if complete else len(rows) + 1,
         "complete": complete,
         # Per side, who agreed with the sheet (None: not yet).
-        "agreed": [names.get(agreed[k], "") if k in agreed else None for k in ("0", "1")],
+        "agreed": [names.get(agreed[k], "") if k in agreed else None for k in SIDES],
+        # Ended by an organizer when time was up (not agreed by the sides), and by whom.
+        "ended_early": tab.finished and len(rows) < structure.deals,
+        "ended_by": names.get(raw.get("ended"), ""),
+        # A change after an agreement: who changed which deal (the sides agree again).
+        "withdrawn": {"by": names.get(withdrawn["by"], ""), "deal": withdrawn["deal"]}
+        if withdrawn
+        else None,
         "auto_agreed": sorted(missing),
         "total_points": {spec.number: deal_total(rules, spec) for spec in specs},
         "turned_trump": rules.trump_by_turned_card,
@@ -191,10 +208,14 @@ def _check_open(tab: Table, user) -> tuple[Tournament, int | None]:
     side = side_of(tab, user)
     if side is None and not actions.is_organizer(user, t):
         raise NotAllowed(N_("only the players at this table and the organizers enter its score"))
-    if tab.finished or tab.table_set.status != TableSet.Status.PLAYING:
-        raise TournamentError(N_("this table's sheet is closed: both sides agreed with it"))
     if t.status != Tournament.Status.RUNNING:
         raise TournamentError(N_("the tournament is not running"))
+    if tab.finished and len(tab.sheet) < t.structure.deals:
+        raise TournamentError(N_("this table's sheet is closed: an organizer ended the table"))
+    if tab.finished:
+        raise TournamentError(N_("this table's sheet is closed: both sides agreed with it"))
+    if tab.table_set.status != TableSet.Status.PLAYING:
+        raise TournamentError(N_("this table's sheet is closed: its set is over"))
     return t, side
 
 
@@ -228,7 +249,10 @@ def enter_deal(
             sheet_now[number - 1] = entered
         else:
             sheet_now.append(entered)
-        tab.sheet, tab.agreed = sheet_now, {}
+        # A change takes back the agreements; the sheet says who changed which deal.
+        agreed_before = any((tab.agreed or {}).get(k) is not None for k in SIDES)
+        tab.sheet = sheet_now
+        tab.agreed = {"withdrawn": {"by": user.pk, "deal": number}} if agreed_before else {}
         tab.save(update_fields=["sheet", "agreed"])
         _push_after_commit(t.pk)
     return tab
@@ -263,7 +287,7 @@ def agree(
                 N_("the sheet is not complete: deal %(next)s is still to be entered"),
                 {"next": len(tab.sheet) + 1},
             )
-        agreed = dict(tab.agreed or {})
+        agreed = {k: v for k, v in (tab.agreed or {}).items() if k in SIDES}
         if side is None:
             agreed = {"0": user.pk, "1": user.pk}
             AuditLog.objects.create(
@@ -303,7 +327,7 @@ def finish_early(
             raise TournamentError(N_("enter at least one deal before ending the table"))
         if len(tab.sheet) >= structure.deals:
             raise TournamentError(N_("every deal is in: each side agrees with the sheet"))
-        tab.agreed = {"0": user.pk, "1": user.pk}
+        tab.agreed = {"0": user.pk, "1": user.pk, "ended": user.pk}
         tab.save(update_fields=["agreed"])
         AuditLog.objects.create(
             tournament=t, actor=user, action="room_finish_early",

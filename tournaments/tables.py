@@ -281,7 +281,7 @@ def progress(t: Tournament) -> dict[str, Any] | None:
                 "to_move": None if finished else state.get("to_move"),
                 "seats": out,
                 "room": room,
-                "agreed": sorted(int(k) for k in agreed or {}) if room else None,
+                "agreed": sorted(int(k) for k in agreed or {} if k in ("0", "1")) if room else None,
             }
         )
     return {

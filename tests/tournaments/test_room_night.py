@@ -198,8 +198,15 @@ def test_a_change_takes_back_the_agreement_and_both_sides_must_agree(client, nig
     assert set(tab.agreed) == {"0"} and not tab.finished
     enter(client, t, tab, people[3], 2, "C", 25)  # West–East changes deal 2
     tab.refresh_from_db()
-    assert tab.agreed == {} and tab.sheet[1]["points"] == 25
+    assert tab.sheet[1]["points"] == 25
+    assert room.sheet(tab, t.structure)["agreed"] == [None, None]
+    # South–North's phone says why its agreement is gone.
+    client.force_login(people[0])
+    page = client.get(sheet_url(t, tab)).content.decode()
+    assert "data-agreement-withdrawn" in page
+    assert f"{people[3].username} veranderde deel 2 na het akkoord over het blad" in page
     agree(client, t, tab, people[1])
+    assert "data-agreement-withdrawn" not in client.get(sheet_url(t, tab)).content.decode()
     agree(client, t, tab, people[0])
     tab.refresh_from_db()
     assert tab.finished and tab.board[1]["card_points"] == [25, 35]
@@ -318,6 +325,15 @@ def test_time_is_up_an_organizer_ends_a_table_with_the_deals_played(client, nigh
     client.post(url, {"action": "finish_early", "seen": seen})
     first.refresh_from_db()
     assert first.finished and len(first.board) == 1
+    # The sheet says who ended it, not that the sides agreed; so does a late entry.
+    page = client.get(url).content.decode()
+    assert f"De tijd was om: {organizer.username} (organisator) beëindigde deze tafel" in page
+    assert "Beide kanten gingen akkoord" not in page
+    client.force_login(people[1])
+    response = client.post(url, {"action": "enter", "deal": 2, "trump": "S", "points": 30},
+                           follow=True)  # fmt: skip
+    assert "een organisator beëindigde de tafel" in response.content.decode()
+    client.force_login(organizer)
     # The other table plays both deals; the set compares deal 1 only.
     for k, (trump, points) in enumerate(ENTRIES[2], start=1):
         enter(client, t, second, seated(second)[k % 4], k, trump, points)
