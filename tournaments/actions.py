@@ -1638,7 +1638,8 @@ def replace_player(entry_id: int, actor, new_user, reason: str) -> Entry:
     """The organizer of a tournament of tables replaces a player who leaves: the entry
     (its results so far, its standing) is played on by `new_user`, at the tables of the
     set being played (the bot keeps the seat until they take it) and in every later set.
-    Logged with the reason."""
+    The tables they finished keep their name (TableSeat.played_by). Logged with the
+    reason."""
     from .models import TableSeat
 
     reason = (reason or "").strip()
@@ -1657,6 +1658,10 @@ def replace_player(entry_id: int, actor, new_user, reason: str) -> Entry:
             raise TournamentError(N_("the replacement already plays in this tournament"))
         entry = Entry.objects.select_for_update().get(pk=entry_id)
         old = entry.player
+        # The sets they finished stay theirs on the record (travellers, exports).
+        TableSeat.objects.filter(entry=entry, table__finished=True, played_by__isnull=True).update(
+            played_by=old
+        )
         seats = TableSeat.objects.filter(
             entry=entry, table__finished=False, table__table_set__status="playing"
         ).select_related("table")

@@ -511,6 +511,13 @@ class TableSeat(models.Model):
     raw = models.IntegerField(null=True, blank=True)
     dup_mp = models.FloatField(null=True, blank=True)
     dup_diff = models.FloatField(null=True, blank=True)
+    # Who played this seat when it was not the entry's player of today: set when the
+    # organizer replaced the player (actions.replace_player) on the seats they had
+    # finished, so the record of a set names who played it.
+    played_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL,
+        related_name="+",
+    )  # fmt: skip
 
     class Meta:
         ordering = ["table", "index"]
@@ -522,6 +529,13 @@ class TableSeat(models.Model):
     @property
     def is_bot(self) -> bool:
         return self.entry_id is None
+
+    @property
+    def player(self):
+        """The person who played this seat (None: a bot)."""
+        if self.entry_id is None:
+            return None
+        return self.played_by if self.played_by_id is not None else self.entry.player
 
     def __str__(self) -> str:
         return f"{self.table} seat {self.index}: {self.entry or 'bot'}"

@@ -19,10 +19,10 @@ from __future__ import annotations
 
 import numpy as np
 from django.db import connection, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.utils import timezone
 
-from .models import Entry, Rating, RatingChange, Tournament
+from .models import Entry, Rating, RatingChange, TableSeat, Tournament
 
 START = 1500.0
 K = 32.0
@@ -86,14 +86,30 @@ def _one_at_a_time() -> None:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [_LOCK_KEY])
 
 
+def shared_entries(tournaments) -> set[int]:
+    """Entries that more than one person played (the organizer replaced a player after
+    they finished a set): their result is nobody's own, so it rates nobody and scores
+    nobody in a season; the others' places around it stand."""
+    return set(
+        TableSeat.objects.filter(entry__tournament__in=tournaments, played_by__isnull=False)
+        .exclude(played_by=F("entry__player"))
+        .values_list("entry_id", flat=True)
+    )
+
+
 def _ranked(t: Tournament) -> list[tuple[int, int]]:
     """(player id, rank) of the players a tournament rates."""
-    return list(
-        Entry.objects.filter(tournament=t, rank__isnull=False, player__is_active=True)
+    shared = shared_entries([t])
+    return [
+        (player, rank)
+        for pk, player, rank in Entry.objects.filter(
+            tournament=t, rank__isnull=False, player__is_active=True
+        )
         .exclude(status=Entry.Status.REMOVED)
         .order_by("pk")
-        .values_list("player_id", "rank")
-    )
+        .values_list("pk", "player_id", "rank")
+        if pk not in shared
+    ]
 
 
 def rate(tournament_id: int, now=None) -> int | None:

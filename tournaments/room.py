@@ -421,7 +421,9 @@ def paper_sheets(t: Tournament, round_number: int, set_number: int) -> list[dict
         return None
     structure = t.structure
     out = []
-    for tab in tset.tables.order_by("number").prefetch_related("seats__entry__player"):
+    for tab in tset.tables.order_by("number").prefetch_related(
+        "seats__entry__player", "seats__played_by"
+    ):
         out.append(
             {
                 "table": tab.number,

@@ -25,7 +25,7 @@ def _room_table(t, round_number: int, set_number: int, number: int) -> Table:
     tab = (
         tables.tables_at(t, round_number, set_number, number)
         .select_related("table_set__round")
-        .prefetch_related("seats__entry__player")
+        .prefetch_related("seats__entry__player", "seats__played_by")
         .first()
     )
     if tab is None or not tab.in_room:

@@ -23,7 +23,7 @@ from django.utils.translation import gettext_noop as N_
 
 from .actions import NotAllowed, TournamentError, _one_line_name
 from .models import Club, Entry, Season, Tournament
-from .ratings import pair_results
+from .ratings import pair_results, shared_entries
 
 
 def field_scores(ranks: dict[Any, int]) -> dict[Any, float]:
@@ -60,17 +60,21 @@ def standings(season: Season) -> dict[str, Any]:
     ranked = (
         Entry.objects.filter(tournament__in=tournaments, rank__isnull=False)
         .exclude(status=Entry.Status.REMOVED)
-        .values_list("tournament_id", "player_id", "player__username", "rank")
+        .values_list("tournament_id", "pk", "player_id", "player__username", "rank")
     )
+    shared = shared_entries(tournaments)  # in the field, but nobody's score
     per_tournament: dict[int, dict[int, int]] = defaultdict(dict)
+    player_of: dict[int, int] = {}
     names: dict[int, str] = {}
-    for tournament_id, player, name, rank in ranked:
-        per_tournament[tournament_id][player] = rank
+    for tournament_id, entry, player, name, rank in ranked:
+        per_tournament[tournament_id][entry] = rank
+        player_of[entry] = player
         names[player] = name
     scores: dict[int, list[float]] = defaultdict(list)
     for ranks in per_tournament.values():
-        for player, score in field_scores(ranks).items():
-            scores[player].append(score)
+        for entry, score in field_scores(ranks).items():
+            if entry not in shared:
+                scores[player_of[entry]].append(score)
     rows = [
         {
             "player": names[p],

@@ -23,7 +23,9 @@ from .exports import CsvStyle, _csv, csv_style, seat_name, trump_name
 from .models import Round, Table, TableSet, Tournament
 
 BOT = "(bot)"  # a seat filled by a bot; usernames cannot hold parentheses
-STANDING_COLUMNS = ["rank", "player", "score", "dup_mp", "dup_diff", "sets", "out_after"]
+STANDING_COLUMNS = [
+    "rank", "player", "score", "dup_mp", "dup_diff", "sets", "out_after", "played_before",
+]  # fmt: skip
 DEAL_COLUMNS = [
     "round", "set", "table", "deal", "south", "west", "north", "east", "dealer", "trump",
     "multiplier", "ns_points", "ew_points", "ns_written", "ew_written", "corrected",
@@ -40,7 +42,8 @@ def _standing_columns(t: Tournament) -> list[str]:
 
 
 def _standing_cells(row: dict, columns: list[str]) -> list[Any]:
-    values = dict(row, score=row["raw"])
+    # played_before: who played the entry's earlier sets (the organizer replaced them).
+    values = dict(row, score=row["raw"], played_before=" ".join(row["before"]))
     return [values[c] for c in columns]
 
 
@@ -112,7 +115,7 @@ def deal_rows(t: Tournament) -> list[dict[str, Any]]:
         tabs = list(
             Table.objects.filter(table_set=tset)
             .select_related("game")
-            .prefetch_related("seats__entry__player")
+            .prefetch_related("seats__entry__player", "seats__played_by")
             .order_by("number")
         )
         figures = deal_figures([tab.board for tab in tabs]) if duplicate else None
@@ -204,13 +207,13 @@ def results_context(t: Tournament) -> dict[str, Any]:
         tabs = []
         for tab in (
             Table.objects.filter(table_set=tset)
-            .prefetch_related("seats__entry__player")
+            .prefetch_related("seats__entry__player", "seats__played_by")
             .order_by("number")
         ):
             seats = sorted(tab.seats.all(), key=lambda x: x.index)
             by_index = {x.index: x for x in seats}
             names = [
-                by_index[i].entry.player.get_username()
+                by_index[i].player.get_username()
                 if i in by_index and by_index[i].entry_id
                 else None
                 for i in range(4)

@@ -9,6 +9,7 @@ from typing import Any
 
 from asgiref.sync import async_to_sync
 from channels.layers import get_channel_layer
+from django.contrib.auth import get_user_model
 from django.urls import reverse
 from django.utils.translation import gettext
 
@@ -115,6 +116,12 @@ def standings(
             group, [raw[k] for k in group], [mp[k] for k in group], head_to_head, t.seed
         )
         ordered.extend(group[i] for i in order)
+    # Who played an entry's earlier sets before the organizer replaced them.
+    before: dict[int, set[str]] = defaultdict(set)
+    for entry_id, name in TableSeat.objects.filter(
+        table__table_set__round__tournament=t, played_by__isnull=False
+    ).values_list("entry_id", f"played_by__{get_user_model().USERNAME_FIELD}"):
+        before[entry_id].add(name)
     out = []
     for rank, pk in enumerate(ordered, start=1):
         e = entries[pk]
@@ -128,6 +135,7 @@ def standings(
                 "dup_diff": round(diff[pk], 2),
                 "sets": sets[pk],
                 "out_after": e.out_after,
+                "before": sorted(before[pk] - {e.player.get_username()}),
             }
         )
     return out
@@ -221,7 +229,6 @@ def progress(t: Tournament) -> dict[str, Any] | None:
     turn, who is absent (no socket open at their table), whose seat the bot plays and
     why (game.models.BotReason: "absent" until they arrive, "away", "clock", ...), done
     or not. Three flat queries (it is part of every standings push)."""
-    from django.contrib.auth import get_user_model
 
     from game.models import Seat
 
@@ -325,7 +332,7 @@ def export(t: Tournament, reveal: bool | None = None) -> dict[str, Any]:
             for tab in (
                 Table.objects.filter(table_set=tset)
                 .select_related("game")
-                .prefetch_related("seats__entry__player")
+                .prefetch_related("seats__entry__player", "seats__played_by")
                 .order_by("number")
             ):
                 game = tab.game
@@ -365,7 +372,7 @@ def export(t: Tournament, reveal: bool | None = None) -> dict[str, Any]:
                             {
                                 "seat": seat.index,
                                 "direction": SEAT_NAMES[seat.index],
-                                "player": seat.entry.player.get_username()
+                                "player": seat.player.get_username()
                                 if seat.entry_id
                                 else None,
                                 "bot": seat.entry_id is None,
@@ -427,7 +434,7 @@ def seat_names(tab: Table, empty: str = "") -> list[str]:
     names = [empty] * 4
     for seat in tab.seats.all():
         if seat.entry_id:
-            names[seat.index] = seat.entry.player.get_username()
+            names[seat.index] = seat.player.get_username()
     return names
 
 
@@ -489,7 +496,7 @@ def traveller(t: Tournament, round_number: int, set_number: int, number: int) ->
     for tab in (
         Table.objects.filter(table_set=tset)
         .select_related("game")
-        .prefetch_related("seats__entry__player")
+        .prefetch_related("seats__entry__player", "seats__played_by")
         .order_by("number")
     ):
         game = tab.game
@@ -556,7 +563,7 @@ def table_game(t: Tournament, round_number: int, set_number: int, table_number: 
     tab = (
         tables_at(t, round_number, set_number, table_number)
         .select_related("game", "table_set")
-        .prefetch_related("seats__entry__player")
+        .prefetch_related("seats__entry__player", "seats__played_by")
         .first()
     )
     if tab is None or tab.table_set.status != TableSet.Status.DONE:

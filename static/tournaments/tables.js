@@ -17,7 +17,11 @@ if (table && table.dataset.live && "WebSocket" in window) {
   const mine = table.dataset.me || "";
   const duplicate = table.querySelectorAll("thead th").length > 4;
   let where; // the round.set the page was drawn for (undefined until the first message)
-  const fmt = (v) => (v === null || v === undefined ? "" : Number(v).toFixed(1));
+  // One decimal as the server's floatformat writes it in the page's language (5,0 in nl).
+  const decimal = new Intl.NumberFormat(document.documentElement.lang || undefined, {
+    minimumFractionDigits: 1, maximumFractionDigits: 1, useGrouping: false,
+  });
+  const fmt = (v) => (v === null || v === undefined ? "" : decimal.format(Number(v)));
   const render = (rows) => {
     const body = table.querySelector("tbody");
     if (!rows.length) return;
@@ -34,6 +38,11 @@ if (table && table.dataset.live && "WebSocket" in window) {
         td.textContent = String(c);
         if (i === 1) {
           td.className = "t-player";
+          if (r.before && r.before.length && table.dataset.beforeLabel) {
+            const small = document.createElement("small");
+            small.textContent = `(${table.dataset.beforeLabel.replace("{names}", r.before.join(", "))})`;
+            td.append(" ", small);
+          }
           if (r.out_after && table.dataset.outLabel) {
             const small = document.createElement("small");
             small.textContent = `(${table.dataset.outLabel.replace("{n}", r.out_after)})`;

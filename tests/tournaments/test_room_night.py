@@ -556,3 +556,63 @@ def test_an_account_deleted_keeps_the_tables_standing_of_the_others(make_user):
         pk: mp for pk, mp in figures.items() if pk != gone.pk
     }
     assert sorted(left.values_list("rank", flat=True)) == list(range(1, 8))
+
+
+def test_a_replaced_players_sets_stay_theirs_and_the_entry_rates_nobody(
+    client, night, organizer, make_user
+):
+    """The organizer replaces a player after set 1: set 1's record still names who
+    played it; the standing shows both; the entry, played by two people, is nobody's
+    result in the ratings and the season (the others' places around it stand)."""
+    import datetime as dt
+
+    from django.utils import timezone
+
+    from tournaments import seasons
+    from tournaments.models import Entry, RatingChange
+
+    t = night
+    first = play_set(client, t)[0]
+    entry = first.seats.select_related("entry__player").get(index=1).entry
+    old = entry.player
+    newcomer = make_user("invaller-later")
+    t.club.members.add(newcomer)
+    actions.replace_player(entry.pk, organizer, newcomer, "ziek")
+    # Set 1 is the old player's on every record; set 2 is the newcomer's.
+    [row] = [r for r in tables.standings(t) if r["entry"] == entry.pk]
+    assert row["player"] == newcomer.username and row["before"] == [old.username]
+    csv = client.get(reverse("tournaments:tables-export", args=[t.pk, "deals.csv"]))
+    lines = csv.content.decode().splitlines()
+    assert any(old.username in line for line in lines[1:])
+    assert not any(newcomer.username in line for line in lines[1:])
+    client.force_login(organizer)
+    traveller = client.get(reverse("tournaments:tables-traveller", args=[t.pk, 1, 1, 1]))
+    assert old.username in traveller.content.decode()
+    assert newcomer.username not in traveller.content.decode()
+    standing = client.get(reverse("tournaments:tables", args=[t.pk])).content.decode()
+    assert f"{newcomer.username} <small data-played-before>(eerder: {old.username})" in standing
+    assert any(
+        newcomer.username in s.username for s in seated(current_tables(t)[0]).values()
+    ) or any(newcomer.username in s.username for s in seated(current_tables(t)[1]).values())
+    play_set(client, t)
+    play_set(client, t)
+    t.refresh_from_db()
+    assert t.is_closed
+    assert actions.tick()["rated"] == 1
+    changes = RatingChange.objects.filter(tournament=t)
+    assert {c.field for c in changes} == {7}
+    assert not changes.filter(player__in=[old, newcomer]).exists()
+    season = seasons.create_season(
+        organizer, t.club, "Nu", timezone.localdate() - dt.timedelta(days=1),
+        timezone.localdate() + dt.timedelta(days=1),
+    )  # fmt: skip
+    rows = seasons.standings(season)["rows"]
+    assert len(rows) == 7 and {old.username, newcomer.username}.isdisjoint(
+        r["player"] for r in rows
+    )
+    # Everyone else's score still counts the shared entry in the field of eight.
+    ranks = dict(Entry.objects.filter(tournament=t).values_list("pk", "rank"))
+    expected = seasons.field_scores(ranks)
+    by_name = {r["player"]: r["total"] for r in rows}
+    for e in Entry.objects.filter(tournament=t).exclude(pk=entry.pk).select_related("player"):
+        assert by_name[e.player.username] == round(expected[e.pk], 1)

@@ -385,7 +385,7 @@ def test_without_duplicate_no_duplicate_columns(club, organizer):
     assert "ns_dup_mp" not in deals[0] and "south_hand" in deals[0]
     assert sum(1 for d in deals for x in ("south", "west", "north", "east") if d[x] == "(bot)") == 9
     overall = _dicts(table_exports.standings_csv(t, style), ",")
-    assert list(overall[0]) == ["rank", "player", "score", "sets", "out_after"]
+    assert list(overall[0]) == ["rank", "player", "score", "sets", "out_after", "played_before"]
     assert len(overall) == 5 and all(r["sets"] == str(
         TableSeat.objects.filter(entry__player__username=r["player"]).count()
     ) for r in overall)  # fmt: skip
