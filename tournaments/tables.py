@@ -372,9 +372,7 @@ def export(t: Tournament, reveal: bool | None = None) -> dict[str, Any]:
                             {
                                 "seat": seat.index,
                                 "direction": SEAT_NAMES[seat.index],
-                                "player": seat.player.get_username()
-                                if seat.entry_id
-                                else None,
+                                "player": seat.player.get_username() if seat.entry_id else None,
                                 "bot": seat.entry_id is None,
                                 "raw": seat.raw,
                                 "dup_mp": seat.dup_mp,
