@@ -1257,9 +1257,15 @@ def _entries_in(t: Tournament):
 
 
 def _active_entries(t: Tournament) -> list[Entry]:
-    """The entries still in, by the current standing."""
-    qs = _entries_in(t).select_related("player")
-    return sorted(qs, key=lambda e: (e.rank or 10**9, e.pk))
+    """The entries still in, by the current standing (its order: entries level on it
+    share a rank and the lot orders them)."""
+    entries = list(_entries_in(t).select_related("player"))
+    if t.has_tables and any(e.rank is not None for e in entries):
+        from . import tables
+
+        order = {row["entry"]: i for i, row in enumerate(tables.standings(t))}
+        return sorted(entries, key=lambda e: (order.get(e.pk, 10**9), e.pk))
+    return sorted(entries, key=lambda e: (e.rank or 10**9, e.pk))
 
 
 def _start_round(t: Tournament, number: int, now=None):

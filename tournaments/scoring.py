@@ -286,6 +286,23 @@ def table_order(
     """Indices of `keys` best first: by raw score, ties by duplicate score, then by
     head-to-head (`head_to_head(group)` gives, for the tied keys, each one's net score in
     the sets where it sat against another of them), then by lot (seeded, stable)."""
+    return table_ranks(keys, raw, dup, head_to_head, lot_seed)[0]
+
+
+def table_ranks(
+    keys: Sequence[Hashable],
+    raw: Sequence[float],
+    dup: Sequence[float],
+    head_to_head,
+    lot_seed: str,
+) -> tuple[list[int], list[int]]:
+    """`table_order`, and each position's 1-based rank: keys level on raw score,
+    duplicate score and head-to-head share a rank (as a solo tournament's ties do); the
+    lot only orders them (it decides a cut and a draw, not who did better).
+
+    >>> table_ranks("abc", [5, 5, 1], [2.0, 2.0, 0.0], lambda g: {}, "s")[1]
+    [1, 1, 3]
+    """
     import random
 
     raw_a, dup_a = np.asarray(raw, dtype=float), np.asarray(dup, dtype=float)
@@ -294,6 +311,7 @@ def table_order(
     lot_of = {i: pos for pos, i in enumerate(lot)}
     first = sorted(range(len(keys)), key=lambda i: (-raw_a[i], -dup_a[i]))
     out: list[int] = []
+    ranks: list[int] = []  # by position in `out`
     k = 0
     while k < len(first):
         j = k
@@ -304,9 +322,11 @@ def table_order(
         ):
             j += 1
         group = first[k : j + 1]
-        if len(group) > 1:
-            h2h = head_to_head([keys[i] for i in group])
-            group.sort(key=lambda i: (-h2h.get(keys[i], 0), lot_of[i]))
+        h2h = head_to_head([keys[i] for i in group]) if len(group) > 1 else {}
+        group.sort(key=lambda i: (-h2h.get(keys[i], 0), lot_of[i]))
+        for pos, i in enumerate(group):
+            level = pos and h2h.get(keys[i], 0) == h2h.get(keys[group[pos - 1]], 0)
+            ranks.append(ranks[-1] if level else len(out) + pos + 1)
         out.extend(group)
         k = j + 1
-    return out
+    return out, ranks

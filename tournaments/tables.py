@@ -53,7 +53,8 @@ def standings(
 ) -> list[dict[str, Any]]:
     """Entries best first, over the whole tournament or one round or one set: raw score
     (own team minus opponents, summed over sets), duplicate matchpoints and difference
-    from the field. Ties: duplicate score, then head-to-head, then lot. Bots never rank;
+    from the field. Ties: duplicate score, then head-to-head (level: one rank shared,
+    ordered by lot). Bots never rank;
     an entry cut after a round stays listed (below those still in, overall).
     `through_round`: the overall standing as it stood at the end of that round (a cut
     made after it or later does not count yet)."""
@@ -111,10 +112,12 @@ def standings(
     else:
         groups = [keys]
     ordered: list[int] = []
+    ranks: list[int] = []  # level entries share a rank; the lot only orders them
     for group in groups:
-        order = scoring.table_order(
+        order, group_ranks = scoring.table_ranks(
             group, [raw[k] for k in group], [mp[k] for k in group], head_to_head, t.seed
         )
+        ranks.extend(len(ordered) + r for r in group_ranks)
         ordered.extend(group[i] for i in order)
     # Who played an entry's earlier sets before the organizer replaced them.
     before: dict[int, set[str]] = defaultdict(set)
@@ -123,7 +126,7 @@ def standings(
     ).values_list("entry_id", f"played_by__{get_user_model().USERNAME_FIELD}"):
         before[entry_id].add(name)
     out = []
-    for rank, pk in enumerate(ordered, start=1):
+    for rank, pk in zip(ranks, ordered, strict=True):
         e = entries[pk]
         out.append(
             {

@@ -328,3 +328,51 @@ def test_a_clubs_members_see_their_ratings_together(client, club, organizer, mak
     client.logout()
     assert client.get(url).status_code == 404
     assert client.get(reverse("tournaments:ratings") + "?club=geen-club").status_code == 404
+
+
+def test_partners_level_on_every_figure_share_a_rank_a_rating_draw_and_a_season_score(
+    club, organizer
+):
+    """Fixed pairs: partners score the same in every set, so they are level on raw,
+    duplicate score and head-to-head. They share a rank (the lot only orders the list,
+    and the draw and a cut follow that order), their comparison is a draw in the
+    ratings, and they score alike in the season."""
+    from django.utils import timezone
+
+    from tournaments import seasons, tables
+    from tournaments.models import Entry, TableSeat
+
+    t = create(
+        "--format", "pairs", "--players", "8", "--sets", "3", "--deals", "1", "--duplicate",
+        "--in-room", "--open", "--seed", "level-pairs", "--club", club.slug,
+    )  # fmt: skip
+    run("simulate_tournament", str(t.pk), "--prefix", "level")
+    t.refresh_from_db()
+    assert t.is_closed
+    rows = tables.standings(t)
+    by_entry = {r["entry"]: r for r in rows}
+    partners = set()
+    for s in TableSeat.objects.filter(table__table_set__round__tournament=t, entry__isnull=False):
+        mate = TableSeat.objects.get(table_id=s.table_id, index=(s.index + 2) % 4)
+        partners.add(tuple(sorted((s.entry_id, mate.entry_id))))
+    assert len(partners) == 4
+    for a, b in partners:
+        assert by_entry[a]["rank"] == by_entry[b]["rank"]
+    assert [r["rank"] for r in rows] == [1, 1, 3, 3, 5, 5, 7, 7]
+    assert dict(Entry.objects.filter(tournament=t).values_list("pk", "rank")) == {
+        r["entry"]: r["rank"] for r in rows
+    }
+    assert [e.pk for e in actions._active_entries(t)] == [r["entry"] for r in rows]
+    actions.tick()
+    after = dict(RatingChange.objects.filter(tournament=t).values_list("player_id", "after"))
+    player = dict(Entry.objects.filter(tournament=t).values_list("pk", "player_id"))
+    for a, b in partners:
+        assert after[player[a]] == pytest.approx(after[player[b]])
+    today = timezone.localdate()
+    season = seasons.create_season(
+        organizer, club, "Nu", today - dt.timedelta(days=1), today + dt.timedelta(days=1)
+    )
+    totals = {r["player"]: r["total"] for r in seasons.standings(season)["rows"]}
+    names = dict(Entry.objects.filter(tournament=t).values_list("pk", "player__username"))
+    for a, b in partners:
+        assert totals[names[a]] == totals[names[b]]
