@@ -16,7 +16,7 @@ from django.views.decorators.cache import never_cache
 from engine.scoresheet import Line
 
 from . import actions, room, tables
-from .models import Table
+from .models import Table, Tournament
 from .table_views import _int, _require_tables, _seat_label
 from .views import _require_organizer, _tournament
 
@@ -93,7 +93,12 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
     # The form: the next deal, or the one asked for (?deal=k) to change it.
     asked = _int(request.GET.get("deal"))
     editing = None
-    if not tab.finished and tab.table_set.status == "playing":
+    is_open = (
+        not tab.finished
+        and tab.table_set.status == "playing"
+        and t.status == Tournament.Status.RUNNING
+    )
+    if is_open:
         if asked is not None and 1 <= asked <= len(tab.sheet) + 1 and asked <= t.structure.deals:
             editing = data["deals"][asked - 1]
         elif data["next"] is not None:
@@ -113,7 +118,7 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
         "state": state,
         "sheet_seen": room.lines_state(tab),
         "deal_seen": room.lines_state(tab, editing["number"]) if editing else "",
-        "open": not tab.finished and tab.table_set.status == "playing",
+        "open": is_open,
     }
     return render(request, "tournaments/tables_sheet.html", context)
 

@@ -196,7 +196,10 @@ def current_set(t: Tournament) -> TableSet | None:
 
 
 def my_seat(t: Tournament, user) -> dict[str, Any] | None:
-    """Where `user` sits in the current set ("table 7, North"), or None."""
+    """Where `user` sits in the current set ("table 7, North"), or None (also once the
+    tournament is closed: nothing is played any more)."""
+    if t.is_closed:
+        return None
     tset = current_set(t)
     if tset is None or not getattr(user, "is_authenticated", False):
         return None
@@ -231,10 +234,13 @@ def progress(t: Tournament) -> dict[str, Any] | None:
     """The organizer's view of the current set: per table the deal being played, whose
     turn, who is absent (no socket open at their table), whose seat the bot plays and
     why (game.models.BotReason: "absent" until they arrive, "away", "clock", ...), done
-    or not. Three flat queries (it is part of every standings push)."""
+    or not. Three flat queries (it is part of every standings push). None before the
+    draw and once the tournament is closed."""
 
     from game.models import Seat
 
+    if t.is_closed:
+        return None
     tset = current_set(t)
     if tset is None:
         return None

@@ -616,3 +616,25 @@ def test_a_replaced_players_sets_stay_theirs_and_the_entry_rates_nobody(
     by_name = {r["player"]: r["total"] for r in rows}
     for e in Entry.objects.filter(tournament=t).exclude(pk=entry.pk).select_related("player"):
         assert by_name[e.player.username] == round(expected[e.pk], 1)
+
+
+def test_closed_mid_set_the_pages_say_so_and_offer_nothing_to_enter(client, night, organizer):
+    t = night
+    play_set(client, t)
+    tab = current_tables(t)[0]
+    people = seated(tab)
+    enter(client, t, tab, people[0], 1, "H", 41)
+    actions.close_tournament(t.pk, organizer)
+    client.force_login(people[0])
+    client.cookies["django_language"] = "nl"
+    page = client.get(reverse("tournaments:tables", args=[t.pk])).content.decode()
+    assert "data-my-table" not in page and "Jij zit aan tafel" not in page
+    sheet = client.get(sheet_url(t, tab)).content.decode()
+    assert "data-sheet-closed" in sheet and "haar blad telt niet mee" in sheet
+    assert "data-sheet-form" not in sheet and "data-change" not in sheet
+    client.force_login(organizer)
+    organize = client.get(reverse("tournaments:tables-organize", args=[t.pk])).content.decode()
+    assert "data-sheet-link" not in organize and "tafels klaar" not in organize
+    assert "data-closed" in organize
+    screen = client.get(reverse("tournaments:tables-screen", args=[t.pk])).content.decode()
+    assert "tafels klaar" not in screen and "data-tables-standings" in screen
