@@ -20,6 +20,7 @@ from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.formats import date_format
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -718,8 +719,21 @@ def manage_action(request: HttpRequest, pk: int, what: str) -> HttpResponse:
         elif what == "close":
             # An optional rule for unfinished games chosen at close ("bot", "as_played").
             rule = request.POST.get("unfinished_rule") or None
-            actions.close_tournament(t.pk, request.user, unfinished_rule=rule)
-            messages.success(request, _("The tournament is closed; the seed is revealed."))
+            asked = timezone.now()
+            closed = actions.close_tournament(t.pk, request.user, unfinished_rule=rule)
+            if closed.closed_at is not None and closed.closed_at < asked:
+                # Another organizer (or the end of the window) was first: say so.
+                messages.info(
+                    request,
+                    _("The tournament was closed already, at %(at)s.")
+                    % {
+                        "at": date_format(
+                            timezone.localtime(closed.closed_at), "SHORT_DATETIME_FORMAT"
+                        )
+                    },
+                )
+            else:
+                messages.success(request, _("The tournament is closed; the seed is revealed."))
         elif what == "ranking":
             actions.set_ranking(t.pk, request.user, request.POST.get("ranking", ""))
         elif what == "delete":
@@ -784,8 +798,9 @@ def club_list(request: HttpRequest) -> HttpResponse:
 
 
 @account_required
-@require_POST
 def club_create(request: HttpRequest) -> HttpResponse:
+    if request.method != "POST":  # a bookmark, or back after creating one: the form
+        return redirect("clubs:list")
     form = ClubForm(request.POST)
     if not form.is_valid():
         if form.has_error("name", "control_characters"):
