@@ -306,6 +306,9 @@ GAME_DISCONNECT_TAKEOVER = env_int("GAME_DISCONNECT_TAKEOVER", 60)
 # seat with no socket open by then is played by the bot until they arrive (their first
 # socket gives it back). 0 turns the absence takeover off.
 TABLES_ABSENT_GRACE = env_int("TABLES_ABSENT_GRACE", 30)
+# The same for "Nog een spel" at a table of several people: whoever does not open the
+# new game within this many seconds is played by the bot until they arrive. 0: off.
+GAME_REMATCH_ARRIVE = env_int("GAME_REMATCH_ARRIVE", 30)
 # Embedded mode (eager Celery): clocks and the away-takeover run on timer threads in
 # the process (the test suite turns them off and calls the tasks itself).
 GAME_EMBEDDED_TIMERS = env_bool("GAME_EMBEDDED_TIMERS", True)

@@ -925,7 +925,10 @@ def hand_over_seat(game_pk: int, index: int, old_user, new_user) -> Game:
 
 def rematch(public_id, user) -> Game:
     """ "Nog een spel": the same four in the same seats, the first dealer one seat
-    further; made once, whoever of them asks first (the others are told)."""
+    further; made once, whoever of them asks first (the others are told). Whoever left
+    the game is not seated again (the bot takes the seat); whoever does not open the new
+    game within GAME_REMATCH_ARRIVE seconds (closed the page, went home) is played by
+    the bot until they arrive, so the others are never left waiting."""
     with transaction.atomic():
         game = _lock(public_id)
         seats = seats_of(game)
@@ -945,7 +948,15 @@ def rematch(public_id, user) -> Game:
             )
         first = engine.deal_for(game.seed, 1, game.rules).dealer
         seed = _seed_with_first_dealer((first + 1) % 4, game.rules)
-        holders = [s.user if s.user_id else (s.bot_level or game.bot_level) for s in seats]
+        holders = [
+            s.user if s.user_id and not s.left else (s.bot_level or game.bot_level)
+            for s in seats
+        ]
+        people = sum(1 for h in holders if not isinstance(h, str))
+        grace = settings.GAME_REMATCH_ARRIVE
+        extra = {}
+        if people > 1 and grace > 0:
+            extra["arrive_by"] = timezone.now() + dt.timedelta(seconds=grace)
         new = _new_game(
             game.owner,
             holders,
@@ -957,7 +968,11 @@ def rematch(public_id, user) -> Game:
             join_code=game.join_code,
             chat_enabled=game.chat_enabled,
             fast_play=game.fast_play,
+            **extra,
         )
+        if new.arrive_by is not None:
+            pk = new.pk
+            transaction.on_commit(lambda: _schedule("absent", (pk,), grace))
         game.rematch = new
         game.save(update_fields=["rematch", "updated"])
         _notify_table(game, seats)

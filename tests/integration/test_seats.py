@@ -260,6 +260,35 @@ def test_nog_een_spel_seats_the_same_four_with_the_next_first_dealer(user, other
     assert new.status == Game.Status.ACTIVE
 
 
+def test_nog_een_spel_never_waits_for_who_left_or_went_away(user, other_user, settings):
+    """Whoever left is not seated again (the bot sits there); whoever does not open the
+    new game in time is played by the bot until they arrive, as at a tournament's table."""
+    settings.GAME_REMATCH_ARRIVE = 60  # the test moves the time itself
+    game = _table_two_people_two_bots(user, other_user)
+    actions.leave(game.public_id, other_user)  # North leaves mid-game
+    actions.autoplay(game.pk)
+    new = actions.rematch(game.public_id, user)
+    seats = actions.seats_of(new)
+    assert [s.user_id for s in seats] == [user.pk, None, None, None]
+    assert seats[2].bot_level == "heuristic" and new.arrive_by is None  # one person: a solo
+    # Both stayed, but North closed the page: the new game starts without them.
+    game = _table_two_people_two_bots(user, other_user)
+    actions.autoplay(game.pk)
+    new = actions.rematch(game.public_id, user)
+    assert [s.user_id for s in actions.seats_of(new)] == [user.pk, None, other_user.pk, None]
+    assert new.arrive_by is not None
+    actions.connect(new.public_id, user)
+    assert actions.absence_expired(new.pk) == 0  # within the grace
+    Game.objects.filter(pk=new.pk).update(arrive_by=timezone.now() - dt.timedelta(seconds=1))
+    assert actions.absence_expired(new.pk) == 1
+    north = actions.seats_of(Game.objects.get(pk=new.pk))[2]
+    assert north.bot_control and north.bot_reason == "absent"
+    assert not actions.seats_of(Game.objects.get(pk=new.pk))[0].bot_control
+    # Opening the game gives North the seat back.
+    snap = actions.connect(new.public_id, other_user)
+    assert snap["table"]["players"][2]["bot_control"] is False
+
+
 def test_a_table_left_unchanged_drops_out_of_the_lobby_until_it_changes(user, other_user, settings):
     game = actions.create_table(user)
     assert [t["id"] for t in actions.open_tables()] == [str(game.public_id)]
