@@ -140,8 +140,23 @@ def render_table(request: HttpRequest, viewer, *, code="", error="", status=200)
             reverse("tournaments:tables", args=[tournament_table[0]]) if tournament_table else ""
         ),
         "tables_name": tournament_table[1] if tournament_table else "",
+        # The board's teams from the viewer's seat (a spectator: South's side).
+        "board_teams": _board_teams(viewer.seat),
     }
     return render(request, "game/table.html", context, status=status)
+
+
+def _board_teams(seat: int | None) -> dict[str, str]:
+    """The partner and the two opponents of `seat` by direction (the board's US and
+    THEM); None: a spectator, who sees South and North as US."""
+    names = [_("South"), _("West"), _("North"), _("East")]
+    me = 0 if seat is None else seat
+    return {
+        "me": names[me],
+        "partner": names[(me + 2) % 4],
+        "left": names[(me + 1) % 4],
+        "right": names[(me + 3) % 4],
+    }
 
 
 def record(request: HttpRequest, game_id) -> HttpResponse:

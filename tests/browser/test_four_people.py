@@ -5,6 +5,7 @@ one leaves mid-game (the bot plays on), comes back with "neem je plaats terug"."
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -89,6 +90,13 @@ def test_four_people_play_a_whole_game_one_leaves_and_comes_back(four, asgi_serv
     assert seats == [0, 1, 2, 3]
     # Names on every seat, own hand at the bottom: only that person's cards are buttons.
     expect(north.locator(".seat[data-seat='2'] .name")).to_have_text("tafel-gastheer")
+    # The board's teams are told from each person's own seat: West plays with East.
+    expect(west.locator("[data-board-teams]")).to_contain_text(
+        re.compile(r"jij en Oost|you and East")
+    )
+    expect(north.locator("[data-board-teams]")).to_contain_text(
+        re.compile(r"jij en Zuid|you and South")
+    )
 
     left = back = False
     left_at = 0
@@ -103,6 +111,11 @@ def test_four_people_play_a_whole_game_one_leaves_and_comes_back(four, asgi_serv
             north.locator("[data-leave]").click()  # north leaves mid-game
             north.wait_for_load_state()
             expect(north.locator("[data-take-back]")).to_be_visible()
+            # The others see that the bot plays North's seat; North's own cards are not
+            # offered while it does.
+            expect(host.locator(".seat[data-seat='2'] .bot-tag")).to_be_visible()
+            assert north.evaluate("manillenTable.ui.table.players[2].bot_control") is True
+            expect(north.locator("#hand [data-legal]:enabled")).to_have_count(0)
             left, left_at = True, seq
             continue
         if left and not back and seq >= left_at + 12:
@@ -123,5 +136,10 @@ def test_four_people_play_a_whole_game_one_leaves_and_comes_back(four, asgi_serv
         scores.append(int(end.get_attribute("data-score")))
     # data-score is the person's own team total minus the other team's.
     assert scores[0] == scores[2] == -scores[1] == -scores[3]
+    # The result closes to look at the table, and opens again.
+    west.locator("[data-end-close]").click()
+    expect(west.locator("#end")).to_be_hidden()
+    west.locator("[data-end-reopen]").click()
+    expect(west.locator("[data-game-over]")).to_be_visible()
     for pg in four:
         assert not pg.js_errors, pg.js_errors

@@ -83,8 +83,16 @@ const ui = {
 ui.deadline = ui.table.deadline ?? null;
 R.setView(ui.table.seat, ui.table.players);
 
+// The bot plays the viewer's own seat (away, clock, left): nothing to click until
+// they take it back.
+function botPlaysMe() {
+  const me = ui.table.seat;
+  return me !== null && me !== undefined && Boolean(ui.table.players?.[me]?.bot_control);
+}
+
 function interactive() {
-  return ui.connected && !ui.closed && !ui.busy && ui.queue.length === 0 && ui.pending === null;
+  return ui.connected && !ui.closed && !ui.busy && ui.queue.length === 0 && ui.pending === null
+    && !botPlaysMe();
 }
 
 const baseTitle = document.title;
@@ -153,7 +161,7 @@ function draw() {
   $("#mini-wij").textContent = String(wij);
   $("#mini-zij").textContent = String(zij);
   R.renderDealCount($("[data-deal-count]"), s, t);
-  R.renderEnd($("#end"), s, t);
+  R.renderEnd($("#end"), s, t, $("[data-end-reopen]"));
   const endBoard = $("[data-end-board]");
   if (endBoard && !$("#end").hidden) endBoard.replaceChildren($("#board table").cloneNode(true));
   drawTable();
@@ -182,13 +190,18 @@ function drawClock() {
   const box = $("#clock");
   if (!box) return;
   const s = ui.state;
-  if (!ui.deadline || s.game_over || s.to_move === null || ui.closed) {
+  // The clock counts a person's time: not while a bot plays the seat to move.
+  const mover = ui.table.players?.[s.to_move];
+  const botMoves = mover ? !mover.person || mover.bot_control : s.to_move !== s.seat;
+  if (!ui.deadline || s.game_over || s.to_move === null || ui.closed || botMoves) {
     box.hidden = true;
     return;
   }
   const left = Math.max(0, Math.ceil((ui.deadline - Date.now()) / 1000));
   box.hidden = false;
-  box.textContent = t("clock_left", { name: R.seatName(s.to_move, t), n: left });
+  box.textContent = s.to_move === s.seat
+    ? t("clock_you", { n: left })
+    : t("clock_left", { name: R.seatName(s.to_move, t), n: left });
   box.classList.toggle("urgent", left <= 5);
 }
 setInterval(drawClock, 500);
@@ -576,6 +589,21 @@ $("#board-close")?.addEventListener("click", () => {
 const boardOverTable = window.matchMedia(
   "(max-width: 899.98px), (orientation: landscape) and (max-height: 520px)",
 );
+// The end dialog closes (the final table stays in view) and opens again.
+const endBox = $("#end");
+const endReopen = $("[data-end-reopen]");
+$("[data-end-close]")?.addEventListener("click", () => {
+  endBox.dataset.dismissed = "1";
+  endBox.hidden = true;
+  if (endReopen) {
+    endReopen.hidden = false;
+    endReopen.focus();
+  }
+});
+endReopen?.addEventListener("click", () => {
+  delete endBox.dataset.dismissed;
+  draw();
+});
 document.addEventListener("keydown", (ev) => {
   if (ev.key === "Escape" && root.classList.contains("board-open") && boardOverTable.matches) setBoard(false);
 });

@@ -39,6 +39,27 @@ export function ours(pair) {
   return view.me % 2 === 0 ? [a, b] : [b, a];
 }
 
+// A seat's label: the name (cut short on a narrow screen, in full as its title) and a
+// separate "bot" tag that always shows when the bot plays a person's seat.
+function labelSeat(box, seat, t) {
+  const p = view.players?.[seat];
+  const own = view.person && seat === view.me;
+  const name = own ? t("seat_0") : p && p.person && p.name ? p.name : t(`compass_${seat}`);
+  const node = box.querySelector(".name");
+  node.textContent = name;
+  node.title = name;
+  let tag = box.querySelector(".bot-tag");
+  const botPlays = Boolean(!own && p && p.person && p.name && p.bot_control);
+  if (botPlays && !tag) {
+    tag = el("span", { class: "bot-tag" });
+    node.after(tag);
+  }
+  if (tag) {
+    tag.hidden = !botPlays;
+    tag.textContent = `(${t("bot")})`;
+  }
+}
+
 export function seatName(seat, t) {
   if (view.person && seat === view.me) return t("seat_0");
   const p = view.players?.[seat];
@@ -97,7 +118,7 @@ export function renderSeats(root, state, t) {
     const toMove = !over && state.to_move === seat;
     box.classList.toggle("to-move", toMove);
     box.querySelector(".dot").hidden = !toMove;
-    box.querySelector(".name").textContent = seatName(seat, t);
+    labelSeat(box, seat, t);
     const sub = box.querySelector(".seat-sub");
     const parts = [];
     if (state.dealer === seat) {
@@ -150,7 +171,7 @@ export function renderHand(container, state, { interactive, t, keyboard = false 
   if (state.hand === null || state.hand === undefined) {
     const n = (state.hand_sizes || [])[state.seat ?? 0] ?? 8;
     container.classList.add("face-down");
-    container.setAttribute("aria-label", t("hand_face_down"));
+    container.setAttribute("aria-label", t("hand_face_down", { name: seatName(state.dealer, t) }));
     for (let i = 0; i < n; i += 1) container.append(cardBack());
     return;
   }
@@ -230,6 +251,8 @@ export function promptText(state, t, { thinking = false } = {}) {
   if (state.phase === "game_over" || state.game_over) return t("game_over");
   const seat = state.seat;
   const legal = state.legal || [];
+  const mine = view.person ? view.players?.[seat] : null;
+  if (mine?.bot_control && state.to_move === seat) return t("bot_plays_you");
   if (seat !== null && seat !== undefined && state.to_move === seat) {
     if (state.phase === "trump") return t("you_deal_choose");
     if (state.phase === "blind") return t("you_deal_blind");
@@ -243,7 +266,9 @@ export function promptText(state, t, { thinking = false } = {}) {
   }
   const who = seatName(state.to_move, t);
   if (state.phase === "trump" || state.phase === "blind") {
-    if (state.hand === null && seat !== null && state.dealer === (seat + 2) % 4) return t("partner_chooses");
+    if (state.hand === null && seat !== null && state.dealer === (seat + 2) % 4) {
+      return t("partner_chooses", { name: seatName(state.dealer, t) });
+    }
     return t("someone_chooses", { name: who });
   }
   return t(thinking ? "someone_thinking" : "someone_to_move", { name: who });
@@ -296,7 +321,16 @@ export function renderBoard(tbody, tfoot, state, t) {
     tbody.append(row);
   }
   const [sw, sz] = ours(state.scores);
-  tfoot.replaceChildren(boardRow([t("total"), "", String(sw), String(sz)], "total"));
+  const rows = [boardRow([t("total"), "", String(sw), String(sz)], "total")];
+  // A match of several games (flemish-table, french): the games each side has won.
+  const won = state.games_won || [0, 0];
+  if (state.game_index > 0 || won[0] + won[1] > 0) {
+    const [gw, gz] = ours(won);
+    const row = boardRow([t("games_won"), "", String(gw), String(gz)], "games");
+    row.dataset.gamesWon = `${gw}-${gz}`;
+    rows.push(row);
+  }
+  tfoot.replaceChildren(...rows);
 }
 
 // A game of fixed deals: "deal 3 of 12" in the toolbar (hidden in a game to 101).
@@ -306,18 +340,23 @@ export function renderDealCount(node, state, t) {
   if (state.deals) node.textContent = t("deal_of", { n: state.deal_number, total: state.deals });
 }
 
-export function renderEnd(box, state, t) {
+// The end of the game: a dialog over the table; closed (data-dismissed) it leaves the
+// final table in view, and the "reopen" button brings it back.
+export function renderEnd(box, state, t, reopen = null) {
   const over = state.phase === "game_over" || state.game_over;
   if (!over) {
     box.hidden = true;
     box.removeAttribute("data-game-over");
     box.removeAttribute("data-score");
+    if (reopen) reopen.hidden = true;
     return;
   }
   const [wij, zij] = ours(state.outcome?.scores || state.scores);
   const score = wij - zij;
   const opening = box.hidden;
-  box.hidden = false;
+  const dismissed = box.dataset.dismissed === "1";
+  box.hidden = dismissed;
+  if (reopen) reopen.hidden = !dismissed;
   box.setAttribute("data-game-over", "");
   box.setAttribute("data-score", String(score));
   box.querySelector("[data-end-wij]").textContent = String(wij);
@@ -332,7 +371,9 @@ export function renderEnd(box, state, t) {
       : winner === myTeam
         ? t(state.deals ? "won_deals" : "won")
         : t(state.deals ? "lost_deals" : "lost");
-  if (opening) box.querySelector("[data-new-game], [data-rematch], [data-tables-link]")?.focus();
+  if (opening && !dismissed) {
+    box.querySelector("[data-tables-link], [data-standings-link], [data-new-game], [data-rematch]")?.focus();
+  }
 }
 
 export { signed };
