@@ -309,6 +309,8 @@ TABLES_ABSENT_GRACE = env_int("TABLES_ABSENT_GRACE", 30)
 # The same for "Nog een spel" at a table of several people: whoever does not open the
 # new game within this many seconds is played by the bot until they arrive. 0: off.
 GAME_REMATCH_ARRIVE = env_int("GAME_REMATCH_ARRIVE", 30)
+# Minutes a table's chat lines are kept (in the cache) for a page opened again.
+GAME_CHAT_KEEP_MINUTES = env_int("GAME_CHAT_KEEP_MINUTES", 180)
 # Embedded mode (eager Celery): clocks and the away-takeover run on timer threads in
 # the process (the test suite turns them off and calls the tasks itself).
 GAME_EMBEDDED_TIMERS = env_bool("GAME_EMBEDDED_TIMERS", True)

@@ -324,7 +324,12 @@ def snapshot_message(game: Game, seat: int | None = HUMAN_SEAT, seats=None) -> d
     seats = seats if seats is not None else seats_of(game)
     table = table_info(game, seats)
     table["seat"] = seat
-    return {"type": "snapshot", "seq": game.seq, "state": observation(game, seat), "table": table}
+    message = {"type": "snapshot", "seq": game.seq, "state": observation(game, seat), "table": table}
+    # The chat so far, to whoever its lines were sent: the people at the table, and
+    # spectators where they may watch (never at a tournament's table).
+    if game.chat_enabled and (seat is not None or watchable(game)):
+        message["chat"] = chat_history(game)
+    return message
 
 
 def snapshot(public_id, user, code: str | None = None) -> dict[str, Any]:
@@ -1022,11 +1027,50 @@ def chat(public_id, user, text: str) -> dict[str, Any]:
     if not game.chat_enabled:
         raise SeatRefused(N_("the chat is off at this table"))
     message = {"type": "chat", "seat": mine.index, "name": user.get_username(), "text": text}
+    _remember_chat(game, message)
     groups = [seat_group(game.public_id, s.index) for s in seats if s.user_id]
     if watchable(game):
         groups.append(watch_group(game.public_id))
     send_to_groups([(g, [message]) for g in groups])  # not to spectators of a tournament
     return message
+
+
+# The table chat's last lines, kept in the cache (Redis on the production stack) for
+# GAME_CHAT_KEEP_MINUTES so that a page opened again shows them; then they are gone.
+CHAT_HISTORY = 50
+
+
+def _chat_key(game: Game) -> str:
+    return f"chat:{game.public_id}"
+
+
+def _remember_chat(game: Game, message: dict[str, Any]) -> None:
+    """Number the line (one counter per table, atomic in the cache) and keep it."""
+    from django.core.cache import cache
+
+    key, ttl = _chat_key(game), settings.GAME_CHAT_KEEP_MINUTES * 60
+    cache.add(key, 0, ttl)
+    try:
+        number = cache.incr(key)
+    except ValueError:  # expired between the two calls
+        cache.set(key, 1, ttl)
+        number = 1
+    cache.touch(key, ttl)
+    message["id"] = number
+    cache.set(f"{key}:{number}", message, ttl)
+
+
+def chat_history(game: Game) -> list[dict[str, Any]]:
+    """The table's last chat lines still kept, oldest first."""
+    from django.core.cache import cache
+
+    key = _chat_key(game)
+    last = cache.get(key)
+    if not last:
+        return []
+    keys = [f"{key}:{n}" for n in range(max(1, last - CHAT_HISTORY + 1), last + 1)]
+    found = cache.get_many(keys)
+    return [found[k] for k in keys if k in found]
 
 
 def _uuid_ok(value) -> bool:

@@ -121,8 +121,14 @@ async def test_table_chat_is_passed_as_text_rate_limited_and_can_be_off(user, ot
     partner, _ = await connect_game(game.public_id, other_user)
     await host.send_json_to({"type": "chat", "text": "  <b>hoi</b>\x07 partner  "})
     line = await _until(partner, "chat")
+    number = line.pop("id")
     assert line == {"type": "chat", "seat": 0, "name": "south", "text": "<b>hoi</b> partner"}
     await _until(host, "chat")
+    # A page opened again gets the chat so far with its snapshot (numbered: shown once).
+    again, snapshot = await connect_game(game.public_id, other_user)
+    assert snapshot["type"] == "snapshot"
+    assert [(c["id"], c["text"]) for c in snapshot["chat"]] == [(number, "<b>hoi</b> partner")]
+    await again.disconnect()
     for _ in range(3):
         await host.send_json_to({"type": "chat", "text": "spam"})
     assert (await _until(host, "error"))["code"] == "rate_limited"
@@ -132,6 +138,10 @@ async def test_table_chat_is_passed_as_text_rate_limited_and_can_be_off(user, ot
     assert (await _until(partner, "table"))["table"]["chat"] is False
     await partner.send_json_to({"type": "chat", "text": "mag dit?"})
     assert (await _until(partner, "error"))["code"] == "refused"
+    # Chat off: a page opened again gets none of it.
+    again, snapshot = await connect_game(game.public_id, other_user)
+    assert "chat" not in snapshot
+    await again.disconnect()
     with pytest.raises(actions.SeatRefused):
         await database_sync_to_async(actions.set_chat)(game.public_id, other_user, True)
     await host.disconnect()

@@ -326,6 +326,9 @@ async function pump() {
 
 function onMessage(msg) {
   ui.lastHeard = Date.now();
+  if (msg.type === "snapshot" && msg.chat) {
+    for (const line of msg.chat) addChat({ ...line, history: true }); // the chat so far
+  }
   if (msg.type === "snapshot" && msg.state) {
     // Snapshots and events travel different ways and may cross: never step back.
     const n = Number(msg.seq);
@@ -379,12 +382,18 @@ function setTable(table) {
 function addChat(msg) {
   const log = $("#chat-log");
   if (!log) return;
+  // A line the history already brought (a snapshot after a reconnect) is shown once.
+  if (msg.id && log.querySelector(`[data-chat-id="${Number(msg.id)}"]`)) return;
   const line = document.createElement("li");
+  if (msg.id) line.dataset.chatId = String(Number(msg.id));
   const who = document.createElement("b");
   who.textContent = `${msg.name}: `;
   line.append(who, document.createTextNode(msg.text)); // text, never HTML
   line.dataset.chatLine = "";
   log.append(line);
+  if (!msg.history && !root.classList.contains("board-open") && $("#chat") && !$("#chat").hidden) {
+    unreadChat(true);
+  }
   while (log.children.length > 50) log.firstElementChild.remove();
   log.scrollTop = log.scrollHeight;
 }
@@ -577,6 +586,14 @@ const scoresBtn = $("#btn-scores");
 function setBoard(open) {
   root.classList.toggle("board-open", open);
   scoresBtn.setAttribute("aria-expanded", String(open));
+  if (open) unreadChat(false);
+}
+// A chat line while the board (where the chat lives on a phone) is closed: a mark on
+// its button until it is opened.
+function unreadChat(on) {
+  scoresBtn?.classList.toggle("unread", on);
+  const mark = scoresBtn?.querySelector("[data-unread]");
+  if (mark) mark.hidden = !on;
 }
 scoresBtn.addEventListener("click", () => setBoard(!root.classList.contains("board-open")));
 $("#board-close")?.addEventListener("click", () => {
