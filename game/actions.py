@@ -324,7 +324,8 @@ def snapshot_message(game: Game, seat: int | None = HUMAN_SEAT, seats=None) -> d
     seats = seats if seats is not None else seats_of(game)
     table = table_info(game, seats)
     table["seat"] = seat
-    message = {"type": "snapshot", "seq": game.seq, "state": observation(game, seat), "table": table}
+    state = observation(game, seat)
+    message = {"type": "snapshot", "seq": game.seq, "state": state, "table": table}
     # The chat so far, to whoever its lines were sent: the people at the table, and
     # spectators where they may watch (never at a tournament's table).
     if game.chat_enabled and (seat is not None or watchable(game)):
