@@ -20,7 +20,14 @@ import engine
 
 from . import actions, levels
 from .models import CLOCK_CHOICES, Game
-from .views import PLAY_LEVELS, _login_guest, render_table
+from .views import (
+    GUEST_NAME_MAX,
+    PLAY_LEVELS,
+    _login_guest,
+    is_random_guest,
+    name_guest,
+    render_table,
+)
 
 SEAT_NAMES = ("South", "West", "North", "East")
 
@@ -107,6 +114,10 @@ def _table_page(request: HttpRequest, game_id, error: str = "", status: int = 20
         "is_host": viewer.is_host,
         "join_url": join_url if viewer.seat is not None or not game.join_code else "",
         "code": code,
+        # A visitor (or a guest still under a random name) may give a name to sit with.
+        "ask_name": viewer.seat is None
+        and (not request.user.is_authenticated or is_random_guest(request.user)),
+        "guest_name_max": GUEST_NAME_MAX,
         "ws_path": game.ws_path + (f"?code={code}" if code else ""),
         "error": error,
         "can_start": not any(s["free"] for s in seats),
@@ -151,7 +162,9 @@ def sit(request: HttpRequest, game_id) -> HttpResponse:
             0 <= seat <= 3 and viewer.seats[seat].is_free
         ):
             return _do(request, game_id, lambda: actions.sit(game_id, None, seat, code))
-        _login_guest(request)
+        _login_guest(request, request.POST.get("name", ""))
+    else:
+        name_guest(request.user, request.POST.get("name", ""))
     return _do(request, game_id, lambda: actions.sit(game_id, request.user, seat, code))
 
 

@@ -12,6 +12,7 @@ shows the choice of bot level and rules.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 
 from django.conf import settings
@@ -243,10 +244,46 @@ def _owned(request: HttpRequest, game_id) -> Game:
         raise Http404("no such game") from None
 
 
-def _login_guest(request: HttpRequest):
+def _login_guest(request: HttpRequest, name: str = ""):
+    """A guest account, logged in: "gast-<name>" when a usable name is given (the people
+    at a table tell who is who), else "gast-<random>"."""
     user_model = get_user_model()
-    user = user_model(username=GUEST_PREFIX + secrets.token_hex(6))
+    user = user_model(username=guest_username(name) or GUEST_PREFIX + secrets.token_hex(6))
     user.set_unusable_password()
     user.save()
     login(request, user, backend="django.contrib.auth.backends.ModelBackend")
     return user
+
+
+GUEST_NAME_MAX = 20
+_GUEST_NAME = re.compile(r"^[\w.@+-]+$")
+_RANDOM_GUEST = re.compile(r"^gast-[0-9a-f]{12}$")
+
+
+def guest_username(name: str) -> str:
+    """ "gast-<name>" for a name a guest chose (letters, digits and . @ + - _; spaces
+    become "-"), with "-2", "-3", ... if taken; "" for no usable name."""
+    name = "-".join((name or "").split())[:GUEST_NAME_MAX]
+    if not name or not _GUEST_NAME.match(name) or name.lower().startswith(("gast-", "anoniem-")):
+        return ""
+    users = get_user_model().objects
+    base = GUEST_PREFIX + name
+    candidate, n = base, 1
+    while users.filter(username__iexact=candidate).exists():
+        n += 1
+        candidate = f"{base}-{n}"
+    return candidate
+
+
+def is_random_guest(user) -> bool:
+    return bool(_RANDOM_GUEST.match(user.get_username())) and not user.has_usable_password()
+
+
+def name_guest(user, name: str) -> None:
+    """A guest still under a random name takes the name chosen (nothing else changes)."""
+    if not is_random_guest(user):
+        return
+    username = guest_username(name)
+    if username:
+        user.username = username
+        user.save(update_fields=["username"])

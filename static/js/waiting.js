@@ -12,6 +12,18 @@ document.addEventListener("submit", () => {
 function reload() {
   if (!submitting) window.location.reload();
 }
+
+// The name a visitor is typing survives the reloads (somebody else sat down meanwhile).
+const nameInput = document.querySelector("[data-guest-name]");
+if (nameInput) {
+  const key = `guest-name:${path}`;
+  try {
+    nameInput.value ||= sessionStorage.getItem(key) || "";
+    nameInput.addEventListener("input", () => sessionStorage.setItem(key, nameInput.value));
+  } catch {
+    // storage off: the name is simply typed again
+  }
+}
 let lastSeats = initial ? JSON.stringify(JSON.parse(initial.textContent)) : null;
 
 function connect(attempt = 0) {

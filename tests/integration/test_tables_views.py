@@ -122,6 +122,32 @@ def test_a_guest_sits_at_an_open_table_and_the_lobby_lists_it(user):
     assert type(user).objects.count() == users
 
 
+def test_a_guest_sits_under_the_name_they_give(user):
+    host = _client(user)
+    game = _new_table(host)
+    visitor = _client()
+    page = visitor.get(f"/tables/{game.public_id}/").content.decode()
+    assert "data-guest-name" in page and 'form="sit-form"' in page
+    assert host.get(f"/tables/{game.public_id}/").content.decode().count("data-guest-name") == 0
+    visitor.post(f"/tables/{game.public_id}/sit/", {"seat": "1", "name": "  Jan Peeters "})
+    assert Seat.objects.get(game=game, index=1).user.username == "gast-Jan-Peeters"
+    # The same name again is told apart; a name that is no name gives a random one.
+    other = _client()
+    other.post(f"/tables/{game.public_id}/sit/", {"seat": "2", "name": "jan-peeters"})
+    assert Seat.objects.get(game=game, index=2).user.username == "gast-jan-peeters-2"
+    third = _client()
+    third.post(f"/tables/{game.public_id}/sit/", {"seat": "3", "name": "<b>"})
+    assert re.fullmatch(r"gast-[0-9a-f]{12}", Seat.objects.get(game=game, index=3).user.username)
+    # A guest already under a random name takes the name at the next table.
+    second = _new_table(host)
+    third.post(f"/tables/{second.public_id}/sit/", {"seat": "1", "name": "Mieke"})
+    assert Seat.objects.get(game=second, index=1).user.username == "gast-Mieke"
+    # An account keeps its own name.
+    third_table = _new_table(host)
+    host_seat_name = Seat.objects.get(game=third_table, index=0).user.username
+    assert host_seat_name == user.username
+
+
 def test_lobby_form_and_waiting_room_name_rules_and_bots_in_the_page_language(user):
     host = _client(user)
     form = host.get("/tables/new/").content.decode()
