@@ -294,6 +294,7 @@ def privacy(request: HttpRequest) -> HttpResponse:
         "contact": settings.PRIVACY_CONTACT,
         # How long an address is counted at most, as the operator set the windows.
         "count_minutes": max(1, -(-max(windows) // 60)),
+        "chat_minutes": settings.GAME_CHAT_KEEP_MINUTES,
     }
     return render(request, "privacy.html", context)
 

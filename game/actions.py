@@ -954,8 +954,12 @@ def rematch(public_id, user) -> Game:
             )
         first = engine.deal_for(game.seed, 1, game.rules).dealer
         seed = _seed_with_first_dealer((first + 1) % 4, game.rules)
+        # Whoever asks is seated again, even after leaving this game: they are here.
         holders = [
-            s.user if s.user_id and not s.left else (s.bot_level or game.bot_level) for s in seats
+            s.user
+            if s.user_id and (not s.left or s.user_id == user.pk)
+            else (s.bot_level or game.bot_level)
+            for s in seats
         ]
         people = sum(1 for h in holders if not isinstance(h, str))
         grace = settings.GAME_REMATCH_ARRIVE

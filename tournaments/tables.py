@@ -53,9 +53,9 @@ def standings(
 ) -> list[dict[str, Any]]:
     """Entries best first, over the whole tournament or one round or one set: raw score
     (own team minus opponents, summed over sets), duplicate matchpoints and difference
-    from the field. Ties: duplicate score, then head-to-head (level: one rank shared,
-    ordered by lot). Bots never rank;
-    an entry cut after a round stays listed (below those still in, overall).
+    from the field. Ties: duplicate score, then head-to-head; entries still level share
+    a rank, ordered by lot. Bots never rank; an entry cut after a round stays listed
+    (below those still in, overall).
     `through_round`: the overall standing as it stood at the end of that round (a cut
     made after it or later does not count yet)."""
     rows = _seat_rows(t, round_number, set_number, through_round)
@@ -160,7 +160,7 @@ def cut_changes(t: Tournament) -> list[dict[str, Any]]:
     for r in cut_rounds:
         rows = [row for row in standings(t, through_round=r) if (row["out_after"] or r) >= r]
         went_on = {row["entry"] for row in rows if row["out_after"] is None or row["out_after"] > r}
-        now_on = [row for row in rows[: len(went_on)]]
+        now_on = rows[: len(went_on)]
         missed = [row["player"] for row in now_on if row["entry"] not in went_on]
         if missed:
             kept = {row["entry"] for row in now_on}

@@ -20,7 +20,7 @@ def test_it_says_what_is_kept_and_who_runs_the_site(client, settings):
     settings.PRIVACY_CONTACT = ""
     page = client.get("/privacy/").content.decode()
     assert "nog niet ingevuld" in page and "data-privacy-contact" not in page
-    for text in ("wordt niet bewaard", "Geen tracking", "onder een anonieme naam"):
+    for text in ("hoogstens 180 minuten bewaard", "Geen tracking", "onder een anonieme naam"):
         assert text in page
     assert "hoogstens 60 minuten lang" in page  # the longest window the settings give
     settings.PRIVACY_CONTACT = "Manilleclub De Troef, secretariaat@detroef.be"

@@ -287,6 +287,12 @@ def test_nog_een_spel_never_waits_for_who_left_or_went_away(user, other_user, se
     # Opening the game gives North the seat back.
     snap = actions.connect(new.public_id, other_user)
     assert snap["table"]["players"][2]["bot_control"] is False
+    # Whoever asks is there: seated again even after leaving the game before.
+    game = _table_two_people_two_bots(user, other_user)
+    actions.leave(game.public_id, other_user)
+    actions.autoplay(game.pk)
+    new = actions.rematch(game.public_id, other_user)
+    assert actions.seats_of(new)[2].user_id == other_user.pk
 
 
 def test_a_table_left_unchanged_drops_out_of_the_lobby_until_it_changes(user, other_user, settings):
