@@ -27,6 +27,9 @@ def test_a_tournament_of_tables_is_open_for_sign_up_until_its_draw(
     actions.start_tables(t.pk, organizer)
     page = client.get(reverse("tournaments:tables", args=[t.pk])).content.decode()
     assert "<dd data-status>bezig</dd>" in page
+    # One table: the progress line says so in the singular.
+    organize = client.get(reverse("tournaments:tables-organize", args=[t.pk])).content.decode()
+    assert "Ronde 1, set 1: 0 van 1 tafel klaar." in organize
 
 
 def test_a_second_close_says_it_was_closed_already(client, make_tournament, organizer):

@@ -8,7 +8,6 @@ from __future__ import annotations
 import csv
 import io
 import json
-import re
 from collections import defaultdict
 
 import numpy as np
@@ -170,12 +169,10 @@ def test_the_printable_results_and_the_pdf(played, organizer, client, tmp_path):
     organize = client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
     assert "data-organizer-exports" in organize
     assert f"/tournaments/{t.pk}/tables/export/deals.csv" in organize
-    # In Dutch: the deals are "delen" (a noun), not "deelt" as the table's dealer does,
-    # and the progress line counts tables in the singular and the plural.
+    # In Dutch: the deals are "delen" (a noun), not "deelt" as the table's dealer does.
     client.cookies["django_language"] = "nl"
     organize = client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
     assert "delen CSV</a>" in organize and "deelt CSV" not in organize
-    assert re.search(r"van 1 tafel klaar|van [02-9]\d* tafels klaar", organize), organize
     client.cookies["django_language"] = "en"
     target = tmp_path / "r.pdf"
     _run("export_tournament", str(t.pk), "--format", "pdf", "-o", str(target))

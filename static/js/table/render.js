@@ -354,7 +354,7 @@ export function renderEnd(box, state, t, reopen = null) {
   const [wij, zij] = ours(state.outcome?.scores || state.scores);
   const score = wij - zij;
   const opening = box.hidden;
-  const dismissed = box.dataset.dismissed === "1";
+  const dismissed = box.dataset?.dismissed === "1";
   box.hidden = dismissed;
   if (reopen) reopen.hidden = !dismissed;
   box.setAttribute("data-game-over", "");
