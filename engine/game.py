@@ -254,6 +254,8 @@ class Game:
                 "deals": self.rules.deals,
                 "scores": list(self.scores),
                 "games_won": list(self.games_won),
+                # The finished games' totals (a match: one per game; the one game once over).
+                "game_scores": [list(g.scores) for g in self.games],
                 "board": self.board,
                 "game_over": self.outcome is not None,
                 "outcome": self.outcome.to_dict() if self.outcome else None,

@@ -62,32 +62,45 @@ class TrickStep:
     result: dict | None = None  # the deal's result on its last trick
 
 
-def trick_steps(seed: str, rules: str, actions: list[str]) -> list[TrickStep]:
-    """Every trick of the game in order, each with South's hand before it."""
+def trick_steps(seed: str, rules: str, actions: list[str], seat: int = SOUTH) -> list[TrickStep]:
+    """Every trick of the game in order, each with `seat`'s hand before it (the person
+    stepping through their own game, wherever they sat); `deal_points` and a deal's
+    result are of `seat`'s team first."""
     game, deals = split_deals(seed, rules, actions)
     played = [(d.number, d.tricks, d.result, d.result) for d in deals]
     if not game.is_terminal() and game.deal.tricks:
         # A game stopped mid-deal (a tournament closed "as played"): its tricks so far,
         # the trump as South saw it.
-        seen = game.observation(SOUTH)
+        seen = game.observation(seat)
         info = {k: seen.get(k) for k in ("trump", "no_trump", "multiplier")}
         played.append((game.deal.number, [t.to_dict() for t in game.deal.tricks], None, info))
     steps: list[TrickStep] = []
     for number, tricks, result, info in played:
         spec = engine.deal_for(seed, number, rules)
-        hand = list(spec.texts()[SOUTH])  # South's own cards only
-        steps.extend(_deal_steps(number, spec.dealer, hand, tricks, result, info))
+        hand = list(spec.texts()[seat])  # the viewer's own cards only
+        if result is not None and seat % 2:
+            result = _their_side_first(result)
+        steps.extend(_deal_steps(number, spec.dealer, hand, tricks, result, info, seat))
     return steps
 
 
-def _deal_steps(number, dealer, hand, tricks, result, info) -> list[TrickStep]:
+def _their_side_first(result: dict) -> dict:
+    """A deal's result with West/East's figures first (a viewer of that team)."""
+    out = dict(result)
+    for key in ("card_points", "written", "tricks_won"):
+        if out.get(key) is not None:
+            out[key] = list(reversed(out[key]))
+    return out
+
+
+def _deal_steps(number, dealer, hand, tricks, result, info, me=SOUTH) -> list[TrickStep]:
     out = []
-    points = [0, 0]
+    points = [0, 0]  # the viewer's team first
     for i, trick in enumerate(tricks):
         cards = [(seat, card) for seat, card in trick["cards"]]
         winner = trick.get("winner")
         if winner is not None:
-            points[winner % 2] += trick.get("points", 0)
+            points[(winner - me) % 2] += trick.get("points", 0)
         out.append(
             TrickStep(
                 deal=number,
@@ -105,5 +118,5 @@ def _deal_steps(number, dealer, hand, tricks, result, info) -> list[TrickStep]:
                 result=result if result is not None and i == len(tricks) - 1 else None,
             )
         )
-        hand = [c for c in hand if c not in {card for seat, card in cards if seat == SOUTH}]
+        hand = [c for c in hand if c not in {card for seat, card in cards if seat == me}]
     return out

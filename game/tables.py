@@ -47,7 +47,7 @@ def new_table(request: HttpRequest) -> HttpResponse:
     form = {"rules": settings.GAME_DEFAULT_RULES, "bot_level": settings.GAME_DEFAULT_BOT}
     errors: list[str] = []
     if request.method == "POST":
-        form = {k: request.POST.get(k, "").strip() for k in ("rules", "bot_level", "clock")}
+        form = {k: request.POST.get(k, "").strip() for k in ("rules", "bot_level", "clock", "name")}
         private = request.POST.get("private", "").lower() in ("1", "on", "true", "yes")
         form["private"] = private
         if form["rules"] not in engine.PRESETS:
@@ -61,7 +61,12 @@ def new_table(request: HttpRequest) -> HttpResponse:
         if clock not in CLOCK_CHOICES:
             errors.append(_("Choose a clock that is offered: off, 15, 30 or 60 seconds."))
         if not errors:
-            user = request.user if request.user.is_authenticated else _login_guest(request)
+            name = request.POST.get("name", "")
+            if request.user.is_authenticated:
+                user = request.user
+                name_guest(user, name)
+            else:
+                user = _login_guest(request, name)
             game = actions.create_table(
                 user,
                 rules=form["rules"],
@@ -76,6 +81,9 @@ def new_table(request: HttpRequest) -> HttpResponse:
         "presets": list(engine.PRESETS),
         "levels": PLAY_LEVELS,
         "clocks": CLOCK_CHOICES,
+        # A visitor (or a guest still under a random name) may give a name to sit with.
+        "ask_name": not request.user.is_authenticated or is_random_guest(request.user),
+        "guest_name_max": GUEST_NAME_MAX,
     }
     return render(request, "game/new_table.html", context, status=400 if errors else 200)
 

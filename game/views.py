@@ -173,17 +173,28 @@ def record(request: HttpRequest, game_id) -> HttpResponse:
     return response
 
 
-# Seat names as the table says them (South is "You").
-SEAT_NAMES = (_lazy("You"), _lazy("West"), _lazy("North"), _lazy("East"))
+# Seat names as the table says them (the viewer's own seat is "You").
+SEAT_NAMES = (_lazy("South"), _lazy("West"), _lazy("North"), _lazy("East"))
+
+
+def _seat_name(seat: int, me: int):
+    return _lazy("You") if seat == me else SEAT_NAMES[seat]
 
 
 def replay(request: HttpRequest, game_id) -> HttpResponse:
-    """The owner's finished game, one trick at a time (?step=N), as South saw it: South's
-    hand and the cards played, nothing hidden (so a tournament game too, once over)."""
-    game = _owned(request, game_id)
+    """A seated person's finished game, one trick at a time (?step=N), as they saw it from
+    their own seat: their hand and the cards played, nothing hidden (so a tournament game
+    too, once over)."""
+    try:
+        viewer = actions.get_viewer(game_id, request.user)
+    except actions.GameNotFound:
+        raise Http404("no such game") from None
+    if viewer.seat is None:
+        raise Http404("no such game")
+    game, me = viewer.game, viewer.seat
     if game.status != Game.Status.FINISHED:
         raise Http404("a game can be stepped through once it is over")
-    steps = review.trick_steps(game.seed, game.rules, list(game.actions))
+    steps = review.trick_steps(game.seed, game.rules, list(game.actions), me)
     if not steps:
         raise Http404("this game has no tricks to show")
     try:
@@ -193,22 +204,21 @@ def replay(request: HttpRequest, game_id) -> HttpResponse:
     number = min(max(number, 1), len(steps))
     step = steps[number - 1]
     trump = None if step.no_trump else step.trump
-    south_card = next((c for seat, c in step.cards if seat == review.SOUTH), None)
+    mine = next((c for seat, c in step.cards if seat == me), None)
     context = {
         "game": game,
         "step": step,
         "number": number,
         "total": len(steps),
         "trump_face": review.face(f"7{trump}") if trump else None,
-        "dealer_name": SEAT_NAMES[step.dealer],
-        "winner_name": SEAT_NAMES[step.winner] if step.winner is not None else "",
+        "dealer_name": _seat_name(step.dealer, me),
+        "winner_name": _seat_name(step.winner, me) if step.winner is not None else "",
         "cards": [
-            {**review.face(c), "seat": SEAT_NAMES[seat], "won": seat == step.winner}
+            {**review.face(c), "seat": _seat_name(seat, me), "won": seat == step.winner}
             for seat, c in step.cards
         ],
         "hand": [
-            {**review.face(c), "played": c == south_card}
-            for c in review.sort_hand(step.hand, trump)
+            {**review.face(c), "played": c == mine} for c in review.sort_hand(step.hand, trump)
         ],
         "deals": [(s.deal, i + 1) for i, s in enumerate(steps) if s.trick == 1],
         "record_sealed": is_seed_sealed(game),

@@ -142,6 +142,13 @@ def test_a_guest_sits_under_the_name_they_give(user):
     second = _new_table(host)
     third.post(f"/tables/{second.public_id}/sit/", {"seat": "1", "name": "Mieke"})
     assert Seat.objects.get(game=second, index=1).user.username == "gast-Mieke"
+    # A visitor who opens a table names themselves too.
+    opener = _client()
+    assert "data-guest-name" in opener.get("/tables/new/").content.decode()
+    opener.post("/tables/new/", {"rules": "flemish", "bot_level": "heuristic", "clock": "0",
+                                 "name": "Gastvrouw"})  # fmt: skip
+    assert Game.objects.filter(owner__username="gast-Gastvrouw").exists()
+    assert "data-guest-name" not in host.get("/tables/new/").content.decode()
     # An account keeps its own name.
     third_table = _new_table(host)
     host_seat_name = Seat.objects.get(game=third_table, index=0).user.username

@@ -21,13 +21,13 @@ HAND_CARDS = re.compile(r'data-card="(\w\w)"')
 ANY_CARD = re.compile(r"\b([789TJQKA][SHDC])\b")
 
 
-def _tricks(game: Game) -> list[tuple[int, list[str], list[str]]]:
+def _tricks(game: Game, seat: int = 0) -> list[tuple[int, list[str], list[str]]]:
     """Every trick of the stored game, replayed here apart from the page's code:
-    (deal number, its cards in play order, South's hand when it started)."""
+    (deal number, its cards in play order, `seat`'s hand when it started)."""
     g = engine.Game(game.seed, game.rules)
     out, hand = [], None
     for action in game.actions:
-        seen = g.observation(0)
+        seen = g.observation(seat)
         if seen["phase"] == "play" and not seen["current_trick"]["cards"]:
             hand = list(seen["hand"])
         deal, before = g.deal, len(g.deal.tricks)
@@ -77,6 +77,50 @@ def test_the_owner_steps_through_every_trick_seeing_only_south_s_cards(client, m
     # Out of range or not a number: the nearest trick, never an error.
     assert 'data-step="1"' in client.get(url, {"step": "x"}).content.decode()
     assert f'data-step="{len(tricks)}"' in client.get(url, {"step": 10_000}).content.decode()
+
+
+def test_a_person_at_another_seat_steps_through_their_own_cards(client, make_user):
+    """At a table of people, West steps through West's game: West's hand, "Jij" on
+    West's cards, and the deal's points of West's team first."""
+    host, west = make_user("gastheer"), make_user("westelijk")
+    game = game_actions.create_table(host, rules="flemish", bot_level="heuristic")
+    game_actions.sit(game.public_id, west, 1)
+    game_actions.add_bot(game.public_id, host, 2)
+    game_actions.add_bot(game.public_id, host, 3)
+    game_actions.start(game.public_id, host)
+    game_actions.autoplay(Game.objects.get(pk=game.pk).pk)
+    game = Game.objects.get(pk=game.pk)
+    assert game.status == Game.Status.FINISHED
+    tricks = _tricks(game, seat=1)
+    client.force_login(west)
+    client.cookies["django_language"] = "nl"
+    url = f"/game/{game.public_id}/replay/"
+    for number, (_deal, cards, hand) in enumerate(tricks[:8], start=1):
+        body = client.get(url, {"step": number}).content.decode()
+        assert TRICK_CARDS.findall(body) == cards, number
+        assert sorted(HAND_CARDS.findall(body)) == sorted(hand), number
+        assert set(ANY_CARD.findall(body)) <= set(hand) | set(cards), number
+    body = client.get(url, {"step": 1}).content.decode()
+    west_card = next(c for seat, c in _first_trick(game) if seat == 1)
+    assert re.search(rf'review-seat">Jij</span>\s*<span[^>]*data-trick-card="{west_card}"', body)
+    # The deal's points so far, West's team first.
+    end_of_deal = client.get(url, {"step": 8}).content.decode()
+    result = engine.Game(game.seed, game.rules)
+    for action in game.actions:
+        result.apply_action(action)
+        if result.results:
+            break
+    wij, zij = result.results[0].card_points
+    assert f"WIJ {zij} – ZIJ {wij}" in end_of_deal
+
+
+def _first_trick(game: Game) -> list[tuple[int, str]]:
+    g = engine.Game(game.seed, game.rules)
+    for action in game.actions:
+        g.apply_action(action)
+        if g.deal.tricks:
+            return [(seat, card) for seat, card in g.deal.tricks[0].to_dict()["cards"]]
+    return []
 
 
 def test_nobody_else_and_no_unfinished_game(client, make_user):

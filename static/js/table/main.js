@@ -622,7 +622,9 @@ endReopen?.addEventListener("click", () => {
   draw();
 });
 document.addEventListener("keydown", (ev) => {
-  if (ev.key === "Escape" && root.classList.contains("board-open") && boardOverTable.matches) setBoard(false);
+  if (ev.key !== "Escape") return;
+  if (!endBox.hidden) $("[data-end-close]")?.click(); // the end dialog closes first
+  else if (root.classList.contains("board-open") && boardOverTable.matches) setBoard(false);
 });
 setBoard(!boardOverTable.matches);
 

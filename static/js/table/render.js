@@ -171,7 +171,12 @@ export function renderHand(container, state, { interactive, t, keyboard = false 
   if (state.hand === null || state.hand === undefined) {
     const n = (state.hand_sizes || [])[state.seat ?? 0] ?? 8;
     container.classList.add("face-down");
-    container.setAttribute("aria-label", t("hand_face_down", { name: seatName(state.dealer, t) }));
+    // A spectator holds no hand: the backs are South's, counted.
+    const watching = state.seat === null || state.seat === undefined;
+    container.setAttribute(
+      "aria-label",
+      watching ? t("cards_left", { n }) : t("hand_face_down", { name: seatName(state.dealer, t) }),
+    );
     for (let i = 0; i < n; i += 1) container.append(cardBack());
     return;
   }
@@ -257,8 +262,10 @@ export function promptText(state, t, { thinking = false } = {}) {
     if (state.phase === "trump") return t("you_deal_choose");
     if (state.phase === "blind") return t("you_deal_blind");
     if (state.phase === "announce") {
-      if (legal.includes("mee")) return t("announce_mee");
-      if (legal.includes("tegen")) return t("announce_tegen");
+      // The choice may cover the dealer's line: the prompt names the trump itself.
+      const trump = state.no_trump ? t("no_trump") : `${t("trump")} ${SUIT_SYMBOL[state.trump] ?? ""}`;
+      if (legal.includes("mee")) return `${trump} — ${t("announce_mee")}`;
+      if (legal.includes("tegen")) return `${trump} — ${t("announce_tegen")}`;
       return t("your_turn");
     }
     const cards = state.current_trick?.cards || [];
@@ -322,9 +329,14 @@ export function renderBoard(tbody, tfoot, state, t) {
   }
   const [sw, sz] = ours(state.scores);
   const rows = [boardRow([t("total"), "", String(sw), String(sz)], "total")];
-  // A match of several games (flemish-table, french): the games each side has won.
+  // A match of several games (flemish-table, french): each finished game's totals and
+  // the games each side has won.
   const won = state.games_won || [0, 0];
-  if (state.game_index > 0 || won[0] + won[1] > 0) {
+  if (isMatch(state)) {
+    (state.game_scores || []).forEach((pair, i) => {
+      const [a, b] = ours(pair);
+      rows.push(boardRow([t("game_n", { n: i + 1 }), "", String(a), String(b)], "game"));
+    });
     const [gw, gz] = ours(won);
     const row = boardRow([t("games_won"), "", String(gw), String(gz)], "games");
     row.dataset.gamesWon = `${gw}-${gz}`;
@@ -342,6 +354,12 @@ export function renderDealCount(node, state, t) {
 
 // The end of the game: a dialog over the table; closed (data-dismissed) it leaves the
 // final table in view, and the "reopen" button brings it back.
+// Several games (a match of the table or french presets), as far as can be told yet.
+export function isMatch(state) {
+  // (a single game, of fixed deals too, also ends with one game won: not a match)
+  return state.game_index > 0 || state.outcome?.reason === "match";
+}
+
 export function renderEnd(box, state, t, reopen = null) {
   const over = state.phase === "game_over" || state.game_over;
   if (!over) {
@@ -351,7 +369,12 @@ export function renderEnd(box, state, t, reopen = null) {
     if (reopen) reopen.hidden = true;
     return;
   }
-  const [wij, zij] = ours(state.outcome?.scores || state.scores);
+  // The whole match counts (every game's total), as the score saved and ranked does.
+  const games = state.game_scores || [];
+  const totals = games.length
+    ? games.reduce((sum, [a, b]) => [sum[0] + a, sum[1] + b], [0, 0])
+    : state.outcome?.scores || state.scores;
+  const [wij, zij] = ours(totals);
   const score = wij - zij;
   const opening = box.hidden;
   const dismissed = box.dataset?.dismissed === "1";
@@ -365,12 +388,14 @@ export function renderEnd(box, state, t, reopen = null) {
   const myTeam = view.me % 2;
   // wij/zij are the viewer's team and the other; the outcome names teams absolutely.
   const winner = state.outcome ? state.outcome.winner : wij > zij ? myTeam : wij < zij ? 1 - myTeam : null;
+  const [us, them] = ours(state.outcome?.games_won || state.games_won || [0, 0]);
+  const match = state.outcome?.reason === "match";
   box.querySelector("[data-end-title]").textContent =
     winner === null || winner === undefined
       ? t("draw")
       : winner === myTeam
-        ? t(state.deals ? "won_deals" : "won")
-        : t(state.deals ? "lost_deals" : "lost");
+        ? t(match ? "won_match" : state.deals ? "won_deals" : "won", { us, them })
+        : t(match ? "lost_match" : state.deals ? "lost_deals" : "lost", { us, them });
   if (opening && !dismissed) {
     box.querySelector("[data-tables-link], [data-standings-link], [data-new-game], [data-rematch]")?.focus();
   }
