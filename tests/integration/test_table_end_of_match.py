@@ -76,7 +76,8 @@ def test_a_single_game_is_no_match_on_the_board():
     script = f"""
 import {{ isMatch }} from {json.dumps(module.as_uri())};
 const states = {json.dumps(states)};
-console.log(JSON.stringify(Object.fromEntries(Object.entries(states).map(([k, s]) => [k, isMatch(s)]))));
+const out = Object.entries(states).map(([k, s]) => [k, isMatch(s)]);
+console.log(JSON.stringify(Object.fromEntries(out)));
 """
     out = json.loads(
         subprocess.run(
