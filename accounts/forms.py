@@ -19,6 +19,7 @@ PASSWORD_TOO_SHORT = ngettext_lazy(
 # (accounts/actions.py); a chosen name must not look like either.
 GUEST_PREFIX = "gast-"
 ANONYMOUS_PREFIX = "anoniem-"
+USERNAME_MAX = 30
 
 
 class SignupForm(UserCreationForm):
@@ -37,8 +38,20 @@ class SignupForm(UserCreationForm):
     class Meta(UserCreationForm.Meta):
         fields = ("username", "email")
 
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # A name fits on a table's seat, a standings line and a phone's header.
+        self.fields["username"].max_length = USERNAME_MAX
+        self.fields["username"].widget.attrs["maxlength"] = USERNAME_MAX
+
     def clean_username(self):
         username = super().clean_username()
+        if len(username or "") > USERNAME_MAX:
+            raise forms.ValidationError(
+                _("A name has at most %(max)s characters."),
+                code="max_length",
+                params={"max": USERNAME_MAX},
+            )
         lowered = (username or "").lower()
         if lowered.startswith(GUEST_PREFIX):
             raise forms.ValidationError(

@@ -97,19 +97,19 @@ def shared_entries(tournaments) -> set[int]:
     )
 
 
-def _ranked(t: Tournament) -> list[tuple[int, int]]:
-    """(player id, rank) of the players a tournament rates."""
+def _ranked(t: Tournament) -> tuple[list[tuple[int, int]], int]:
+    """(player id, rank) of the players a tournament rates, and the size of its ranked
+    field. A deleted account (made anonymous) still counts, as its results do in the
+    standings, whenever the tournament is rated; an entry played by two people rates
+    nobody (its rank still counts in the field's size, as on the standings)."""
     shared = shared_entries([t])
-    return [
-        (player, rank)
-        for pk, player, rank in Entry.objects.filter(
-            tournament=t, rank__isnull=False, player__is_active=True
-        )
+    rows = list(
+        Entry.objects.filter(tournament=t, rank__isnull=False)
         .exclude(status=Entry.Status.REMOVED)
         .order_by("pk")
         .values_list("pk", "player_id", "rank")
-        if pk not in shared
-    ]
+    )
+    return [(player, rank) for pk, player, rank in rows if pk not in shared], len(rows)
 
 
 def rate(tournament_id: int, now=None) -> int | None:
@@ -121,7 +121,7 @@ def rate(tournament_id: int, now=None) -> int | None:
         t = Tournament.objects.select_for_update().get(pk=tournament_id)
         if not ready(t):
             return None
-        ranked = _ranked(t)
+        ranked, field = _ranked(t)
         t.rated_at = now
         t.save(update_fields=["rated_at"])
         if len(ranked) < 2:
@@ -141,7 +141,7 @@ def rate(tournament_id: int, now=None) -> int | None:
             changes.append(
                 RatingChange(
                     tournament=t, player_id=player, before=float(old), after=row.value,
-                    rank=rank, field=len(ranked),
+                    rank=rank, field=field,
                 )
             )  # fmt: skip
         Rating.objects.bulk_update(list(rows.values()), ["value", "events", "updated"])
@@ -171,7 +171,7 @@ def revise(tournament_id: int, now=None) -> bool:
         t = Tournament.objects.select_for_update().get(pk=tournament_id)
         if t.rated_at is None:
             return False  # the tick rates it
-        now_ranked = _ranked(t)
+        now_ranked, _field = _ranked(t)
         rated_on = set(RatingChange.objects.filter(tournament=t).values_list("player_id", "rank"))
         if set(now_ranked if len(now_ranked) > 1 else []) == rated_on:
             return False

@@ -135,7 +135,10 @@ def _split_closed(tournaments) -> tuple[list[Tournament], list[Tournament]]:
 
 def tournament_list(request: HttpRequest) -> HttpResponse:
     day = actions.day_tournament()
-    visible = Q(club__isnull=True)
+    # Public ones, and a club's closed tournaments whose results are open to everyone.
+    visible = Q(club__isnull=True) | Q(
+        status=Tournament.Status.CLOSED, results_audience=Tournament.Audience.EVERYONE
+    )
     if request.user.is_authenticated:
         visible |= Q(club__members=request.user) | Q(club__organizers=request.user)
         visible |= Q(created_by=request.user) | Q(entries__player=request.user)
@@ -756,6 +759,7 @@ def manage_entry(request: HttpRequest, pk: int, entry_id: int, what: str) -> Htt
     t = _tournament(request, pk)
     _require_organizer(request, t)
     entry = _entry_or_404(t, entry_id)
+    who = {"name": entry.player.get_username()}
     try:
         if what == "correct":
             form = CorrectionForm(request.POST)
@@ -765,18 +769,24 @@ def manage_entry(request: HttpRequest, pk: int, entry_id: int, what: str) -> Htt
                 actions.correct_score(
                     entry.pk, request.user, form.cleaned_data["score"], form.cleaned_data["reason"]
                 )
+                messages.success(
+                    request,
+                    _("%(name)s's score is corrected; the standings follow in a moment.") % who,
+                )
         elif what == "remove":
             form = RemovalForm(request.POST)
             if not form.is_valid():
                 messages.error(request, _("A removal needs a reason."))
             else:
                 actions.remove_entry(entry.pk, request.user, form.cleaned_data["reason"])
+                messages.success(request, _("%(name)s's entry is removed.") % who)
         elif what == "restore":
             form = RemovalForm(request.POST)
             if not form.is_valid():
                 messages.error(request, _("A restore needs a reason."))
             else:
                 actions.restore_entry(entry.pk, request.user, form.cleaned_data["reason"])
+                messages.success(request, _("%(name)s's entry is back.") % who)
         else:
             raise Http404("unknown action")
     except actions.TournamentError as exc:

@@ -72,6 +72,13 @@ def test_guest_names_are_reserved(client):
     assert response.status_code == 200 and "username" in response.context["form"].errors
 
 
+def test_a_name_fits_a_seat_and_a_phone(client):
+    response = _signup(client, "x" * 31)
+    assert response.status_code == 200 and "username" in response.context["form"].errors
+    assert 'maxlength="30"' in client.get("/accounts/signup/").content.decode()
+    assert _signup(client, "y" * 30).status_code == 302
+
+
 def test_a_guest_keeps_its_games_when_claiming_an_account(client):
     client.post("/play/")
     guest = _logged_in_user(client)

@@ -100,3 +100,15 @@ def test_everyone_publishes_pages_and_api_at_close(closed_night, client):
     standings = json.loads(client.get(f"/api/v1/tournaments/{t.pk}/standings/").content)
     assert {r["player"] for r in standings["standings"]} == {"anna", "ben"}
     assert "Onder ons" in client.get("/players/anna/").content.decode()
+    # ... and the tournament list names it for everyone (logged out too).
+    assert f'href="/tournaments/{t.pk}/"' in client.get("/tournaments/").content.decode()
+
+
+def test_members_only_is_not_on_the_list_for_outsiders(closed_night, make_user, client):
+    t, anna, _ben = closed_night()
+    link = f'href="/tournaments/{t.pk}/"'
+    assert link not in client.get("/tournaments/").content.decode()
+    client.force_login(make_user("stranger"))
+    assert link not in client.get("/tournaments/").content.decode()
+    client.force_login(anna)
+    assert link in client.get("/tournaments/").content.decode()

@@ -146,6 +146,9 @@ def test_removing_an_entry_drops_it_from_the_standings(
     assert response.status_code == 302
     e_ben.refresh_from_db()
     assert e_ben.status == "removed"
+    client.cookies["django_language"] = "nl"
+    panel = client.get(response["Location"]).content.decode()
+    assert "De inschrijving van ben is verwijderd." in panel  # the organizer is told
     from tournaments import rankings
 
     assert [r["player"] for r in rankings.standings(t)] == ["anna"]

@@ -57,6 +57,22 @@ def closed_room_night(seed: str) -> Tournament:
     return t
 
 
+def test_a_deleted_account_still_counts_in_the_field_whenever_it_is_rated():
+    """Deleted before the tick rates the night: its results still count for the others
+    (as in the standings), and every change names the night's whole field."""
+    from accounts.actions import delete_account
+    from tournaments.models import Entry
+
+    t = closed_room_night("rate-deleted")
+    gone = Entry.objects.filter(tournament=t).order_by("rank", "pk")[2].player
+    delete_account(gone)
+    assert actions.tick()["rated"] == 1
+    changes = list(RatingChange.objects.filter(tournament=t))
+    assert len(changes) == 8 and {c.field for c in changes} == {8}
+    assert all(c.rank <= c.field for c in changes)
+    assert abs(sum(c.after - c.before for c in changes)) < 1e-6
+
+
 def test_a_closed_tournament_is_rated_once_by_the_tick():
     t = closed_room_night("rate-a")
     assert actions.tick()["rated"] == 1
