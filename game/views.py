@@ -142,15 +142,20 @@ def render_table(request: HttpRequest, viewer, *, code="", error="", status=200)
         ),
         "tables_name": tournament_table[1] if tournament_table else "",
         # The board's teams from the viewer's seat (a spectator: South's side).
-        "board_teams": _board_teams(viewer.seat),
+        "board_teams": _board_teams(viewer.seat, viewer.seats),
     }
     return render(request, "game/table.html", context, status=status)
 
 
-def _board_teams(seat: int | None) -> dict[str, str]:
-    """The partner and the two opponents of `seat` by direction (the board's US and
-    THEM); None: a spectator, who sees South and North as US."""
-    names = [_("South"), _("West"), _("North"), _("East")]
+def _board_teams(seat: int | None, seats) -> dict[str, str]:
+    """The partner and the two opponents of `seat` (the board's US and THEM), by the
+    names the felt shows: a person's name, else the direction; None: a spectator, who
+    sees South and North as US."""
+    directions = [_("South"), _("West"), _("North"), _("East")]
+    names = [
+        s.user.get_username() if s.user_id else directions[s.index]
+        for s in sorted(seats, key=lambda s: s.index)
+    ]
     me = 0 if seat is None else seat
     return {
         "me": names[me],

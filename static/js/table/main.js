@@ -438,6 +438,8 @@ function onError(msg) {
     markClosed(null);
     // The note says it (with a link); the server's words only if there is no note.
     ui.error = $("#closed-note") ? "" : msg.message || t("refused");
+  } else if (msg.code === "rate_limited") {
+    ui.error = t("slow_down"); // the server's words are English
   } else if (msg.code === "stale" || msg.code === "not_your_turn") {
     ui.error = msg.code === "not_your_turn" ? t("wait_turn") : "";
     socket.requestSnapshot();
