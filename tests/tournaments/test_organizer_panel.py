@@ -149,6 +149,10 @@ def test_removing_an_entry_drops_it_from_the_standings(
     client.cookies["django_language"] = "nl"
     panel = client.get(response["Location"]).content.decode()
     assert "De inschrijving van ben is verwijderd." in panel  # the organizer is told
+    client.force_login(ben)  # ... and ben's page says why he sees no standings yet
+    page = client.get(f"/tournaments/{t.pk}/").content.decode()
+    assert "De organisator heeft je inschrijving verwijderd." in page
+    assert "zodra je je eigen spel" not in page
     from tournaments import rankings
 
     assert [r["player"] for r in rankings.standings(t)] == ["anna"]

@@ -49,3 +49,14 @@ def test_the_new_club_address_opened_directly_leads_to_the_form(client, organize
     client.force_login(organizer)
     response = client.get(reverse("clubs:create"))
     assert response.status_code == 302 and response["Location"] == reverse("clubs:list")
+
+
+def test_ranked_by_matchpoints_the_panel_says_what_a_correction_changes(
+    client, make_tournament, organizer
+):
+    t = make_tournament()
+    client.force_login(organizer)
+    url = reverse("tournaments:manage", args=[t.pk])
+    assert "data-mp-correction-note" not in client.get(url).content.decode()
+    actions.set_ranking(t.pk, organizer, "matchpoints")
+    assert "data-mp-correction-note" in client.get(url).content.decode()
