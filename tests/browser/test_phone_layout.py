@@ -191,3 +191,27 @@ def _box(b: dict) -> dict:
     """A Playwright bounding box as the edges the overlap check takes."""
     right, bottom = b["x"] + b["width"], b["y"] + b["height"]
     return {"left": b["x"], "top": b["y"], "right": right, "bottom": bottom}
+
+
+def test_a_laptops_short_screen_brings_the_hand_into_view_when_it_is_your_turn(
+    browser, asgi_server
+):
+    """1280 x 720: the hand starts below the fold (its suits cut off); as South's first
+    turn begins, nothing clicked yet, the page scrolls it into view, every card whole."""
+    ctx = browser.new_context(locale="nl-BE", viewport={"width": 1280, "height": 720})
+    page = ctx.new_page()
+    page.set_default_timeout(15_000)
+    try:
+        _open_new_game(page, asgi_server)
+        page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+        page.wait_for_function(
+            "() => { const s = manillenTable.ui.state; return s.to_move === s.seat; }",
+            timeout=30_000,
+        )
+        page.wait_for_timeout(300)
+        hand = page.evaluate(HAND_JS)
+        assert hand, "South's hand is not drawn"
+        for card in hand:
+            assert card["box"]["bottom"] <= 720 + 1 and card["box"]["top"] >= -1, card
+    finally:
+        ctx.close()

@@ -573,6 +573,7 @@ def test_a_replaced_players_sets_stay_theirs_and_the_entry_rates_nobody(
 
     t = night
     first = play_set(client, t)[0]
+    wait_for_idle_worker()  # the production stack scores the set and draws the next
     entry = first.seats.select_related("entry__player").get(index=1).entry
     old = entry.player
     newcomer = make_user("invaller-later")
@@ -595,7 +596,9 @@ def test_a_replaced_players_sets_stay_theirs_and_the_entry_rates_nobody(
         newcomer.username in s.username for s in seated(current_tables(t)[0]).values()
     ) or any(newcomer.username in s.username for s in seated(current_tables(t)[1]).values())
     play_set(client, t)
+    wait_for_idle_worker()
     play_set(client, t)
+    wait_for_idle_worker()
     t.refresh_from_db()
     assert t.is_closed
     assert actions.tick()["rated"] == 1
@@ -621,7 +624,9 @@ def test_a_replaced_players_sets_stay_theirs_and_the_entry_rates_nobody(
 def test_closed_mid_set_the_pages_say_so_and_offer_nothing_to_enter(client, night, organizer):
     t = night
     play_set(client, t)
+    wait_for_idle_worker()  # the production stack draws set 2
     tab = current_tables(t)[0]
+    assert tab.table_set.number == 2
     people = seated(tab)
     enter(client, t, tab, people[0], 1, "H", 41)
     actions.close_tournament(t.pk, organizer)

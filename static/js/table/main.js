@@ -130,6 +130,8 @@ function draw() {
   // A mark in the tab title, for a player who is looking at another tab.
   const myTurn = s.to_move === s.seat && !s.game_over && !ui.closed && interactive();
   document.title = myTurn ? `\u25CF ${baseTitle}` : baseTitle;
+  const turnBegins = myTurn && !ui.wasMyTurn;
+  ui.wasMyTurn = myTurn;
   root.dataset.phase = s.phase;
   root.dataset.seq = String(ui.shownSeq);
   root.dataset.toMove = s.to_move ?? "";
@@ -165,6 +167,15 @@ function draw() {
   const endBoard = $("[data-end-board]");
   if (endBoard && !$("#end").hidden) endBoard.replaceChildren($("#board table").cloneNode(true));
   drawTable();
+  // Your turn comes with the hand in view: on a short screen (a laptop's 720 px) it can
+  // sit below the fold, its suits cut off. Only as the turn begins: reading the board
+  // meanwhile is left alone.
+  if (turnBegins) {
+    const box = $("#hand").getBoundingClientRect();
+    if (box.height && (box.bottom > window.innerHeight || box.top < 0)) {
+      $("#hand").scrollIntoView({ block: "nearest" });
+    }
+  }
 }
 
 // A table of people: the viewer's own seat controls (take back, leave), the clock of
