@@ -16,6 +16,14 @@ import engine
 from engine.bots import get_bot
 
 
+def _node(script: str):
+    """What a module script run by node prints, read as JSON."""
+    run = subprocess.run(
+        ["node", "--input-type=module", "-e", script], capture_output=True, text=True, check=True
+    )
+    return json.loads(run.stdout)
+
+
 def _played_out(seed: str, rules: str) -> engine.Game:
     bot = get_bot("random")
     g = engine.Game(seed, rules)
@@ -47,12 +55,7 @@ for (const [seat, state] of Object.entries({json.dumps(views)})) {{
 }}
 console.log(JSON.stringify(out));
 """
-    out = json.loads(
-        subprocess.run(
-            ["node", "--input-type=module", "-e", script],
-            capture_output=True, text=True, check=True,
-        ).stdout
-    )  # fmt: skip
+    out = _node(script)
     won = g.outcome.games_won
     for seat in (0, 1):
         score, title = out[str(seat)]
@@ -79,11 +82,6 @@ const states = {json.dumps(states)};
 const out = Object.entries(states).map(([k, s]) => [k, isMatch(s)]);
 console.log(JSON.stringify(Object.fromEntries(out)));
 """
-    out = json.loads(
-        subprocess.run(
-            ["node", "--input-type=module", "-e", script],
-            capture_output=True, text=True, check=True,
-        ).stdout
-    )  # fmt: skip
+    out = _node(script)
     assert out == {"fixed": False, "boom": False, "match": True, "start": False}
     assert states["fixed"]["games_won"] != [0, 0]  # what fooled the board before
