@@ -61,7 +61,7 @@ def new_table(request: HttpRequest) -> HttpResponse:
         if clock not in CLOCK_CHOICES:
             errors.append(_("Choose a clock that is offered: off, 15, 30 or 60 seconds."))
         if not errors:
-            name = request.POST.get("name", "")
+            name = form["name"]
             if request.user.is_authenticated:
                 user = request.user
                 name_guest(user, name)

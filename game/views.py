@@ -26,14 +26,13 @@ from django.utils.translation import gettext_lazy as _lazy
 from django.views.decorators.http import require_http_methods, require_POST
 
 import engine
+from accounts.forms import ANONYMOUS_PREFIX, GUEST_PREFIX
 from ops import ratelimit
 
 from . import actions, review
 from .levels import LEVELS, level_choices
 from .models import Game
 from .signals import is_seed_sealed, move_row_related
-
-GUEST_PREFIX = "gast-"
 
 
 def home(request: HttpRequest) -> HttpResponse:
@@ -151,9 +150,8 @@ def _board_teams(seat: int | None, seats) -> dict[str, str]:
     """The partner and the two opponents of `seat` (the board's US and THEM), by the
     names the felt shows: a person's name, else the direction; None: a spectator, who
     sees South and North as US."""
-    directions = [_("South"), _("West"), _("North"), _("East")]
     names = [
-        s.user.get_username() if s.user_id else directions[s.index]
+        s.user.get_username() if s.user_id else str(SEAT_NAMES[s.index])
         for s in sorted(seats, key=lambda s: s.index)
     ]
     me = 0 if seat is None else seat
@@ -272,14 +270,15 @@ def _login_guest(request: HttpRequest, name: str = ""):
 
 GUEST_NAME_MAX = 20
 _GUEST_NAME = re.compile(r"^[\w.@+-]+$")
-_RANDOM_GUEST = re.compile(r"^gast-[0-9a-f]{12}$")
+_RANDOM_GUEST = re.compile(rf"^{re.escape(GUEST_PREFIX)}[0-9a-f]{{12}}$")
 
 
 def guest_username(name: str) -> str:
     """ "gast-<name>" for a name a guest chose (letters, digits and . @ + - _; spaces
     become "-"), with "-2", "-3", ... if taken; "" for no usable name."""
     name = "-".join((name or "").split())[:GUEST_NAME_MAX]
-    if not name or not _GUEST_NAME.match(name) or name.lower().startswith(("gast-", "anoniem-")):
+    reserved = (GUEST_PREFIX, ANONYMOUS_PREFIX)
+    if not name or not _GUEST_NAME.match(name) or name.lower().startswith(reserved):
         return ""
     users = get_user_model().objects
     base = GUEST_PREFIX + name

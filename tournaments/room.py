@@ -117,6 +117,11 @@ def _check_seen(tab: Table, seen: str | None, number: int | None = None) -> None
         )
 
 
+def ended_early(tab: Table, structure: Structure) -> bool:
+    """Done with fewer deals than the set has: an organizer ended it when time was up."""
+    return tab.finished and len(tab.sheet) < structure.deals
+
+
 def sheet(tab: Table, structure: Structure) -> dict[str, Any]:
     """The table's score sheet as its page shows it: per deal the dealer and, once
     entered, what was entered and the written score; the totals; the next deal to
@@ -161,7 +166,7 @@ def sheet(tab: Table, structure: Structure) -> dict[str, Any]:
         # Per side, who agreed with the sheet (None: not yet).
         "agreed": [names.get(agreed[k], "") if k in agreed else None for k in SIDES],
         # Ended by an organizer when time was up (not agreed by the sides), and by whom.
-        "ended_early": tab.finished and len(rows) < structure.deals,
+        "ended_early": ended_early(tab, structure),
         "ended_by": names.get(raw.get("ended"), ""),
         # A change after an agreement: who changed which deal (the sides agree again).
         "withdrawn": {"by": names.get(withdrawn["by"], ""), "deal": withdrawn["deal"]}
@@ -210,7 +215,7 @@ def _check_open(tab: Table, user) -> tuple[Tournament, int | None]:
         raise NotAllowed(N_("only the players at this table and the organizers enter its score"))
     if t.status != Tournament.Status.RUNNING:
         raise TournamentError(N_("the tournament is not running"))
-    if tab.finished and len(tab.sheet) < t.structure.deals:
+    if ended_early(tab, t.structure):
         raise TournamentError(N_("this table's sheet is closed: an organizer ended the table"))
     if tab.finished:
         raise TournamentError(N_("this table's sheet is closed: both sides agreed with it"))

@@ -239,6 +239,8 @@ def progress(t: Tournament) -> dict[str, Any] | None:
 
     from game.models import Seat
 
+    from .room import SIDES  # Table.agreed: the sides, besides its notes
+
     if t.is_closed:
         return None
     tset = current_set(t)
@@ -297,7 +299,7 @@ def progress(t: Tournament) -> dict[str, Any] | None:
                 "to_move": None if finished else state.get("to_move"),
                 "seats": out,
                 "room": room,
-                "agreed": sorted(int(k) for k in agreed or {} if k in ("0", "1")) if room else None,
+                "agreed": sorted(int(k) for k in agreed or {} if k in SIDES) if room else None,
             }
         )
     return {

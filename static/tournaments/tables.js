@@ -38,16 +38,17 @@ if (table && table.dataset.live && "WebSocket" in window) {
         td.textContent = String(c);
         if (i === 1) {
           td.className = "t-player";
-          if (r.before && r.before.length && table.dataset.beforeLabel) {
+          // A note after the name, as the page writes it: "(eerder: …)", "(uitgeschakeld …)".
+          const note = (label, key, value) => {
+            if (!label) return;
             const small = document.createElement("small");
-            small.textContent = `(${table.dataset.beforeLabel.replace("{names}", r.before.join(", "))})`;
+            small.textContent = `(${label.replace(key, value)})`;
             td.append(" ", small);
+          };
+          if (r.before && r.before.length) {
+            note(table.dataset.beforeLabel, "{names}", r.before.join(", "));
           }
-          if (r.out_after && table.dataset.outLabel) {
-            const small = document.createElement("small");
-            small.textContent = `(${table.dataset.outLabel.replace("{n}", r.out_after)})`;
-            td.append(" ", small);
-          }
+          if (r.out_after) note(table.dataset.outLabel, "{n}", r.out_after);
         }
         tr.appendChild(td);
       });

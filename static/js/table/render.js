@@ -42,14 +42,12 @@ export function ours(pair) {
 // A seat's label: the name (cut short on a narrow screen, in full as its title) and a
 // separate "bot" tag that always shows when the bot plays a person's seat.
 function labelSeat(box, seat, t) {
-  const p = view.players?.[seat];
-  const own = view.person && seat === view.me;
-  const name = own ? t("seat_0") : p && p.person && p.name ? p.name : t(`compass_${seat}`);
+  const name = plainName(seat, t);
   const node = box.querySelector(".name");
   node.textContent = name;
   node.title = name;
   let tag = box.querySelector(".bot-tag");
-  const botPlays = Boolean(!own && p && p.person && p.name && p.bot_control);
+  const botPlays = botPlaysPerson(seat);
   if (botPlays && !tag) {
     tag = el("span", { class: "bot-tag" });
     node.after(tag);
@@ -60,11 +58,22 @@ function labelSeat(box, seat, t) {
   }
 }
 
-export function seatName(seat, t) {
+// "You" for the viewer's own seat, a person's name, else the direction.
+function plainName(seat, t) {
   if (view.person && seat === view.me) return t("seat_0");
   const p = view.players?.[seat];
-  if (p && p.person && p.name) return p.bot_control ? `${p.name} (${t("bot")})` : p.name;
-  return t(`compass_${seat}`);
+  return p && p.person && p.name ? p.name : t(`compass_${seat}`);
+}
+
+// The bot plays a named person's seat (not the viewer's own: their page says so).
+function botPlaysPerson(seat) {
+  const p = view.players?.[seat];
+  return Boolean(!(view.person && seat === view.me) && p && p.person && p.name && p.bot_control);
+}
+
+export function seatName(seat, t) {
+  const name = plainName(seat, t);
+  return botPlaysPerson(seat) ? `${name} (${t("bot")})` : name;
 }
 
 export function cardFace(card, { tag = "span", attrs = {} } = {}) {
