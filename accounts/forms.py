@@ -4,6 +4,7 @@ e-mail address form of the profile."""
 from __future__ import annotations
 
 from django import forms
+from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
 from django.utils.translation import gettext_lazy as _
 from django.utils.translation import ngettext_lazy
@@ -20,6 +21,22 @@ PASSWORD_TOO_SHORT = ngettext_lazy(
 GUEST_PREFIX = "gast-"
 ANONYMOUS_PREFIX = "anoniem-"
 USERNAME_MAX = 30
+
+
+def clean_unused_email(email: str, user_pk: int | None) -> str:
+    """An address no other account uses (case-insensitively): a password reset mails
+    every account with the address, so two accounts on one address could each be
+    reset by whoever reads that mailbox. Empty stays allowed (no resets)."""
+    email = (email or "").strip()
+    if email:
+        others = get_user_model().objects.filter(email__iexact=email)
+        if user_pk is not None:
+            others = others.exclude(pk=user_pk)
+        if others.exists():
+            raise forms.ValidationError(
+                _("Another account already uses this e-mail address."), code="email_in_use"
+            )
+    return email
 
 
 class SignupForm(UserCreationForm):
@@ -67,6 +84,9 @@ class SignupForm(UserCreationForm):
             )
         return username
 
+    def clean_email(self):
+        return clean_unused_email(self.cleaned_data.get("email"), self.instance.pk)
+
 
 class PasswordConfirmForm(forms.Form):
     """The current password, asked before something only the account's owner may do:
@@ -91,3 +111,6 @@ class EmailForm(PasswordConfirmForm):
 
     email = forms.EmailField(label=_("E-mail address"), required=False)
     field_order = ["email", "password"]
+
+    def clean_email(self):
+        return clean_unused_email(self.cleaned_data.get("email"), self.user.pk)

@@ -241,6 +241,20 @@ def test_a_player_without_an_address_adds_one_on_the_profile_and_can_reset(
     assert len(mail.outbox) == 1 and mail.outbox[0].to == ["jef@example.org"]
 
 
+def test_the_email_form_refuses_another_accounts_address(client, django_user_model):
+    django_user_model.objects.create_user("mieke", "mieke@example.org", OLD)
+    jef = django_user_model.objects.create_user("jef", "jef@example.org", OLD)
+    client.force_login(jef)
+    taken = client.post("/accounts/profile/email/", {"email": "Mieke@Example.org", "password": OLD})
+    assert taken.status_code == 400
+    assert "Another account already uses this e-mail address." in taken.content.decode()
+    jef.refresh_from_db()
+    assert jef.email == "jef@example.org"
+    # Its own address again (another case) is fine.
+    same = client.post("/accounts/profile/email/", {"email": "JEF@example.org", "password": OLD})
+    assert same.status_code == 302
+
+
 def test_the_email_form_counts_wrong_passwords_like_logins(client, django_user_model, settings):
     # A user and an address of their own: failed-login counts of other tests stay apart.
     rosa = django_user_model.objects.create_user("rosa-limiet", "rosa@example.org", OLD)

@@ -67,6 +67,21 @@ def test_duplicate_username_is_refused_with_a_message(client, django_user_model)
     assert _logged_in_user(client) is None
 
 
+def test_an_email_address_in_use_is_refused(client, django_user_model):
+    # A reset mails every account on the address: two accounts on one mailbox would
+    # let whoever reads it reset both.
+    django_user_model.objects.create_user("mieke", "mieke@example.org", "pw-mieke-123")
+    response = _signup(client, "jef", email="MIEKE@example.org ")
+    assert response.status_code == 200
+    (message,) = response.context["form"].errors["email"]
+    assert "e-mailadres" in message and message in response.content.decode()
+    assert not django_user_model.objects.filter(username="jef").exists()
+    assert _signup(client, "jef", email="jef@example.org").status_code == 302
+    other = client.__class__()
+    assert _signup(other, "jos").status_code == 302  # no address stays allowed
+    assert _signup(client.__class__(), "rik").status_code == 302
+
+
 def test_guest_names_are_reserved(client):
     response = _signup(client, "gast-123456")
     assert response.status_code == 200 and "username" in response.context["form"].errors
