@@ -789,7 +789,8 @@ def _start(game: Game, seats: list[Seat]) -> None:
 
 def leave(public_id, user) -> Game:
     """A person leaves a table. Before the start the seat becomes free (the host's
-    table closes); during play the bot keeps the seat and the others are told."""
+    table closes); during play the bot keeps the seat and the others are told. When the
+    last person leaves a casual table, its game ends where it stands (`stop_game`)."""
     with transaction.atomic():
         game = _lock(public_id)
         seats = seats_of(game)
@@ -813,8 +814,23 @@ def leave(public_id, user) -> Game:
         mine.bot_reason = BotReason.LEFT
         mine.bot_control = True
         mine.save(update_fields=["left", "bot_control", "bot_reason"])
+        if _abandoned(game, seats):
+            # Nobody is left to play for: the bots do not play the match out alone.
+            return stop_game(game.pk, reason="abandoned")
         _seats_changed(game, seats)
     return game
+
+
+def _abandoned(game: Game, seats: list[Seat]) -> bool:
+    """Every person at this casual table has left it. A tournament's game is played to
+    its end all the same (its result counts), so it never is."""
+    people = [s for s in seats if s.user_id is not None]
+    return (
+        bool(people)
+        and all(s.left for s in people)
+        and tournament_table_of(game) is None
+        and not _is_entry_game(game)
+    )
 
 
 def leave_all_tables(user) -> None:

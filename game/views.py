@@ -142,6 +142,13 @@ def render_table(request: HttpRequest, viewer, *, code="", error="", status=200)
         "tables_name": tournament_table[1] if tournament_table else "",
         # The board's teams from the viewer's seat (a spectator: South's side).
         "board_teams": _board_teams(viewer.seat, viewer.seats),
+        # A casual table everyone left: its game ended where it stood (actions.leave).
+        "abandoned": (
+            game.status == Game.Status.FINISHED
+            and not state.get("game_over")
+            and not tournament_table
+            and not hasattr(game, "tournament_entry")
+        ),
     }
     return render(request, "game/table.html", context, status=status)
 

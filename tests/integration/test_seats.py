@@ -295,6 +295,28 @@ def test_nog_een_spel_never_waits_for_who_left_or_went_away(user, other_user, se
     assert actions.seats_of(new)[2].user_id == other_user.pk
 
 
+def test_a_casual_table_everyone_left_ends_where_it_stands(user, other_user, client):
+    """The bots do not play a match out for nobody: when the last person leaves, the game
+    is over with the scores so far, and its page says why."""
+    game = _table_two_people_two_bots(user, other_user)
+    actions.leave(game.public_id, other_user)
+    assert Game.objects.get(pk=game.pk).status == Game.Status.ACTIVE  # one is still there
+    _people_turn(game.public_id)
+    actions.leave(game.public_id, user)
+    wait_for_idle_bots()
+    game = Game.objects.get(pk=game.pk)
+    assert game.status == Game.Status.FINISHED and game.record
+    seq = game.seq
+    assert not actions.replay(game).is_terminal()  # stopped, not played out
+    time.sleep(0.3)
+    wait_for_idle_bots()
+    assert Game.objects.get(pk=game.pk).seq == seq  # and no bot moves after it
+    client.force_login(user)
+    page = client.get(f"/game/{game.public_id}/").content.decode()
+    assert 'data-closed="true"' in page
+    assert "Iedereen heeft deze tafel verlaten" in page
+
+
 def test_a_table_left_unchanged_drops_out_of_the_lobby_until_it_changes(user, other_user, settings):
     game = actions.create_table(user)
     assert [t["id"] for t in actions.open_tables()] == [str(game.public_id)]

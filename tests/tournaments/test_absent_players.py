@@ -180,6 +180,18 @@ def test_leaving_while_absent_keeps_the_seat_with_the_bot(settings, make_user):
     assert seat(game, 0).bot_control
 
 
+def test_a_tournament_table_everyone_left_is_played_to_its_end(make_user):
+    """Unlike a casual table, a tournament's table counts: the bots play it out."""
+    _, game, people = four_at_a_table(make_user, "all-gone")
+    for user in people.values():
+        game_actions.leave(game.public_id, user)
+    game = Game.objects.get(pk=game.pk)
+    assert all(s.bot_control for s in game_actions.seats_of(game))
+    game_actions.autoplay(game.pk)
+    game = Game.objects.get(pk=game.pk)
+    assert game.status == Game.Status.FINISHED and game_actions.replay(game).is_terminal()
+
+
 def test_a_table_of_one_person_counts_their_socket(settings, make_user):
     """A live-start table with one person and three bots counts that person's sockets
     (a solo game does not): connected, they are not taken; gone, they are."""

@@ -428,7 +428,7 @@ function markClosed(reason, record) {
   root.dataset.closed = "true";
   const note = $("#closed-note");
   if (note) {
-    const text = { as_played: "closed_as_played", removed: "removed", bot: "closed_bot" }[reason] || (reason ? "closed" : null);
+    const text = { as_played: "closed_as_played", removed: "removed", bot: "closed_bot", abandoned: "closed_abandoned" }[reason] || (reason ? "closed" : null);
     if (text) note.querySelector("[data-closed-text]").textContent = t(text);
     const link = note.querySelector("[data-results-link]");
     const results = root.dataset.resultsUrl;
