@@ -346,6 +346,14 @@ def counts_sockets(game: Game, seats: list[Seat]) -> bool:
     return game.arrive_by is not None or sum(1 for s in seats if s.user_id is not None) > 1
 
 
+def still_holds(public_id, user, index: int) -> bool:
+    """Whether `user` holds seat `index` of the game now (a socket that has just joined
+    the seat's group checks that no release fell between its snapshot and the join)."""
+    return Seat.objects.filter(
+        game__public_id=public_id, index=index, user_id=getattr(user, "pk", None)
+    ).exists()
+
+
 def connect(public_id, user, code: str | None = None) -> dict[str, Any]:
     """A socket opens: the viewer's snapshot; a seated person's socket is counted (the
     away-takeover starts when the last one closes). A person whose seat the bot plays
@@ -736,7 +744,26 @@ def free_seat(public_id, user, seat: int) -> Game:
         target.save(update_fields=["user", "bot_level"])
         game.save(update_fields=["updated"])
         _notify_table(game, seats)
+        if own:
+            _release_seat(game, target.index, user)
     return game
+
+
+def _release_seat(game: Game, index: int, user) -> None:
+    """After commit: `user` no longer holds seat `index`, so their sockets in that seat's
+    group must leave it (game.consumers.GameConsumer.game_seat_released): a socket joins
+    its seat's group once, at connect, and would otherwise go on receiving the seat's
+    cards for its next holder. They reconnect as whoever they are now."""
+    group = seat_group(game.public_id, index)
+    message = {"type": "game.seat_released", "user": user.pk, "seat": index}
+    layer = get_channel_layer()
+    if layer is None:
+        return
+
+    async def send() -> None:
+        await _send_with_retry(layer, group, message)
+
+    transaction.on_commit(lambda: _run_send(send, [(group, [])]))
 
 
 def start(public_id, user) -> Game:
@@ -804,6 +831,7 @@ def leave(public_id, user) -> Game:
             mine.save(update_fields=["user"])
             game.save(update_fields=["updated"])
             _notify_table(game, seats)
+            _release_seat(game, mine.index, user)
             return game
         if game.status != Game.Status.ACTIVE:
             raise SeatRefused(N_("this game is over"))
@@ -825,12 +853,12 @@ def _abandoned(game: Game, seats: list[Seat]) -> bool:
     """Every person at this casual table has left it. A tournament's game is played to
     its end all the same (its result counts), so it never is."""
     people = [s for s in seats if s.user_id is not None]
-    return (
-        bool(people)
-        and all(s.left for s in people)
-        and tournament_table_of(game) is None
-        and not _is_entry_game(game)
-    )
+    return bool(people) and all(s.left for s in people) and not _is_tournament_game(game)
+
+
+def _is_tournament_game(game: Game) -> bool:
+    """A tournament's game: a table of a tournament of tables, or a solo entry's."""
+    return tournament_table_of(game) is not None or _is_entry_game(game)
 
 
 def leave_all_tables(user) -> None:
@@ -924,6 +952,9 @@ def hand_over_seat(game_pk: int, index: int, old_user, new_user) -> Game:
             raise SeatRefused(N_("this seat is not held by that person"))
         if _holds(seats, new_user) is not None:
             raise SeatRefused(N_("this person already has a seat at the table"))
+        # Registered first: the old person's sockets leave the seat's group before any
+        # move that follows this commit is sent to it.
+        _release_seat(game, index, old_user)
         seat.user = new_user
         seat.left = False
         seat.timeouts = 0
@@ -1019,9 +1050,13 @@ def _seed_with_first_dealer(dealer: int, rules: str) -> str:
 
 
 def set_chat(public_id, user, enabled: bool) -> Game:
+    """The host switches a casual table's chat on or off. A tournament's table has
+    none: partners could talk about their cards."""
     with transaction.atomic():
         game = _lock(public_id)
         seats = _host_seats(game, user)
+        if _is_tournament_game(game):
+            raise SeatRefused(N_("a tournament's table has no chat"))
         game.chat_enabled = bool(enabled)
         game.save(update_fields=["chat_enabled", "updated"])
         _notify_table(game, seats)
@@ -1045,7 +1080,7 @@ def chat(public_id, user, text: str) -> dict[str, Any]:
     mine = _holds(seats, user)
     if mine is None:
         raise NotSeated(N_("only the people at the table can chat"))
-    if not game.chat_enabled:
+    if not game.chat_enabled or _is_tournament_game(game):
         raise SeatRefused(N_("the chat is off at this table"))
     message = {"type": "chat", "seat": mine.index, "name": user.get_username(), "text": text}
     _remember_chat(game, message)

@@ -32,6 +32,7 @@ run_db = partial(database_sync_to_async, thread_sensitive=False)
 CLOSE_NOT_FOUND = 4404
 CLOSE_FLOODING = 4429
 CLOSE_SIGNED_OUT = 4401  # the account behind the socket was deleted
+CLOSE_SEAT_RELEASED = 4409  # the person no longer holds the seat: reconnect as who they are
 # Languages the engine phrases refusals in (engine.explain).
 REFUSAL_LANGUAGES = ("nl", "en", "fr")
 
@@ -110,6 +111,16 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
             else seat_group(self.public_id, self.seat)
         )
         await self.channel_layer.group_add(self.group, self.channel_name)
+        if self.seat is not None and not await run_db(actions.still_holds)(
+            self.public_id, self.user, self.seat
+        ):
+            # The seat changed hands between the snapshot and the join (its release
+            # was sent before we were in the group): this socket must not stay in it.
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            self.group = None
+            await self.accept()
+            await self.close(code=CLOSE_SEAT_RELEASED)
+            return
         # A reconnecting client may be waiting on a bot turn lost with a worker.
         await run_db(kick_if_stuck)(self.public_id)
         await self.accept()
@@ -236,6 +247,18 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
         nothing more from it. Only its own sockets share its seat's group."""
         if getattr(self.user, "pk", None) == event.get("user") and not self.gone:
             await self.close(code=CLOSE_SIGNED_OUT)
+
+    async def game_seat_released(self, event) -> None:
+        """The person behind this socket no longer holds its seat (they got up, or an
+        organizer gave the seat to someone else: game.actions._release_seat). The socket
+        leaves the seat's group at once, so not one more of the seat's cards reaches it,
+        and closes; the table reconnects as whoever the person is now."""
+        if self.gone or getattr(self.user, "pk", None) != event.get("user"):
+            return
+        if self.group is not None and self.seat == event.get("seat"):
+            await self.channel_layer.group_discard(self.group, self.channel_name)
+            self.group = None
+            await self.close(code=CLOSE_SEAT_RELEASED)
 
     async def game_event(self, event) -> None:
         await self.send_json(event["payload"])

@@ -174,3 +174,64 @@ async def test_a_deleted_account_is_cut_off_at_the_table_and_the_game_goes_on(us
     await host.send_json_to({"type": "snapshot"})
     assert (await _until(host, "snapshot"))["table"]["seat"] == 0  # the host's is open
     await host.disconnect()
+
+
+async def _closed_with(comm) -> int:
+    """Read a socket until it is closed; every frame before must carry no cards."""
+    while True:
+        out = await comm.receive_output(timeout=TIMEOUT)
+        if out["type"] == "websocket.close":
+            return out["code"]
+
+
+async def test_a_socket_of_someone_who_got_up_never_gets_the_seats_next_holders_cards(
+    user, other_user, django_user_model
+):
+    """A person at West gets up and sits at East; carol takes West. The socket opened at
+    West is released (closed), so it never carries carol's hand; a socket opened
+    again is the person's new seat."""
+    carol = await database_sync_to_async(django_user_model.objects.create_user)(
+        "carol", password="pw-carol-123"
+    )
+    game = await database_sync_to_async(actions.create_table)(user)
+    await database_sync_to_async(actions.sit)(game.public_id, other_user, 1)
+    west, snap = await connect_game(game.public_id, other_user)
+    assert snap["table"]["seat"] == 1
+    await database_sync_to_async(actions.free_seat)(game.public_id, other_user, 1)
+    assert await _closed_with(west) == 4409
+    await database_sync_to_async(actions.sit)(game.public_id, other_user, 3)
+    await database_sync_to_async(actions.sit)(game.public_id, carol, 1)
+    await database_sync_to_async(actions.add_bot)(game.public_id, user, 2)
+    again, snap = await connect_game(game.public_id, other_user)
+    assert snap["table"]["seat"] == 3
+    await database_sync_to_async(actions.start)(game.public_id, user)
+    await again.send_json_to({"type": "snapshot"})
+    snap = await _until(again, "snapshot")
+    assert snap["table"]["seat"] == snap["state"]["seat"] == 3  # East's own hand only
+    await again.disconnect()
+
+
+async def test_a_replaced_players_open_socket_is_cut_off_from_the_seat(
+    user, other_user, django_user_model
+):
+    """An organizer gives a seat in play to someone else (actions.hand_over_seat): the
+    first person's socket leaves the seat's group before the next move is sent."""
+    newcomer = await database_sync_to_async(django_user_model.objects.create_user)(
+        "newcomer", password="pw-new-1234"
+    )
+    game = await _table(user, other_user)
+    game = await _person_to_move(game)
+    north, _ = await connect_game(game.public_id, other_user)
+    await database_sync_to_async(actions.hand_over_seat)(game.pk, 2, other_user, newcomer)
+    events = []
+    while True:
+        out = await north.receive_output(timeout=TIMEOUT)
+        if out["type"] == "websocket.close":
+            break
+        events.append(out)
+    assert out["code"] == 4409
+    # Released before the bot's next move for the seat (or anyone's) was sent.
+    assert not any('"type":"event"' in e.get("text", "") for e in events)
+    mine, snap = await connect_game(game.public_id, other_user)  # now a spectator
+    assert snap["table"]["seat"] is None and snap["state"]["hand"] is None
+    await mine.disconnect()

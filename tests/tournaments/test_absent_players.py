@@ -192,6 +192,18 @@ def test_a_tournament_table_everyone_left_is_played_to_its_end(make_user):
     assert game.status == Game.Status.FINISHED and game_actions.replay(game).is_terminal()
 
 
+def test_a_tournament_table_has_no_chat(make_user):
+    """Partners must not talk about their cards: the table's host (the first person in
+    the draw) cannot switch a chat on, and a chat switched on somehow carries nothing."""
+    _, game, people = four_at_a_table(make_user, "nochat")
+    host = Game.objects.get(pk=game.pk).owner
+    with pytest.raises(game_actions.SeatRefused):
+        game_actions.set_chat(game.public_id, host, True)
+    Game.objects.filter(pk=game.pk).update(chat_enabled=True)
+    with pytest.raises(game_actions.SeatRefused):
+        game_actions.chat(game.public_id, people[0], "I hold all the trumps")
+
+
 def test_a_table_of_one_person_counts_their_socket(settings, make_user):
     """A live-start table with one person and three bots counts that person's sockets
     (a solo game does not): connected, they are not taken; gone, they are."""

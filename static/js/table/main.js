@@ -335,8 +335,17 @@ async function pump() {
   }
 }
 
+// The seat this page was drawn for (null: a spectator's page).
+const pageSeat = tableNode ? (ui.table.seat ?? null) : undefined;
+
 function onMessage(msg) {
   ui.lastHeard = Date.now();
+  if (msg.type === "snapshot" && msg.table && pageSeat !== undefined && (msg.table.seat ?? null) !== pageSeat) {
+    // The seat changed hands since the page was drawn (its socket was released and
+    // reconnected as who we are now): the server draws the page for that.
+    window.location.reload();
+    return;
+  }
   if (msg.type === "snapshot" && msg.chat) {
     for (const line of msg.chat) addChat({ ...line, history: true }); // the chat so far
   }
