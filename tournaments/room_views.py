@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.core.exceptions import PermissionDenied
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -135,10 +136,24 @@ def _set_asked(request: HttpRequest, t) -> tuple[int, int]:
 @never_cache
 def deals(request: HttpRequest, pk: int) -> HttpResponse:
     """The deals of a set to print (organizers only): ?round=R&set=S, the current set by
-    default. In duplicate every set can be printed before the night."""
+    default. In duplicate every set can be printed before the night. As with a solo
+    tournament's deals (views.manage_deals): never for an organizer who plays in it
+    before it closes, and looking (confirmed once) rules the organizer out of entering."""
     t = _tournament(request, pk)
     _require_tables(t)
     _require_organizer(request, t)
+    if not t.is_closed:
+        if actions.entry_of(request.user, t) is not None:  # (a removed one may come back)
+            raise PermissionDenied(
+                _("You have an entry in this tournament: the deals stay hidden.")
+            )
+        if not t.deals_seen_by.filter(pk=request.user.pk).exists():
+            if request.method != "POST":
+                back = reverse("tournaments:tables-organize", args=[t.pk])
+                context = {"t": t, "back_url": back}
+                return render(request, "tournaments/manage_deals_confirm.html", context)
+            actions.mark_seen(t, request.user)
+            return redirect(request.get_full_path())
     round_number, set_number = _set_asked(request, t)
     data = room.deal_sheets(t, round_number, set_number)
     if data is None:

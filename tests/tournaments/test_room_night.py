@@ -380,6 +380,7 @@ def test_the_organizer_prints_every_sets_deals_in_advance(client, night, organiz
     t = night
     client.force_login(organizer)
     url = reverse("tournaments:tables-deals", args=[t.pk])
+    assert t.deals_seen_by.filter(pk=organizer.pk).exists()  # chose the seed: not asked
     page = client.get(url + "?round=1&set=3")
     assert page.status_code == 200
     html = page.content.decode()
@@ -394,6 +395,34 @@ def test_the_organizer_prints_every_sets_deals_in_advance(client, night, organiz
     assert client.get(url + "?round=2&set=1").status_code == 404  # one round only
     client.force_login(seated(current_tables(t)[0])[0])
     assert client.get(url).status_code == 403  # players never see the hands
+
+
+def test_an_organizer_who_plays_never_sees_the_deals_before_close(
+    client, club, organizer, make_user
+):
+    """Online or in the room: an organizer with an entry is refused the deals (they
+    would know every hand of every table); one who has looked can no longer enter."""
+    t = actions.create_tables_tournament(
+        organizer, name="Eerlijk", club=club, fmt="rotating", players=8, sets=3, deals=2,
+        duplicate=True, open_now=True,
+    )  # fmt: skip
+    url = reverse("tournaments:tables-deals", args=[t.pk])
+    actions.join(t.pk, organizer)
+    client.force_login(organizer)
+    for path in (url, url + "?round=1&set=2"):
+        assert client.get(path).status_code == 403
+        assert client.post(path).status_code == 403
+    assert not t.deals_seen_by.filter(pk=organizer.pk).exists()
+    helper = make_user("helper")
+    club.organizers.add(helper)
+    client.force_login(helper)
+    # Asked once before the hands show: whoever looks can no longer enter.
+    ask = client.get(url + "?round=1&set=2").content.decode()
+    assert "data-print-deal" not in ask and not re.search(r"[♠♥♦♣]", ask)
+    assert client.post(url + "?round=1&set=2")["Location"] == url + "?round=1&set=2"
+    assert "data-print-deal" in client.get(url + "?round=1&set=2").content.decode()
+    with pytest.raises(actions.CannotJoin, match="seen"):
+        actions.join(t.pk, helper)
 
 
 def test_score_sheets_on_paper_for_a_table_without_a_phone(client, night, organizer):
