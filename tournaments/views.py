@@ -261,7 +261,7 @@ def standings(request: HttpRequest, pk: int) -> HttpResponse:
     context = {
         "t": t,
         "rows": rows,
-        "deal_numbers": rankings.played_deal_numbers(t),
+        "deal_numbers": _travellers_shown(t, actions.entry_of(request.user, t)),
         "ws_path": f"/ws/tournaments/{t.pk}/standings/",
         "csv_sep": csv_sep,
         # The CSV links follow the choice of separator once it was made on this page.
@@ -274,9 +274,11 @@ def traveller(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     t = _tournament(request, pk)
     _require_results(request, t)
     deal = get_object_or_404(TournamentDeal, tournament=t, number=number)
-    rows = rankings.traveller(t, number)
     entry = actions.entry_of(request.user, t)
-    played = rankings.played_deal_numbers(t)
+    played = _travellers_shown(t, entry)
+    if number not in played and entry is not None and not t.is_closed:
+        raise PermissionDenied(_("You see a deal's results once you have played it."))
+    rows = rankings.traveller(t, number)
     context = {
         # Step through the deals without going back to the standings each time.
         "prev_number": max((k for k in played if k < number), default=None),
@@ -292,6 +294,17 @@ def traveller(request: HttpRequest, pk: int, number: int) -> HttpResponse:
         "par": deal.par,
     }
     return render(request, "tournaments/traveller.html", context)
+
+
+def _travellers_shown(t: Tournament, entry: Entry | None) -> list[int]:
+    """The deals whose travellers are linked: every deal played. Before close an entrant
+    sees only the deals their own game reached: the hands of the others are for those
+    still to play them (a short game must not show a throwaway account every deal)."""
+    played = rankings.played_deal_numbers(t)
+    if entry is None or t.is_closed:
+        return played
+    own = set(DealResult.objects.filter(entry=entry).values_list("number", flat=True))
+    return [k for k in played if k in own]
 
 
 def _known_trump(deal: TournamentDeal, rows: list[dict] | None = None) -> str | None:

@@ -32,6 +32,26 @@ def test_standings_and_travellers_hidden_before_finishing(half_played, client, p
     assert client.get(f"/tournaments/{t.pk}/{page}").status_code == 200
 
 
+def test_a_finished_entrant_sees_only_the_deals_their_game_reached(half_played, client):
+    """The tournament has more deals than a game to 101 plays: the hands and results of
+    the others stay hidden from an entrant (say a throwaway account) until close."""
+    from tournaments.models import DealResult
+
+    t, anna, ben = half_played
+    reached = set(DealResult.objects.filter(entry__player=anna).values_list("number", flat=True))
+    beyond = max(reached) + 1
+    assert t.deals.filter(number=beyond).exists()
+    client.force_login(anna)
+    assert client.get(f"/tournaments/{t.pk}/deal/{max(reached)}/").status_code == 200
+    refused = client.get(f"/tournaments/{t.pk}/deal/{beyond}/")
+    assert refused.status_code == 403
+    standings = client.get(f"/tournaments/{t.pk}/standings/").content.decode()
+    assert f'/tournaments/{t.pk}/deal/{beyond}/"' not in standings
+    assert f'/tournaments/{t.pk}/deal/{max(reached)}/"' in standings
+    actions.close_tournament(t.pk)
+    assert client.get(f"/tournaments/{t.pk}/deal/{beyond}/").status_code == 200
+
+
 def test_detail_page_shows_standings_only_after_finishing(half_played, client):
     t, anna, ben = half_played
     client.force_login(ben)
