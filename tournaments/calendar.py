@@ -38,7 +38,7 @@ def ics(t: Tournament, *, url: str, host: str) -> bytes:
     event.add("dtstart", start)
     if end is not None and end > start:
         event.add("dtend", end)
-    event.add("summary", f"{t.name} ({t.club.name})" if t.club_id else t.name)
+    event.add("summary", f"{t.title} ({t.club.name})" if t.club_id else t.title)
     if t.has_tables:
         what = _("Manillen at tables: be there at the start; the tables are drawn then.")
     else:

@@ -13,6 +13,8 @@ import secrets
 from django.conf import settings
 from django.db import models
 from django.utils import timezone
+from django.utils.formats import date_format
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 import engine
@@ -157,6 +159,16 @@ class Tournament(models.Model):
         indexes = [models.Index(fields=["status", "-created"])]
 
     def __str__(self) -> str:
+        return self.name
+
+    @property
+    def title(self) -> str:
+        """The name to show a reader: a day list's in their language (its stored name,
+        kept as written in exports and the API, is Dutch)."""
+        if self.day is not None:
+            return gettext("Day list %(date)s") % {
+                "date": date_format(self.day, "SHORT_DATE_FORMAT")
+            }
         return self.name
 
     @property

@@ -57,6 +57,23 @@ def test_day_list_page_shows_the_day_tournament(client, make_user):
     assert client.get("/tournaments/today/")["Location"] == f"/tournaments/{t.pk}/"
 
 
+@pytest.mark.parametrize(
+    "language, title",
+    [
+        ("nl", "Daglijst 5-12-2026"),
+        ("en", "Day list 2026-12-05"),
+        ("fr", "Liste du jour 05/12/2026"),
+    ],
+)
+def test_the_day_list_is_named_in_the_readers_language(client, settings, language, title):
+    t = actions.day_tournament(dt.date(2026, 12, 5))
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = language
+    page = client.get(f"/tournaments/{t.pk}/").content.decode()
+    assert title in page
+    assert language == "nl" or "Daglijst" not in page
+    assert t.name == "Daglijst 05-12-2026"  # stored (exports, the API) as written
+
+
 def test_tick_closes_yesterdays_day_tournament_and_reveals_its_seed(make_user):
     yesterday = actions.day_tournament(timezone.localdate() - dt.timedelta(days=1))
     result = tick.apply().get()
