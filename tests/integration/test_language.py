@@ -45,3 +45,15 @@ def test_the_switcher_sets_the_cookie(client):
     assert "Play a game" in _home(client, HTTP_ACCEPT_LANGUAGE="nl").content.decode()
     client.post("/i18n/setlang/", {"language": "nl", "next": "/"})
     assert "Speel een spel" in _home(client, HTTP_ACCEPT_LANGUAGE="en").content.decode()
+
+
+@pytest.mark.usefixtures("live_game_db")
+def test_the_english_table_says_we_and_they_everywhere(client):
+    """The English catalogue turns the source's US/THEM into WE/THEY: every line that
+    names the two teams does, the seat-relative hint and the score lines included."""
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    response = client.post("/play/")
+    page = client.get(response["Location"]).content.decode()
+    assert "WE: you and North. THEY: West and East." in page
+    assert "We write {n}." in page and "They write {n}." in page
+    assert "US:" not in page and "THEM " not in page and ">US<" not in page
