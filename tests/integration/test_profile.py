@@ -171,6 +171,17 @@ def test_summary_counts_closed_tournaments_only(history, client):
     assert re.search(r"Wins 1 ", text)
 
 
+def test_a_summary_without_matchpoints_shows_a_dash(client, make_user):
+    """A tournament of tables ranks on sets, not matchpoints: no "Average MP %: %"."""
+    boss, rik = make_user("boss", is_staff=True), make_user("rik")
+    t = actions.create_tournament(boss, name="Tafels", open_now=True)
+    played = entry(t, rik, score=10, points={1: 40})
+    actions.close_tournament(t.pk, boss)
+    Entry.objects.filter(pk=played.pk).update(deal_matchpoints_pct=None)
+    body = client.get("/players/rik/").content.decode()
+    assert re.search(r"<dd data-average-pct>—</dd>", body) and "None" not in body
+
+
 def test_profile_needs_a_login_and_unknown_or_guest_players_are_404(client, make_user):
     response = client.get("/accounts/profile/")
     assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
