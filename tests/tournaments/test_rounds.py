@@ -517,3 +517,25 @@ def test_watching_the_standings_before_the_draw_does_not_bar_joining(make_user):
     user = make_user("watcher")
     assert consumers._snapshot(t.pk, user, looking=True) is not None
     assert actions.join(t.pk, user).player == user
+
+
+@pytest.mark.parametrize(
+    "language, text",
+    [
+        ("nl", "1 ronde van 3 sets van 1 deel"),
+        ("en", "1 round of 3 sets of 1 deal"),
+        ("fr", "1 tour de 3 manches de 1 donne"),
+    ],
+)
+def test_the_structure_reads_in_singular_and_plural(client, club, organizer, language, text):
+    from django.conf import settings as django_settings
+
+    t = actions.create_tables_tournament(
+        organizer, name="Eén ronde", club=club, fmt="rotating", players=8, sets=3, deals=1,
+        open_now=True,
+    )  # fmt: skip
+    client.force_login(organizer)
+    client.cookies[django_settings.LANGUAGE_COOKIE_NAME] = language
+    for page in ("tables/", "tables/organize/"):
+        body = client.get(f"/tournaments/{t.pk}/{page}").content.decode()
+        assert text in body and "(s)" not in body

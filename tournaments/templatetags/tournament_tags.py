@@ -65,6 +65,20 @@ def rules_name(value) -> str:
 
 
 @register.filter
+def structure_text(s) -> str:
+    """A tournament of tables' structure: "1 round of 3 sets of 2 deals" (each count in
+    its own singular or plural)."""
+    rounds = ngettext("%(n)s round", "%(n)s rounds", s.rounds) % {"n": s.rounds}
+    sets = ngettext("%(n)s set", "%(n)s sets", s.sets) % {"n": s.sets}
+    deals = ngettext("%(n)s deal", "%(n)s deals", s.deals) % {"n": s.deals}
+    return _("%(rounds)s of %(sets)s of %(deals)s") % {
+        "rounds": rounds,
+        "sets": sets,
+        "deals": deals,
+    }
+
+
+@register.filter
 def game_length(t) -> str:
     """A tournament's games: "12 deals", "12 deals, each on its own", "to 101 points"."""
     preset = engine.get_rules(t.rules)
