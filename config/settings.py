@@ -57,6 +57,7 @@ ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver" if DE
 if not DEBUG and not ALLOWED_HOSTS:
     raise ImproperlyConfigured("ALLOWED_HOSTS must be set when DEBUG is off")
 CSRF_TRUSTED_ORIGINS = env_list("CSRF_TRUSTED_ORIGINS")
+CSRF_FAILURE_VIEW = "config.errors.csrf_failure"  # the site's page, not Django's bare one
 for _origin in CSRF_TRUSTED_ORIGINS:
     if urlparse(_origin).scheme not in ("http", "https"):
         raise ImproperlyConfigured(f"CSRF_TRUSTED_ORIGINS entry {_origin!r} needs a scheme")
