@@ -535,7 +535,14 @@ def close_tournament(
             # The game's row is locked before the entry's, as a move does (its last move
             # finishes the entry inside the game's lock): no deadlock with a last card
             # played at the moment of the close, which then simply counts as played.
-            if t.unfinished_rule == Tournament.Unfinished.BOT:
+            if _no_result(game_id, t.unfinished_rule):
+                # No result to rank: not a score of 0 ranked above those who played,
+                # nor a whole game played by the bot for someone who never came.
+                game_actions.stop_game(game_id, reason="absent")
+                Entry.objects.filter(pk=entry_id, status=Entry.Status.PLAYING).update(
+                    status=Entry.Status.ABSENT
+                )
+            elif t.unfinished_rule == Tournament.Unfinished.BOT:
                 moves = game_actions.autoplay(game_id)  # the hook finishes the entry
                 game = Game.objects.get(pk=game_id)
                 entry = Entry.objects.select_for_update().get(pk=entry_id)
@@ -572,6 +579,23 @@ def close_tournament(
 
         transaction.on_commit(lambda: notify_tables_closed.delay(tournament_id))
     return t
+
+
+def _no_result(game_id: int, rule: str) -> bool:
+    """Whether an unfinished game at close leaves its player without a result (locks the
+    game's row): scored as played, when not one deal was played to its end; finished by
+    the bot, when the player never made a move (the bot would play it all)."""
+    game = Game.objects.select_for_update().get(pk=game_id)
+    if game.status == Game.Status.FINISHED:
+        return False
+    if rule != Tournament.Unfinished.BOT:
+        return not replays.split_deals(game.seed, game.rules, list(game.actions))[1]
+    eng = engine.Game(game.seed, game.rules)
+    for action in game.actions:
+        if eng.to_move == game_actions.HUMAN_SEAT:
+            return False
+        eng.apply_action(action)
+    return True
 
 
 def _retag_record(game: Game) -> None:

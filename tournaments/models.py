@@ -248,6 +248,9 @@ class Entry(models.Model):
         PLAYING = "playing", _("playing")
         FINISHED = "finished", _("finished")
         REMOVED = "removed", _("removed")
+        # Closed before the player finished a single deal: no result, so not ranked,
+        # rated or counted in a season (actions.close_tournament).
+        ABSENT = "absent", _("did not play")
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="entries")
     player = models.ForeignKey(

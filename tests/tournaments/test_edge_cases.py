@@ -307,7 +307,7 @@ async def test_the_table_hears_the_close_and_refusals_are_translated(
         t = make_tournament(unfinished_rule="as_played")
         anna = make_user("anna")
         (entry,) = joined(t, anna)
-        game = play_moves(entry, anna, 2)
+        game = play_moves(entry, anna, 12)  # a deal played: a result to score as played
         client = Client()
         client.force_login(anna)
         return t, game, f"sessionid={client.cookies['sessionid'].value}"
@@ -342,7 +342,7 @@ def test_the_close_command_sets_the_rule_through_the_action(make_tournament, mak
     t = make_tournament(unfinished_rule="bot")
     anna = make_user("anna")
     (entry,) = joined(t, anna)
-    game = play_moves(entry, anna, 5)
+    game = play_moves(entry, anna, 12)  # a deal played: a result to score as played
     version = Tournament.objects.get(pk=t.pk).rankings_version
     out = io.StringIO()
     call_command("close_tournament", str(t.pk), "--unfinished", "as-played", stdout=out)

@@ -114,6 +114,36 @@ def test_close_scores_unfinished_games_as_played_so_far(make_tournament, make_us
     assert entry.finish_mode == "as_played" and entry.score == eng.score_for(0)
 
 
+@pytest.mark.parametrize("rule", ["as_played", "bot"])
+def test_a_no_show_at_close_has_no_result_and_is_not_ranked(
+    make_tournament, make_user, organizer, client, rule
+):
+    """ben joined and never played. Scored "as played" he had 0 over 0 deals, ranked
+    above anna's negative score; "by the bot", the bot played his whole game. Either
+    way he has no result: not ranked (so not rated, nor in a season)."""
+    t = make_tournament(seed=f"no-show-{rule}", unfinished_rule=rule)
+    anna, ben = make_user("anna"), make_user("ben")
+    e_anna, e_ben = joined(t, anna, ben)
+    finish(e_anna)
+    actions.close_tournament(t.pk, organizer)
+    from tournaments import rankings
+
+    rankings.recompute(t.pk)
+    e_anna.refresh_from_db()
+    e_ben.refresh_from_db()
+    assert e_ben.status == "absent" and e_ben.rank is None and e_ben.score is None
+    assert e_anna.rank == 1
+    assert [row["player"] for row in rankings.standings(t)] == ["anna"]
+    game = Game.objects.get(pk=e_ben.game_id)
+    from game import actions as game_actions
+
+    # Stopped where it stood: no bot played it out.
+    assert game.status == "finished" and not game_actions.replay(game).is_terminal()
+    client.force_login(ben)
+    page = client.get(f"/tournaments/{t.pk}/").content.decode()
+    assert "data-absent-note" in page and "niet in de rangschikking" in page
+
+
 def test_correcting_a_score_needs_a_reason_and_is_logged(make_tournament, make_user, organizer):
     t = make_tournament(seed="corrections")
     anna, ben = make_user("anna"), make_user("ben")
