@@ -77,11 +77,23 @@ def test_play_a_whole_game_to_the_boom(page, asgi_server):
     cards_played = 0
     deadline = time.monotonic() + GAME_BUDGET_S
     end = page.locator("[data-game-over]")
+    last_click = 0.0
+
+    def paced() -> None:
+        # Below the server's per-connection message rate (GAME_WS_RATE, 10/s): a long
+        # game clicked as fast as Playwright can ran out of the burst and was refused.
+        nonlocal last_click
+        wait = last_click + 0.11 - time.monotonic()
+        if wait > 0:
+            time.sleep(wait)
+        last_click = time.monotonic()
+
     while not end.is_visible():
         assert time.monotonic() < deadline, f"game not over after {cards_played} cards"
         trump = page.locator("[data-trump]")
         legal = page.locator("#hand [data-card][data-legal]")
         if trump.count():
+            paced()
             seq = _seq(page)
             trump.first.click()
             _wait_seq_above(page, seq)
@@ -90,6 +102,7 @@ def test_play_a_whole_game_to_the_boom(page, asgi_server):
             if not refused_once and _try_illegal_card(page):
                 refused_once = True
                 continue
+            paced()
             seq = _seq(page)
             legal.first.click()
             _wait_seq_above(page, seq)
@@ -105,6 +118,12 @@ def test_play_a_whole_game_to_the_boom(page, asgi_server):
     assert int(end.get_attribute("data-score")) == wij - zij
     shown = page.locator("[data-end-score]").inner_text().replace("\u2212", "-").lstrip("+")
     assert int(shown) == wij - zij
+    # The dialog holds the keyboard: the focus went into it, and Tab past its last
+    # control comes back to its first (the ×), not to the page behind.
+    assert page.evaluate("document.getElementById('end').contains(document.activeElement)")
+    page.locator("#end a[href]:visible, #end button:visible").last.focus()
+    page.keyboard.press("Tab")
+    expect(page.locator("[data-end-close]")).to_be_focused()
     # On a phone, upright or on its side, the end is in reach: its title at the top of
     # the overlay's scroll, its last button at the bottom (centred, the card once
     # overflowed above the screen's top where nothing could scroll to it).

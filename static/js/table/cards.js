@@ -6,6 +6,12 @@ export const RED = new Set(["H", "D"]);
 // High to low, the same in every suit: 10 (manille) A K Q J 9 8 7.
 export const RANK_ORDER = ["T", "A", "K", "Q", "J", "9", "8", "7"];
 
+// A card's points (engine/cards.py RANK_POINTS): 10 5, A 4, K 3, Q 2, J 1, the rest 0.
+const RANK_POINTS = { T: 5, A: 4, K: 3, Q: 2, J: 1 };
+export function cardPoints(card) {
+  return RANK_POINTS[card.slice(0, -1)] ?? 0;
+}
+
 export function rankText(rank) {
   return rank === "T" ? "10" : rank;
 }

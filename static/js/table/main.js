@@ -2,7 +2,7 @@
 // follow the bots, and turns clicks and keys into actions for the server.
 import { GameSocket } from "./socket.js";
 import * as R from "./render.js";
-import { display, trickWinner } from "./cards.js";
+import { cardPoints, display, trickWinner } from "./cards.js";
 import { tournamentClosed } from "./closed.js";
 
 const CARD_RE = /^[789JQKAT][SHDC]$/;
@@ -142,21 +142,27 @@ function draw() {
   if (cur.length) {
     // The card winning so far gets a quiet mark: it tells who holds the trick.
     const leading = cur.length > 1 ? trickWinner(cur, s.no_trump ? null : s.trump) : null;
-    R.renderTrick(trick, cur, { leading });
+    R.renderTrick(trick, cur, { leading, t });
   } else if (ui.trickView) {
-    R.renderTrick(trick, ui.trickView.cards, ui.trickView);
+    R.renderTrick(trick, ui.trickView.cards, { ...ui.trickView, t });
   } else {
-    R.renderTrick(trick, []);
+    R.renderTrick(trick, [], { t });
   }
   const opts = { interactive: interactive(), t, keyboard: ui.keyboard };
   R.renderHand($("#hand"), s, opts);
   R.renderChoices($("#choices"), s, opts);
   const thinking = !ui.closed && caughtUp() && s.to_move !== null && s.to_move !== s.seat && !s.game_over;
-  $("#prompt").textContent = ui.closed ? "" : R.promptText(s, t, { thinking });
+  const prompt = $("#prompt");
+  const promptMine = s.to_move === s.seat && !s.game_over && !ui.closed;
+  // A live region only for the viewer's own turn: the others' moves are told by #sr-log,
+  // and a prompt read out at every bot step talked over them. Set before the text.
+  const live = promptMine ? "polite" : "off";
+  if (prompt.getAttribute("aria-live") !== live) prompt.setAttribute("aria-live", live);
+  setText(prompt, ui.closed ? "" : R.promptText(s, t, { thinking }));
   R.markThinking(root, thinking ? s.to_move : null);
-  $("#prompt").classList.toggle("mine", s.to_move === s.seat && !s.game_over && !ui.closed);
-  $("#note").textContent = ui.note;
-  $("#error").textContent = ui.error;
+  prompt.classList.toggle("mine", promptMine);
+  setText($("#note"), ui.note);
+  setText($("#error"), ui.error);
   $("#error").hidden = !ui.error;
   R.renderBoard($("#board-body"), $("#board-foot"), s, t);
   const [wij, zij] = R.ours(s.scores);
@@ -166,6 +172,7 @@ function draw() {
   R.renderEnd($("#end"), s, t, $("[data-end-reopen]"));
   const endBoard = $("[data-end-board]");
   if (endBoard && !$("#end").hidden) endBoard.replaceChildren($("#board table").cloneNode(true));
+  syncEndModal();
   drawTable();
   // Your turn comes with the hand in view: on a short screen (a laptop's 720 px) it can
   // sit below the fold, its suits cut off. Only as the turn begins: reading the board
@@ -175,6 +182,36 @@ function draw() {
     if (box.height && (box.bottom > window.innerHeight || box.top < 0)) {
       $("#hand").scrollIntoView({ block: "nearest" });
     }
+  }
+}
+
+// Live regions (and role=alert) are written only when their text changes: the same
+// words written again at every redraw were read out again, or talked over the moves.
+function setText(node, text) {
+  if (node && node.textContent !== text) node.textContent = text;
+}
+
+// The end dialog is modal while it is open: the rest of the page is inert (out of the
+// Tab order and of the screen reader's reach) and Tab cycles through the dialog.
+const inertByEnd = [];
+function syncEndModal() {
+  const box = $("#end");
+  const open = !box.hidden;
+  if (open && !inertByEnd.length) {
+    // Every sibling of the dialog and of each of its ancestors, up to the body.
+    for (let node = box; node && node !== document.body; node = node.parentElement) {
+      for (const sib of node.parentElement?.children || []) {
+        if (sib === node || sib.inert || ["SCRIPT", "STYLE", "TEMPLATE"].includes(sib.tagName)) continue;
+        sib.inert = true;
+        inertByEnd.push(sib);
+      }
+    }
+    // Opened with the focus left behind (now inert): into the dialog.
+    if (!box.contains(document.activeElement)) R.focusables(box)[0]?.focus();
+  } else if (!open && inertByEnd.length) {
+    inertByEnd.splice(0).forEach((n) => {
+      n.inert = false;
+    });
   }
 }
 
@@ -223,12 +260,14 @@ function completedTrick(prev, next, msg) {
   const nt = next.tricks || [];
   if (next.deal_number === prev.deal_number && nt.length > pt.length) {
     const last = nt[nt.length - 1];
-    return { cards: last.cards, winner: last.winner ?? null };
+    return { cards: last.cards, winner: last.winner ?? null, points: last.points };
   }
   const pc = prev.current_trick?.cards || [];
   if (next.deal_number !== prev.deal_number && pc.length === 3 && CARD_RE.test(msg.action || "")) {
     const cards = [...pc, [msg.actor, msg.action]];
-    return { cards, winner: trickWinner(cards, prev.no_trump ? null : prev.trump) };
+    // The deal's last trick: the next state is the new deal's, its points are counted here.
+    const points = cards.reduce((sum, [, c]) => sum + cardPoints(c), 0);
+    return { cards, winner: trickWinner(cards, prev.no_trump ? null : prev.trump), points };
   }
   return null;
 }
@@ -253,12 +292,15 @@ function announce(msg, next, done) {
   const name = R.seatName(msg.actor, t);
   const action = msg.action || "";
   let line = "";
+  // The viewer's own lines have their own words ("You choose", "You win the trick").
   if (CARD_RE.test(action)) line = t("played", { name, card: display(action) });
-  else if (action.startsWith("trump:")) line = t("chose", { name, choice: R.choiceText(next, t) });
-  else if (action) line = `${name}: ${t(`said_${action}`)}`;
+  else if (action.startsWith("trump:")) {
+    line = t(R.isViewer(msg.actor) ? "you_chose" : "chose", { name, choice: R.choiceText(next, t) });
+  } else if (action) line = `${name}: ${t(`said_${action}`)}`;
   if (done && done.winner !== null && done.winner !== undefined) {
-    const pts = (next.tricks || []).at(-1)?.points ?? "";
-    line += `. ${t("won_trick", { name: R.seatName(done.winner, t), n: pts })}`;
+    const pts = done.points ?? (next.tricks || []).at(-1)?.points ?? "";
+    const key = `${R.isViewer(done.winner) ? "you_won_trick" : "won_trick"}${Number(pts) === 1 && pts !== "" ? "_one" : ""}`;
+    line += `. ${t(key, { name: R.seatName(done.winner, t), n: pts })}`;
   }
   if (line) $("#sr-log").textContent = line;
 }
@@ -634,6 +676,7 @@ const endReopen = $("[data-end-reopen]");
 $("[data-end-close]")?.addEventListener("click", () => {
   endBox.dataset.dismissed = "1";
   endBox.hidden = true;
+  syncEndModal();
   if (endReopen) {
     endReopen.hidden = false;
     endReopen.focus();
@@ -644,6 +687,22 @@ endReopen?.addEventListener("click", () => {
   draw();
 });
 document.addEventListener("keydown", (ev) => {
+  if (ev.key === "Tab" && !endBox.hidden) {
+    // The open end dialog keeps the focus: Tab past its last control comes back to its
+    // first, Shift+Tab before its first to its last.
+    const items = R.focusables(endBox);
+    if (!items.length) return;
+    const i = items.indexOf(document.activeElement);
+    const out = !endBox.contains(document.activeElement) || i === -1;
+    if (ev.shiftKey && (out || i === 0)) {
+      ev.preventDefault();
+      items.at(-1).focus();
+    } else if (!ev.shiftKey && (out || i === items.length - 1)) {
+      ev.preventDefault();
+      items[0].focus();
+    }
+    return;
+  }
   if (ev.key !== "Escape") return;
   if (!endBox.hidden) $("[data-end-close]")?.click(); // the end dialog closes first
   else if (root.classList.contains("board-open") && boardOverTable.matches) setBoard(false);

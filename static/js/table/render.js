@@ -71,6 +71,11 @@ function botPlaysPerson(seat) {
   return Boolean(!(view.person && seat === view.me) && p && p.person && p.name && p.bot_control);
 }
 
+// The seat is the viewer's own (never for a spectator): lines about it read "You win…".
+export function isViewer(seat) {
+  return view.person && seat === view.me;
+}
+
 export function seatName(seat, t) {
   const name = plainName(seat, t);
   return botPlaysPerson(seat) ? `${name} (${t("bot")})` : name;
@@ -126,7 +131,10 @@ export function renderSeats(root, state, t) {
     if (!box) continue;
     const toMove = !over && state.to_move === seat;
     box.classList.toggle("to-move", toMove);
+    // The dot is only drawn (aria-hidden); the text after the name says it.
     box.querySelector(".dot").hidden = !toMove;
+    const toPlay = box.querySelector(".to-play-text");
+    if (toPlay) toPlay.hidden = !toMove;
     labelSeat(box, seat, t);
     const sub = box.querySelector(".seat-sub");
     const parts = [];
@@ -156,13 +164,17 @@ export function renderSeats(root, state, t) {
 }
 
 // cards: [[seat, "KS"], ...]; winner: seat or null once the trick is complete.
-export function renderTrick(container, cards, { winner = null, collecting = false, leading = null } = {}) {
+// t: each card is named for screen readers with who played it ("West: 7♥").
+export function renderTrick(container, cards, { winner = null, collecting = false, leading = null, t = null } = {}) {
   container.replaceChildren();
   container.classList.toggle("complete", winner !== null);
   container.classList.toggle("collecting", collecting);
   container.dataset.winner = winner === null ? "" : SEAT_CLASS[rel(winner)];
   for (const [seat, card] of cards) {
-    const face = cardFace(card, { attrs: { "data-trick-card": card, "data-seat": seat } });
+    const label = t ? t("played", { name: seatName(seat, t), card: display(card) }) : display(card);
+    const face = cardFace(card, {
+      attrs: { "data-trick-card": card, "data-seat": seat, role: "img", "aria-label": label },
+    });
     face.classList.add("played", `from-${SEAT_CLASS[rel(seat)]}`);
     if (winner === seat) face.classList.add("winning");
     if (leading === seat) face.classList.add("leading");
@@ -225,6 +237,14 @@ export function renderChoices(container, state, { interactive, t, keyboard = fal
     return;
   }
   container.hidden = false;
+  // Named by what is asked: trump, in or against, blind or look.
+  let asked = "choose_trump";
+  if (!trumps.length) {
+    if (extras.includes("mee")) asked = "announce_mee";
+    else if (extras.includes("tegen")) asked = "announce_tegen";
+    else if (extras.includes("blind") || extras.includes("look")) asked = "you_deal_blind";
+  }
+  container.setAttribute("aria-label", t(asked));
   for (const action of trumps) {
     const suit = action.slice(6);
     const isNone = suit === "none";
@@ -406,8 +426,16 @@ export function renderEnd(box, state, t, reopen = null) {
         ? t(match ? "won_match" : state.deals ? "won_deals" : "won", { us, them })
         : t(match ? "lost_match" : state.deals ? "lost_deals" : "lost", { us, them });
   if (opening && !dismissed) {
-    box.querySelector("[data-tables-link], [data-standings-link], [data-new-game], [data-rematch]")?.focus();
+    // Focus goes into the dialog: its main action, else its first control.
+    const main = box.querySelector("[data-tables-link], [data-standings-link], [data-new-game], [data-rematch]");
+    (main && main.offsetParent !== null ? main : focusables(box)[0])?.focus();
   }
+}
+
+// The controls of a box that take the focus by Tab, in order (shown ones only).
+export function focusables(box) {
+  const sel = "a[href], button:not([disabled]), input:not([disabled]):not([type=hidden]), select:not([disabled]), textarea:not([disabled]), [tabindex]:not([tabindex='-1'])";
+  return [...box.querySelectorAll(sel)].filter((n) => n.getClientRects().length > 0 && !n.closest("[hidden], [inert]"));
 }
 
 export { signed };
