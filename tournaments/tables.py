@@ -55,7 +55,7 @@ def standings(
     (own team minus opponents, summed over sets), duplicate matchpoints and difference
     from the field. Ties: duplicate score, then head-to-head; entries still level share
     a rank, ordered by lot. Bots never rank; an entry cut after a round stays listed
-    (below those still in, overall).
+    (below those still in, overall); an entry without a finished set has rank None.
     `through_round`: the overall standing as it stood at the end of that round (a cut
     made after it or later does not count yet)."""
     rows = _seat_rows(t, round_number, set_number, through_round)
@@ -130,7 +130,9 @@ def standings(
         e = entries[pk]
         out.append(
             {
-                "rank": rank,
+                # No set finished yet (before the first, or a tournament closed early):
+                # listed, not ranked (a season or the ratings would count it a result).
+                "rank": rank if sets[pk] else None,
                 "entry": pk,
                 "player": e.player.get_username(),
                 "raw": raw[pk],

@@ -29,7 +29,7 @@ if (table && table.dataset.live && "WebSocket" in window) {
       const tr = document.createElement("tr");
       if (r.player === mine) tr.className = "mine";
       if (r.out_after) tr.dataset.out = ""; // cut after that round: shown as the page does
-      const cells = [r.rank, r.player, r.raw];
+      const cells = [r.rank ?? "—", r.player, r.raw];
       if (duplicate) cells.push(fmt(r.dup_mp), fmt(r.dup_diff));
       cells.push(r.sets);
       cells.forEach((c, i) => {

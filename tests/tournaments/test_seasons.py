@@ -163,3 +163,29 @@ def test_only_members_see_a_season_and_only_organizers_make_one(
     assert response["Location"] == reverse("clubs:season", args=[club.slug, made.pk])
     client.post(reverse("clubs:season-delete", args=[club.slug, made.pk]))
     assert not Season.objects.filter(pk=made.pk).exists()
+
+
+def test_a_tournament_of_tables_closed_before_a_set_finished_ranks_nobody(
+    club, organizer, make_user, season
+):
+    """Drawn and closed before any set was played: nobody has a result, so nobody is
+    ranked (all were '1st with 0 sets'), nor gains season points or a 'win'."""
+    from tournaments import tables
+
+    t = actions.create_tables_tournament(
+        organizer, name="Vroeg dicht", club=club, fmt="rotating", players=8, sets=3, deals=1,
+        open_now=True,
+    )  # fmt: skip
+    for i in range(8):
+        user = make_user(f"vroeg{i}")
+        club.members.add(user)
+        actions.join(t.pk, user)
+    assert {r["rank"] for r in tables.standings(t)} == {None}  # before the draw too
+    actions.start_tables(t.pk, organizer)
+    actions.close_tournament(t.pk, organizer)
+    t.refresh_from_db()
+    moment = timezone.make_aware(dt.datetime(2026, 10, 9, 20, 0))
+    Tournament.objects.filter(pk=t.pk).update(opened_at=moment, closed_at=moment)
+    assert not t.entries.filter(rank__isnull=False).exists()
+    assert [x.pk for x in seasons.standings(season)["tournaments"]] == [t.pk]
+    assert seasons.standings(season)["rows"] == []
