@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.translation import gettext
 
 import engine
+from game.models import BotReason, Seat
 
 from . import scoring
 from .models import Entry, Round, Table, TableSeat, TableSet, Tournament
@@ -45,6 +46,20 @@ def _seat_rows(
     return list(qs.values_list("entry_id", "table_id", "index", "raw", "dup_mp", "dup_diff"))
 
 
+def _seats_never_taken(t: Tournament) -> set[tuple[int, int]]:
+    """(table id, seat index) of the online tables whose person never arrived: the bot
+    played the seat from the set's start to its end (game.models.BotReason.ABSENT is
+    given back on arrival, so it is still there only if they never came)."""
+    return set(
+        Seat.objects.filter(
+            game__tournament_table__table_set__round__tournament=t,
+            user__isnull=False,
+            bot_control=True,
+            bot_reason=BotReason.ABSENT,
+        ).values_list("game__tournament_table__id", "index")
+    )
+
+
 def standings(
     t: Tournament,
     round_number: int | None = None,
@@ -55,7 +70,8 @@ def standings(
     (own team minus opponents, summed over sets), duplicate matchpoints and difference
     from the field. Ties: duplicate score, then head-to-head; entries still level share
     a rank, ordered by lot. Bots never rank; an entry cut after a round stays listed
-    (below those still in, overall); an entry without a finished set has rank None.
+    (below those still in, overall); an entry without a finished set, or whose every
+    set the bot played because the person never came (`no_show`), has rank None.
     `through_round`: the overall standing as it stood at the end of that round (a cut
     made after it or later does not count yet)."""
     rows = _seat_rows(t, round_number, set_number, through_round)
@@ -68,13 +84,15 @@ def standings(
         .order_by("pk")
     }
     raw, mp, diff = defaultdict(int), defaultdict(float), defaultdict(float)
-    sets = defaultdict(int)
+    sets, by_bot = defaultdict(int), defaultdict(int)
+    never_came = _seats_never_taken(t)
     at_table: dict[int, list[tuple[int, int, int]]] = defaultdict(list)
     for entry_id, table_id, index, r, m, d in rows:
         raw[entry_id] += r
         mp[entry_id] += m or 0.0
         diff[entry_id] += d or 0.0
         sets[entry_id] += 1
+        by_bot[entry_id] += (table_id, index) in never_came
         at_table[table_id].append((entry_id, index, r))
 
     tables_of: dict[int, list[int]] = defaultdict(list)
@@ -128,11 +146,15 @@ def standings(
     out = []
     for rank, pk in zip(ranks, ordered, strict=True):
         e = entries[pk]
+        # Never came: the bot played every set of the entry (the person never opened
+        # a table). Listed and marked, not ranked: no result of their own to rate.
+        no_show = bool(sets[pk]) and by_bot[pk] == sets[pk]
         out.append(
             {
                 # No set finished yet (before the first, or a tournament closed early):
                 # listed, not ranked (a season or the ratings would count it a result).
-                "rank": rank if sets[pk] else None,
+                "rank": rank if sets[pk] and not no_show else None,
+                "no_show": no_show,
                 "entry": pk,
                 "player": e.player.get_username(),
                 "raw": raw[pk],

@@ -49,6 +49,7 @@ if (table && table.dataset.live && "WebSocket" in window) {
             note(table.dataset.beforeLabel, "{names}", r.before.join(", "));
           }
           if (r.out_after) note(table.dataset.outLabel, "{n}", r.out_after);
+          if (r.no_show) note(table.dataset.noShowLabel, "", "");
         }
         tr.appendChild(td);
       });

@@ -192,6 +192,30 @@ def test_a_tournament_table_everyone_left_is_played_to_its_end(make_user):
     assert game.status == Game.Status.FINISHED and game_actions.replay(game).is_terminal()
 
 
+def test_a_player_who_never_came_is_marked_and_not_ranked(settings, make_user, client):
+    """The bot played all of someone's sets because they never opened the table: their
+    entry is listed "never came" and not ranked (so not rated, nor in a season); their
+    partner, who played, is ranked as always."""
+    settings.TABLES_ABSENT_GRACE = 60
+    t, game, people = four_at_a_table(make_user, "noshow")
+    for index in (1, 2, 3):
+        game_actions.connect(game.public_id, people[index])
+    grace_over(game)
+    assert game_actions.absence_expired(game.pk) == 1
+    game_actions.autoplay(game.pk)
+    from tournaments import tables
+
+    wait_until(lambda: len(tables.standings(t)) == 4 and tables.standings(t)[0]["sets"])
+    rows = {r["player"]: r for r in tables.standings(t)}
+    gone = rows[people[0].get_username()]
+    assert gone["no_show"] and gone["rank"] is None and gone["sets"] == 1
+    partner = rows[people[2].get_username()]
+    assert not partner["no_show"] and partner["rank"] is not None
+    client.force_login(people[2])
+    page = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
+    assert "data-no-show" in page
+
+
 def test_a_tournament_table_has_no_chat(make_user):
     """Partners must not talk about their cards: the table's host (the first person in
     the draw) cannot switch a chat on, and a chat switched on somehow carries nothing."""
