@@ -14,10 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from django.db.models import Avg, Count, Min, Q, QuerySet
+from django.db.models import Avg, Count, F, Min, Q, QuerySet
 
 from tournaments import actions
-from tournaments.models import Entry, Tournament
+from tournaments.models import Entry, TableSeat, Tournament
+from tournaments.ratings import shared_entries
 
 
 @dataclass
@@ -30,6 +31,9 @@ class HistoryRow:
     rank: int | None
     field: int | None
     pct: float | None
+    # Played by more than one person (the organizer replaced a player): on both their
+    # pages, with who played it; it counts for nobody (ratings.shared_entries).
+    shared_by: list[str] | None = None
 
     @property
     def kind(self) -> str:
@@ -44,7 +48,12 @@ def _visible_to(viewer) -> QuerySet[Tournament]:
 
 
 def entries_of(player, *, own: bool, viewer=None) -> QuerySet[Entry]:
-    qs = Entry.objects.filter(player=player).select_related("tournament", "tournament__club")
+    """The player's entries, and those whose sets they played before an organizer gave
+    the entry to someone else (tournaments.models.TableSeat.played_by)."""
+    played_for = TableSeat.objects.filter(played_by=player).values("entry_id")
+    qs = Entry.objects.filter(Q(player=player) | Q(pk__in=played_for)).select_related(
+        "tournament", "tournament__club", "player"
+    )
     if not own:
         qs = qs.filter(status=Entry.Status.FINISHED, tournament__in=_visible_to(viewer))
     return qs.order_by("-joined_at", "-pk")
@@ -67,6 +76,8 @@ def rows(entries: list[Entry], viewer, *, own: bool) -> list[HistoryRow]:
         .values_list("tournament_id")
         .annotate(n=Count("pk"))
     )
+    shared = shared_entries(ids) if ids else set()
+    players = _players_of(shared & {e.pk for e in entries})
     out = []
     for e in entries:
         t = e.tournament
@@ -86,9 +97,22 @@ def rows(entries: list[Entry], viewer, *, own: bool) -> list[HistoryRow]:
                 rank=e.rank if visible else None,
                 field=fields.get(t.pk) if visible else None,
                 pct=e.deal_matchpoints_pct if visible else None,
+                shared_by=players.get(e.pk),
             )
         )
     return out
+
+
+def _players_of(entry_ids: set[int]) -> dict[int, list[str]]:
+    """Who played each of these entries: whoever played a set of it, and its player."""
+    if not entry_ids:
+        return {}
+    names: dict[int, set[str]] = {}
+    for entry_id, earlier, now in TableSeat.objects.filter(
+        entry_id__in=entry_ids, played_by__isnull=False
+    ).values_list("entry_id", "played_by__username", "entry__player__username"):
+        names.setdefault(entry_id, {now}).add(earlier)
+    return {k: sorted(v) for k, v in names.items()}
 
 
 def summary(player, *, own: bool = True, viewer=None) -> dict:
@@ -99,6 +123,12 @@ def summary(player, *, own: bool = True, viewer=None) -> dict:
     )
     if not own:
         closed = closed.filter(tournament__in=_visible_to(viewer))
+    # An entry two people played is nobody's own result (as in ratings and seasons).
+    closed = closed.exclude(
+        pk__in=TableSeat.objects.filter(played_by__isnull=False)
+        .exclude(played_by=F("entry__player"))
+        .values("entry_id")
+    )
     figures = closed.aggregate(
         played=Count("pk"),
         average_pct=Avg("deal_matchpoints_pct"),
@@ -106,6 +136,6 @@ def summary(player, *, own: bool = True, viewer=None) -> dict:
         best_day_rank=Min("rank", filter=Q(tournament__day__isnull=False)),
         days=Count("pk", filter=Q(tournament__day__isnull=False)),
     )
-    if figures["average_pct"] is not None:
-        figures["average_pct"] = round(figures["average_pct"], 1)
+    # Not rounded here: the page's floatformat rounds half up, as the standings do
+    # (Python's round() made 31.25 read 31.2 here and 31.3 there).
     return figures

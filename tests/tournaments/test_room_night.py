@@ -648,6 +648,13 @@ def test_a_replaced_players_sets_stay_theirs_and_the_entry_rates_nobody(
     by_name = {r["player"]: r["total"] for r in rows}
     for e in Entry.objects.filter(tournament=t).exclude(pk=entry.pk).select_related("player"):
         assert by_name[e.player.username] == round(expected[e.pk], 1)
+    # Both players' pages list the night, played by the two of them, counting for
+    # neither: the first player's page had lost it, the newcomer's counted it whole.
+    for person in (old, newcomer):
+        page = client.get(f"/players/{person.username}/").content.decode()
+        assert f'href="/tournaments/{t.pk}/"' in page, person
+        assert f"gespeeld door {', '.join(sorted([old.username, newcomer.username]))}" in page
+        assert "Gespeelde gesloten toernooien" not in page  # no tournament of their own
 
 
 def test_closed_mid_set_the_pages_say_so_and_offer_nothing_to_enter(client, night, organizer):
