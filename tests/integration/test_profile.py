@@ -182,6 +182,16 @@ def test_a_summary_without_matchpoints_shows_a_dash(client, make_user):
     assert re.search(r"<dd data-average-pct>—</dd>", body) and "None" not in body
 
 
+def test_the_average_rounds_half_up_as_the_standings_do(client, make_user):
+    boss, rik = make_user("boss", is_staff=True), make_user("rik")
+    t = actions.create_tournament(boss, name="Half", open_now=True)
+    played = entry(t, rik, score=10, points={1: 40})
+    actions.close_tournament(t.pk, boss)
+    Entry.objects.filter(pk=played.pk).update(deal_matchpoints_pct=31.25)
+    body = client.get("/players/rik/").content.decode()
+    assert "<dd data-average-pct>31.3%</dd>" in body  # round() gave 31.2
+
+
 def test_profile_needs_a_login_and_unknown_or_guest_players_are_404(client, make_user):
     response = client.get("/accounts/profile/")
     assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
