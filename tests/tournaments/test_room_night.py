@@ -679,3 +679,20 @@ def test_closed_mid_set_the_pages_say_so_and_offer_nothing_to_enter(client, nigh
     assert "data-closed" in organize
     screen = client.get(reverse("tournaments:tables-screen", args=[t.pk])).content.decode()
     assert "tafels klaar" not in screen and "data-tables-standings" in screen
+
+
+def test_the_screen_shows_where_everyone_sits(client, night, organizer):
+    """The room finds its tables on the big screen: per table of the set being played,
+    the two pairs by name (stand-ins named so)."""
+    t = night
+    client.force_login(organizer)
+    html = client.get(reverse("tournaments:tables-screen", args=[t.pk])).content.decode()
+    tabs = current_tables(t)
+    assert html.count("data-screen-table=") == len(tabs) == 2
+    for tab in tabs:
+        row = html[html.index(f'data-screen-table="{tab.number}"') :]
+        row = re.sub(r"<[^>]+>", "", row[: row.index("</tr>")])
+        people = {i: p.get_username() for i, p in seated(tab).items()}
+        for south_north in ((0, 2), (1, 3)):
+            names = [people.get(i, "invaller") for i in south_north]
+            assert " &amp; ".join(names) in re.sub(r"\s+", " ", row)
