@@ -23,6 +23,7 @@ from tests.tournaments.conftest import (  # noqa: F401  (fixtures)
     make_tournament,
     make_user,
     organizer,
+    play_moves,
 )
 from tournaments import actions
 from tournaments.models import Club, Entry, Tournament
@@ -197,7 +198,9 @@ def test_closing_asks_first_and_names_how_unfinished_games_ended(
     make_tournament, make_user, organizer
 ):
     t = make_tournament(unfinished_rule="bot")
-    joined(t, make_user("anna"))  # left unplayed: the bot finishes it at close
+    anna = make_user("anna")
+    (entry,) = joined(t, anna)
+    play_moves(entry, anna, 3)  # left half-played: the bot finishes it at close
     client = _client(organizer)
     body = client.get(f"/tournaments/{t.pk}/manage/").content.decode()
     confirm = body.split('<details class="t-confirm">', 1)[1].split("</details>", 1)[0]
