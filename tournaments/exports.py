@@ -5,16 +5,19 @@ Organizer corrections (the audit log) travel with the standings in JSON and are 
 file of their own (one table per CSV file).
 
 CSV files are written for the spreadsheet of the reader's language (`csv_style`): in
-Dutch and French, Excel's defaults there: `;` between cells, decimal commas and a UTF-8
-byte-order mark; otherwise `,` and decimal points. Seats and trump suits are named in
-that language (Zuid, ♥ Harten). Every text cell that a spreadsheet would take for a
-formula (OWASP: a first character `=`, `+`, `-`, `@`, tab or carriage return) is
-written with a leading `'`, so a correction reason or a player name is shown, never run.
+Dutch and French, Excel's defaults there: `;` between cells and decimal commas; otherwise
+`,` and decimal points. Every file starts with a UTF-8 byte-order mark, without which
+Excel (in any language) reads ♠♥♦♣ and accented names as another encoding. Seats and
+trump suits are named in that language (Zuid, ♥ Harten). Every text cell that a
+spreadsheet would take for a formula (OWASP: a first character `=`, `+`, `-`, `@`, tab
+or carriage return) is written with a leading `'`, so a correction reason or a player
+name is shown, never run.
 """
 
 from __future__ import annotations
 
 import csv
+import html
 import io
 import json
 import zipfile
@@ -102,9 +105,10 @@ class CsvStyle:
 
 
 def csv_style(language: str | None = None, sep: str | None = None) -> CsvStyle:
-    """The CSV dialect for a reader of `language` (default: the active one): `;`, decimal
-    commas and a byte-order mark in Dutch and French, `,` otherwise; `sep` ("semicolon"
-    or "comma", the choice on the export page) overrides the separator."""
+    """The CSV dialect for a reader of `language` (default: the active one): `;` and
+    decimal commas in Dutch and French, `,` otherwise; `sep` ("semicolon" or "comma",
+    the choice on the export page) overrides the separator. Always a byte-order mark:
+    Excel reads a CSV file without one in the computer's legacy code page."""
     lang = (language or translation.get_language() or "en").split("-")[0].lower()
     if sep in SEPARATORS:
         semicolon = SEPARATORS[sep] == ";"
@@ -112,7 +116,7 @@ def csv_style(language: str | None = None, sep: str | None = None) -> CsvStyle:
         semicolon = lang in SEMICOLON_LANGUAGES
     if lang not in {code for code, _name in settings.LANGUAGES}:
         lang = settings.LANGUAGE_CODE.split("-")[0]
-    return CsvStyle(";", ",", True, lang) if semicolon else CsvStyle(",", ".", False, lang)
+    return CsvStyle(";", ",", True, lang) if semicolon else CsvStyle(",", ".", True, lang)
 
 
 def safe_cell(value: Any, style: CsvStyle) -> str:
@@ -216,24 +220,69 @@ def ratings_csv(ratings, style: CsvStyle | None = None) -> str:
     return _csv(rows, style)
 
 
-CORRECTION_COLUMNS = ["when", "who", "action", "entry", "player", "before", "after", "reason"]
+CORRECTION_COLUMNS = [
+    "when", "who", "action", "description", "entry", "player", "before", "after", "reason",
+]  # fmt: skip
+
+
+def audit_description(log, t: Tournament) -> str:
+    """What an organizer's action did, as one plain-text sentence in the active language:
+    the organizer's pages' own wording (templates/tournaments/_audit_what.html, the one
+    source of the audit log's sentences on screen, in print and here)."""
+    from django.template.loader import render_to_string
+
+    text = render_to_string("tournaments/_audit_what.html", {"log": log, "t": t})
+    return " ".join(html.unescape(text).split())
+
+
+def _user_ids(value: Any) -> set[int]:
+    """The accounts an audit entry's data names by id: who entered each deal of a score
+    sheet ("by", tournaments/room.py)."""
+    if isinstance(value, dict):
+        found = {v for k, v in value.items() if k == "by" and type(v) is int}
+        return found.union(*(_user_ids(v) for v in value.values()))
+    if isinstance(value, list):
+        return set().union(*(_user_ids(v) for v in value))
+    return set()
+
+
+def _named(value: Any, names: dict[int, str]) -> Any:
+    """`value` with every account id of _user_ids replaced by that account's name."""
+    if isinstance(value, dict):
+        return {
+            k: names.get(v, v) if k == "by" and type(v) is int else _named(v, names)
+            for k, v in value.items()
+        }
+    if isinstance(value, list):
+        return [_named(v, names) for v in value]
+    return value
 
 
 def corrections_csv(t: Tournament, style: CsvStyle | None = None) -> str:
-    """The organizer's corrections (audit log), a table of its own; times are local."""
+    """The organizer's corrections (audit log), a table of its own; times are local.
+    Each row says what happened as the organizer's pages say it (description, in the
+    reader's language); before and after keep the data (JSON), accounts by name."""
+    from django.contrib.auth import get_user_model
+
     style = style or csv_style()
+    logs = list(t.audit.select_related("actor", "entry__player").exclude(action="close"))
+    ids = set().union(*(_user_ids(log.before) | _user_ids(log.after) for log in logs))
+    users = get_user_model().objects.filter(pk__in=ids)
+    names = {u.pk: u.get_username() for u in users}
     rows: list[list[Any]] = [list(CORRECTION_COLUMNS)]
-    for log in t.audit.select_related("actor", "entry__player").exclude(action="close"):
-        rows.append([
-            timezone.localtime(log.created).strftime("%Y-%m-%d %H:%M:%S"),
-            log.actor.get_username() if log.actor else None,
-            log.action,
-            log.entry_id,
-            log.entry.player.get_username() if log.entry else None,
-            json.dumps(log.before, ensure_ascii=False),
-            json.dumps(log.after, ensure_ascii=False),
-            log.reason,
-        ])  # fmt: skip
+    with translation.override(style.language):
+        for log in logs:
+            rows.append([
+                timezone.localtime(log.created).strftime("%Y-%m-%d %H:%M:%S"),
+                log.actor.get_username() if log.actor else None,
+                log.action,
+                audit_description(log, t),
+                log.entry_id,
+                log.entry.player.get_username() if log.entry else None,
+                json.dumps(_named(log.before, names), ensure_ascii=False),
+                json.dumps(_named(log.after, names), ensure_ascii=False),
+                log.reason,
+            ])  # fmt: skip
     return _csv(rows, style)
 
 

@@ -1,7 +1,7 @@
 """CSV files and the printable results of a tournament of rounds and tables.
 
 The same conventions as the solo exports (tournaments/exports.py): one table per CSV
-file, `;` + byte-order mark + decimal commas for Dutch and French readers, formula-like
+file, a byte-order mark, `;` + decimal commas for Dutch and French readers, formula-like
 text neutralised, players named (never ids alone), a bot's seat marked "(bot)" and never
 ranked. The JSON form of the whole structure is tables.export (docs/tournament-export.md).
 

@@ -439,7 +439,7 @@ def test_exports_of_a_tournament_nobody_entered(make_tournament, tmp_path):
     client = english_client()
     got = {kind: client.get(f"/tournaments/{t.pk}/export/{kind}") for kind in EXPORTS}
     assert all(r.status_code == 200 for r in got.values())
-    rows = list(csv.reader(io.StringIO(got["standings.csv"].content.decode())))
+    rows = list(csv.reader(io.StringIO(got["standings.csv"].content.decode("utf-8-sig"))))
     assert rows == [rows[0]] and rows[0][:2] == ["rank", "player"]
     assert json.loads(got["standings.json"].content)["standings"] == []
     assert json.loads(got["travellers.json"].content)["travellers"] == []

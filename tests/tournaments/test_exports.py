@@ -27,13 +27,19 @@ def ranked(make_tournament, fake_entry, organizer):
 EN = exports.csv_style("en")
 
 
+def _text(body: str) -> io.StringIO:
+    """A CSV file as csv reads it: every file starts with a byte-order mark (for Excel)."""
+    assert body.startswith("\ufeff")
+    return io.StringIO(body.removeprefix("\ufeff"))
+
+
 def test_standings_csv_has_a_row_per_entry_and_the_corrections_their_own_file(ranked):
-    rows = list(csv.reader(io.StringIO(exports.standings_csv(ranked, EN))))
+    rows = list(csv.reader(_text(exports.standings_csv(ranked, EN))))
     assert rows[0] == exports.STANDINGS_COLUMNS
     assert rows[1][:5] == ["1", "alice", "40", "40", "no"]
     assert rows[2][:5] == ["2", "bert", "-5", "-10", "yes"]
     assert len(rows) == 3  # one table per file: no corrections appended after a blank line
-    fixes = list(csv.DictReader(io.StringIO(exports.corrections_csv(ranked, EN))))
+    fixes = list(csv.DictReader(_text(exports.corrections_csv(ranked, EN))))
     assert [(f["player"], f["reason"], f["who"]) for f in fixes] == [
         ("bert", "rekenfout bij deal 2", "organizer")
     ]
@@ -52,7 +58,7 @@ def test_standings_json_content(ranked):
 
 
 def test_travellers_csv_and_json_content(ranked):
-    rows = list(csv.DictReader(io.StringIO(exports.travellers_csv(ranked, EN))))
+    rows = list(csv.DictReader(_text(exports.travellers_csv(ranked, EN))))
     assert [(r["deal"], r["player"], r["wij_points"], r["matchpoints"]) for r in rows] == [
         ("1", "alice", "40", "2.0"),
         ("1", "bert", "20", "0.0"),
