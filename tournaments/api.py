@@ -172,7 +172,28 @@ def _links(request: HttpRequest, t: Tournament) -> dict[str, str | None]:
         "html": url(reverse("tournaments:detail", args=[t.pk])),
         "verify": url(reverse("tournaments:verify", args=[t.pk])),
         "standings": url(reverse("api:standings", args=[t.pk])) if closed else None,
-        "travellers": url(reverse("api:travellers", args=[t.pk])) if closed else None,
+        # A tournament of tables has its travellers per set (its JSON export), not here.
+        "travellers": (
+            url(reverse("api:travellers", args=[t.pk])) if closed and not t.has_tables else None
+        ),
+    }
+
+
+def _tables_info(t: Tournament) -> dict[str, Any]:
+    """A tournament of tables plays its structure's rules, not the solo fields': the
+    rules every table plays (with its deals per set), and the structure."""
+    s = t.structure
+    return {
+        "deals": s.deals,
+        "tie_carry": s.tie_carry,
+        "game_rules": s.rules_spec,
+        "structure": {
+            "rounds": s.rounds,
+            "sets": s.sets,
+            "deals": s.deals,
+            "duplicate": s.duplicate,
+            "in_room": s.in_room,
+        },
     }
 
 
@@ -180,6 +201,9 @@ def tournament_summary(request: HttpRequest, t: Tournament, entries: int) -> dic
     """One tournament as the list and the detail show it. The seed is in it only once
     the tournament is closed (exports._info decides, as for the JSON exports)."""
     info = exports._info(t)
+    info["structure"] = None
+    if t.has_tables:
+        info.update(_tables_info(t))
     info.update(
         {
             "kind": _kind(t),
@@ -246,7 +270,9 @@ def tournament_list(request: HttpRequest) -> dict[str, Any]:
         qs = qs.filter(KINDS[kind])
     limit, offset = _page_bounds(request, LIST_LIMITS)
     count = qs.count()
-    page = list(qs.select_related("club").order_by("-created", "-pk")[offset : offset + limit])
+    page = list(
+        qs.select_related("club", "structure").order_by("-created", "-pk")[offset : offset + limit]
+    )
     # Counted for this page only: a join over every day list's entries would not scale.
     entries = dict(
         Entry.objects.filter(tournament__in=page)
@@ -269,7 +295,7 @@ def tournament_detail(request: HttpRequest, pk: int) -> dict[str, Any]:
         data.update(
             {
                 "finished": t.entries.filter(status=Entry.Status.FINISHED).count(),
-                "deal_numbers": rankings.played_deal_numbers(t),
+                "deal_numbers": [] if t.has_tables else rankings.played_deal_numbers(t),
                 "rankings_version": t.rankings_version,
                 "rankings_computed_at": _iso(t.rankings_computed_at),
             }
@@ -279,10 +305,11 @@ def tournament_detail(request: HttpRequest, pk: int) -> dict[str, Any]:
 
 @endpoint
 def standings(request: HttpRequest, pk: int) -> dict[str, Any]:
-    """The rows of rankings.standings (as on the page and in standings.json)."""
+    """The rows of rankings.standings (as on the page and in standings.json); for a
+    tournament of tables, the rows of tables.standings (as its page and JSON export)."""
     t = _closed_tournament(pk)
     limit, offset = _page_bounds(request, ROWS_LIMITS)
-    rows = rankings.standings(t)
+    rows = _table_rows(t) if t.has_tables else rankings.standings(t)
     return {
         "api_version": API_VERSION,
         "tournament": _summary(request, t),
@@ -293,10 +320,41 @@ def standings(request: HttpRequest, pk: int) -> dict[str, Any]:
     }
 
 
+def _table_rows(t: Tournament) -> list[dict[str, Any]]:
+    from . import tables
+
+    return [
+        {
+            "rank": r["rank"],
+            "entry": r["entry"],
+            "player": r["player"],
+            "score": r["raw"],
+            "dup_mp": r["dup_mp"] if t.structure.duplicate else None,
+            "dup_diff": r["dup_diff"] if t.structure.duplicate else None,
+            "sets": r["sets"],
+            "out_after": r["out_after"],
+            "played_before": r["before"],
+            "no_show": r["no_show"],
+        }
+        for r in tables.standings(t)
+    ]
+
+
+def _solo_only(t: Tournament) -> None:
+    if t.has_tables:
+        raise ApiError(
+            404,
+            "not_found",
+            f"Tournament {t.pk} is a tournament of tables: its travellers are per set, "
+            "in its JSON export (docs/tournament-export.md).",
+        )
+
+
 @endpoint
 def travellers(request: HttpRequest, pk: int) -> dict[str, Any]:
     """The index of travellers: every deal number somebody finished, with its size."""
     t = _closed_tournament(pk)
+    _solo_only(t)
     played = (
         DealResult.objects.filter(entry__tournament=t, entry__status=Entry.Status.FINISHED)
         .values("number")
@@ -322,6 +380,7 @@ def travellers(request: HttpRequest, pk: int) -> dict[str, Any]:
 def traveller(request: HttpRequest, pk: int, number: int) -> dict[str, Any]:
     """Deal `number` (its cards, the bots' par) and the rows of rankings.traveller."""
     t = _closed_tournament(pk)
+    _solo_only(t)
     deal = TournamentDeal.objects.filter(tournament=t, number=number).first()
     if deal is None:
         raise ApiError(404, "not_found", f"Tournament {pk} has no deal {number}.")

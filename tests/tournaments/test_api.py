@@ -327,3 +327,36 @@ def test_removed_entries_are_not_counted(running, client, make_user):
     listed = {t["id"]: t for t in get(client, f"{API}/tournaments/")["tournaments"]}
     assert listed[running.pk]["entries"] == 1
     assert get(client, f"{API}/tournaments/{running.pk}/")["tournament"]["entries"] == 1
+
+
+def test_a_tournament_of_tables_has_its_own_rules_and_standings(client):
+    """Tables play the structure's rules (not the solo fields); the standings are the
+    tables' (score summed over sets, duplicate figures, sets); travellers are per set,
+    in the JSON export, so the solo travellers endpoints say where to look."""
+    from tests.tournaments.test_rounds import create, exported, run
+
+    t = create(
+        "--format", "rotating", "--players", "6", "--rounds", "1", "--sets", "3",
+        "--deals", "2", "--duplicate", "--tie", "own", "--open", "--seed", "api-tables",
+    )  # fmt: skip
+    run("simulate_tournament", str(t.pk))
+    t.refresh_from_db()
+    assert t.is_closed
+    info = get(client, f"{API}/tournaments/{t.pk}/")["tournament"]
+    assert info["game_rules"] == "flemish deals=2 tie=own" and info["deals"] == 2
+    assert info["tie_carry"] is False and info["deal_numbers"] == []
+    assert info["structure"] == {
+        "rounds": 1, "sets": 3, "deals": 2, "duplicate": True, "in_room": False,
+    }  # fmt: skip
+    assert info["links"]["travellers"] is None
+    data = get(client, f"{API}/tournaments/{t.pk}/standings/")
+    export = exported(t)["standings"]
+    assert [(r["player"], r["rank"], r["score"], r["sets"]) for r in data["standings"]] == [
+        (r["player"], r["rank"], r["raw"], r["sets"]) for r in export
+    ]
+    assert all(r["sets"] == 3 and r["dup_mp"] is not None for r in data["standings"])
+    refused = get(client, f"{API}/tournaments/{t.pk}/travellers/", status=404)
+    assert "JSON export" in refused["error"]["message"]
+    get(client, f"{API}/tournaments/{t.pk}/travellers/1/", status=404)
+    solo = get(client, f"{API}/tournaments/")["tournaments"]
+    assert any(x["id"] == t.pk and x["structure"]["sets"] == 3 for x in solo)
