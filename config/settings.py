@@ -7,6 +7,7 @@ be understood stops the process with ImproperlyConfigured instead of being guess
 """
 
 import os
+import zoneinfo
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -254,6 +255,10 @@ LANGUAGES = [("nl", "Nederlands"), ("en", "English"), ("fr", "Français")]
 LOCALE_PATHS = [BASE_DIR / "locale"]
 FORMAT_MODULE_PATH = ["config.formats"]  # ISO-like English dates (config/formats/)
 TIME_ZONE = os.environ.get("TIME_ZONE", "Europe/Brussels")
+try:
+    zoneinfo.ZoneInfo(TIME_ZONE)
+except (zoneinfo.ZoneInfoNotFoundError, ValueError):
+    raise ImproperlyConfigured(f"TIME_ZONE={TIME_ZONE!r} is not a known time zone") from None
 USE_I18N = True
 USE_TZ = True
 
@@ -289,6 +294,25 @@ X_FRAME_OPTIONS = "DENY"
 # --- game -------------------------------------------------------------------------------
 GAME_DEFAULT_RULES = os.environ.get("GAME_DEFAULT_RULES", "flemish")
 GAME_DEFAULT_BOT = os.environ.get("GAME_DEFAULT_BOT", "heuristic")
+
+
+def _check_game_defaults() -> None:
+    import engine  # pure Python, no Django: light to import here
+    from engine.bots import available
+
+    if GAME_DEFAULT_RULES not in engine.PRESETS:
+        raise ImproperlyConfigured(
+            f"GAME_DEFAULT_RULES={GAME_DEFAULT_RULES!r} is not a preset "
+            f"(choose {', '.join(engine.PRESETS)})"
+        )
+    if GAME_DEFAULT_BOT not in available():
+        raise ImproperlyConfigured(
+            f"GAME_DEFAULT_BOT={GAME_DEFAULT_BOT!r} is not a bot level "
+            f"(choose {', '.join(available())})"
+        )
+
+
+_check_game_defaults()
 # Celery queue of the bot task (a test run uses its own, see tests/conftest.py).
 GAME_BOTS_QUEUE = os.environ.get("GAME_BOTS_QUEUE", "bots")
 # Moves commit without waiting for the WAL flush on PostgreSQL (see game/actions.py).
@@ -319,11 +343,16 @@ GAME_EMBEDDED_TIMERS = env_bool("GAME_EMBEDDED_TIMERS", True)
 GAME_CHAT_BURST = env_int("GAME_CHAT_BURST", 5)
 GAME_CHAT_EVERY = env_int("GAME_CHAT_EVERY", 2)
 
+LOG_LEVEL = os.environ.get("LOG_LEVEL", "WARNING").upper()
+if LOG_LEVEL not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
+    raise ImproperlyConfigured(
+        f"LOG_LEVEL={LOG_LEVEL!r} is not a level (DEBUG, INFO, WARNING, ERROR, CRITICAL)"
+    )
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
     "handlers": {"console": {"class": "logging.StreamHandler"}},
-    "root": {"handlers": ["console"], "level": os.environ.get("LOG_LEVEL", "WARNING")},
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
 }
 
 # --- operations (ops/: /healthz, rate limits, stuck-game sweeper) -----------------------

@@ -21,7 +21,8 @@ PROD_ENV = {
 }
 MANAGED = [
     "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS", "DATABASE_URL",
-    "REDIS_URL", "DATABASE_NAME", "SECURE_HSTS_SECONDS",
+    "REDIS_URL", "DATABASE_NAME", "SECURE_HSTS_SECONDS", "GAME_DEFAULT_RULES",
+    "GAME_DEFAULT_BOT", "TIME_ZONE", "LOG_LEVEL",
 ]  # fmt: skip
 
 
@@ -68,9 +69,13 @@ def test_urls_switch_to_postgres_redis_and_a_real_broker(monkeypatch):
         {"REDIS_URL": "http://cache.internal:6379"},
         {"CSRF_TRUSTED_ORIGINS": "manillen.example.org"},
         {**PROD_ENV, "SECURE_HSTS_SECONDS": "a month"},
+        {"GAME_DEFAULT_RULES": "chess"},
+        {"GAME_DEFAULT_BOT": "godlike"},
+        {"TIME_ZONE": "Mars/Olympus"},
+        {"LOG_LEVEL": "LOUD"},
     ],
     ids=["bad-bool", "no-secret", "no-hosts", "bad-db-url", "bad-redis-url", "bad-origin",
-         "bad-int"],
+         "bad-int", "bad-rules", "bad-bot", "bad-zone", "bad-log-level"],
 )  # fmt: skip
 def test_bad_values_fail_loudly(monkeypatch, env):
     with pytest.raises(ImproperlyConfigured):
