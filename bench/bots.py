@@ -13,7 +13,7 @@ everything else the heuristic bot's) -- not a fair player but the ceiling of wha
 knowing the hidden cards is worth against B.  ``--trump fixed``: the dealer's trump is
 named by one simple rule for both sides (the heuristic bot's: longest, strongest suit;
 no trump with three tens and five tens and aces), so only the card play is compared;
-``--trump own`` (default): each bot names its own trump.  ``--trump-only``: both sides play
+``--trump own`` (default): each bot names its own trump.  ``--trump only``: both sides play
 the cards with bot B and only the trump choosers differ (A's trump vs B's trump).
 
 Run: python bench/bots.py --bots expert,ismcts:20000 --deals 1000 --rules flemish --trump fixed

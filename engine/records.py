@@ -740,7 +740,11 @@ def _check_tags(rec: GameRecord) -> tuple[str, Any]:
         )
     if ("Actions" in rec.tags) != ("Digest" in rec.tags):
         have, lack = ("Actions", "Digest") if "Actions" in rec.tags else ("Digest", "Actions")
-        raise _err(f"a record with an {have} tag has a {lack} tag too", tl.get(have, end))
+        article = {"Actions": "an", "Digest": "a"}
+        raise _err(
+            f"a record with {article[have]} {have} tag has {article[lack]} {lack} tag too",
+            tl.get(have, end),
+        )
     return seed, rules
 
 
