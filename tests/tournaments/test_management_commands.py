@@ -52,8 +52,13 @@ def test_create_simulate_close_export(club, organizer):
     assert t.is_closed
     assert "seed: demo-seed" in out
 
-    rows = list(csv.DictReader(io.StringIO(run("export_tournament", str(pk), "--format", "csv"))))
+    # The site's language by default: Dutch words in Excel's Dutch style (`;`, the BOM).
+    text = run("export_tournament", str(pk), "--format", "csv")
+    assert text.startswith("\ufeff")
+    rows = list(csv.DictReader(io.StringIO(text.removeprefix("\ufeff")), delimiter=";"))
     assert len(rows) == 3
+    english = run("export_tournament", str(pk), "--format", "csv", "--language", "en")
+    assert english.splitlines()[0].count(",") > 3 and ";" not in english.splitlines()[0]
     scores = {e.player.username: e.score for e in entries}
     assert {r["player"]: int(r["score"]) for r in rows} == scores
 

@@ -3,9 +3,13 @@ records: one record file (`records`, text) or a zip with one file per game (`rec
 
 from __future__ import annotations
 
+import logging
 import sys
+import warnings
 
+from django.conf import settings
 from django.core.management.base import BaseCommand, CommandError
+from django.utils import translation
 
 from tournaments import exports
 from tournaments.models import Tournament
@@ -21,6 +25,15 @@ TEXT = {
 
 
 def results_pdf(t: Tournament) -> bytes:
+    # Quiet from the shell: WeasyPrint warns about every screen-only CSS rule it skips,
+    # and a page template's {% csrf_token %} has no request here (no form is used).
+    logging.getLogger("weasyprint").setLevel(logging.ERROR)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*csrf_token.*")
+        return _results_pdf(t)
+
+
+def _results_pdf(t: Tournament) -> bytes:
     from django.template.loader import render_to_string
 
     from tournaments import pdf, views
@@ -49,15 +62,29 @@ class Command(BaseCommand):
             "in csv: standings, round-standings, set-standings, deals or corrections",
         )
         parser.add_argument(
+            "--language",
+            default=settings.LANGUAGE_CODE.split("-")[0],
+            choices=[code for code, _name in settings.LANGUAGES],
+            help="csv and pdf: the language of the words (seats, suits, yes/no) and, for "
+            "csv, its spreadsheet style: Dutch and French semicolons and decimal commas, "
+            "English commas (default: the site's language, %(default)s)",
+        )
+        parser.add_argument(
             "--sep",
-            default="comma",
+            default=None,
             choices=sorted(exports.SEPARATORS),
-            help="csv: comma (default) or semicolon (with a byte-order mark and decimal "
-            "commas, for Excel in Dutch or French)",
+            help="csv: comma or semicolon, instead of the language's own (every CSV file "
+            "starts with a UTF-8 byte-order mark)",
         )
         parser.add_argument("-o", "--output", help="file to write (default: stdout)")
 
     def handle(self, *args, **opts):
+        # The words and the spreadsheet style of one language (a CSV in Dutch words with
+        # English commas was misread by a Dutch Excel).
+        with translation.override(opts["language"]):
+            self._handle(opts)
+
+    def _handle(self, opts):
         fmt, what = opts["format"], opts["what"]
         if fmt not in FORMATS:
             raise CommandError(f"unknown format {fmt!r}: choose one of {', '.join(FORMATS)}")
@@ -91,7 +118,7 @@ class Command(BaseCommand):
             if fmt == "records":
                 text = exports.records_text(t)
             elif fmt == "csv":
-                text = TEXT[(fmt, what)](t, exports.csv_style(sep=opts["sep"]))
+                text = TEXT[(fmt, what)](t, exports.csv_style(opts["language"], opts["sep"]))
             else:
                 text = TEXT[(fmt, what)](t)
             if opts["output"]:
@@ -122,7 +149,7 @@ class Command(BaseCommand):
                 f"unknown --what {what!r} for a tournament of tables: choose one of "
                 + ", ".join(files)
             )
-        text = files[what](t, exports.csv_style(sep=opts["sep"]))
+        text = files[what](t, exports.csv_style(opts["language"], opts["sep"]))
         if opts["output"]:
             with open(opts["output"], "w", encoding="utf-8", newline="") as fh:
                 fh.write(text)
