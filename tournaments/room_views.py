@@ -17,7 +17,7 @@ from django.views.decorators.cache import never_cache
 from engine.scoresheet import Line
 
 from . import actions, room, tables
-from .models import Table, Tournament
+from .models import AuditLog, Table, Tournament
 from .table_views import _int, _require_tables, _seat_label
 from .views import _require_organizer, _tournament
 
@@ -143,16 +143,25 @@ def deals(request: HttpRequest, pk: int) -> HttpResponse:
     _require_tables(t)
     _require_organizer(request, t)
     if not t.is_closed:
-        if actions.entry_of(request.user, t) is not None:  # (a removed one may come back)
+        playing = actions.entry_of(request.user, t) is not None  # (removed: may come back)
+        if playing and not t.structure.in_room:
+            # Online the server deals: an organizer who plays has nothing to print.
             raise PermissionDenied(
                 _("You have an entry in this tournament: the deals stay hidden.")
             )
         if not t.deals_seen_by.filter(pk=request.user.pk).exists():
             if request.method != "POST":
                 back = reverse("tournaments:tables-organize", args=[t.pk])
-                context = {"t": t, "back_url": back}
+                context = {"t": t, "back_url": back, "playing": playing}
                 return render(request, "tournaments/manage_deals_confirm.html", context)
             actions.mark_seen(t, request.user)
+            if playing:
+                # Real cards must be printed by someone, at a small club perhaps by the
+                # organizer who plays: allowed, but on the record for everyone.
+                AuditLog.objects.create(
+                    tournament=t, actor=request.user, action="deals_seen_playing",
+                    after={"player": request.user.get_username()}, reason="",
+                )  # fmt: skip
             return redirect(request.get_full_path())
     round_number, set_number = _set_asked(request, t)
     data = room.deal_sheets(t, round_number, set_number)

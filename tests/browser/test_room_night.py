@@ -69,6 +69,9 @@ def test_a_night_in_the_room_on_four_phones(rounds_server, four_phones):  # noqa
     assert_fits_the_phone(org, 390, "the organizer's view of a night in the room")
     # The deals to print: four hands of eight cards, on a phone too.
     org.locator("[data-print-deals]").click()
+    # The organizer plays too: asked first, and the tournament's log will say so.
+    expect(org.locator("[data-playing-warning]")).to_be_visible()
+    org.locator("[data-show-deals]").click()
     hands = org.locator("[data-print-deal='1'] [data-hand]")
     expect(hands).to_have_count(4)
     assert all(len(h.split()) == 8 for h in hands.all_inner_texts())

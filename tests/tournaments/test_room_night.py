@@ -425,6 +425,33 @@ def test_an_organizer_who_plays_never_sees_the_deals_before_close(
         actions.join(t.pk, helper)
 
 
+def test_an_organizer_who_plays_a_room_night_may_print_the_deals_on_the_record(
+    client, club, organizer, make_user
+):
+    """Real cards must be printed by someone, at a small club perhaps by the organizer
+    who plays: asked first, with the warning, and written in the tournament's log."""
+    t = actions.create_tables_tournament(
+        organizer, name="Klein clubje", club=club, fmt="rotating", players=4, sets=3,
+        deals=1, duplicate=True, in_room=True, open_now=True,
+    )  # fmt: skip
+    actions.join(t.pk, organizer)
+    for i in range(3):
+        user = make_user(f"klein{i}")
+        club.members.add(user)
+        actions.join(t.pk, user)
+    actions.start_tables(t.pk, organizer)
+    url = reverse("tournaments:tables-deals", args=[t.pk])
+    client.force_login(organizer)
+    ask = client.get(url).content.decode()
+    assert "data-playing-warning" in ask and "data-print-deal" not in ask
+    assert client.post(url)["Location"] == url
+    assert 'data-print-deal="1"' in client.get(url).content.decode()
+    log = t.audit.get(action="deals_seen_playing")
+    assert log.actor == organizer
+    organize = client.get(reverse("tournaments:tables-organize", args=[t.pk])).content.decode()
+    assert "keek naar de delen om af te drukken terwijl" in organize
+
+
 def test_score_sheets_on_paper_for_a_table_without_a_phone(client, night, organizer):
     """The organizer prints each drawn table's blank sheet (who sits where, every deal's
     dealer, no cards) and enters what the table wrote through the table's score sheet."""
