@@ -179,6 +179,8 @@ def test_only_the_players_at_the_table_and_organizers_see_and_change_its_sheet(
     client.force_login(seated(one)[1])
     page = client.get(sheet_url(t, one))
     assert page.status_code == 200 and b"data-sheet-form" in page.content
+    # Each trump choice is named for a screen reader, not only by its symbol.
+    assert 'value="H" aria-label="♥ Harten"' in page.content.decode()
     client.force_login(organizer)
     organize = client.get(reverse("tournaments:tables-organize", args=[t.pk])).content.decode()
     assert sheet_url(t, one) in organize and "data-print-deals" in organize

@@ -117,6 +117,14 @@ def suit_html(value):
 
 
 @register.filter
+def suit_label(value) -> str:
+    """A suit's name for a screen reader, in the page's language ("♥ Harten")."""
+    from tournaments.exports import trump_name
+
+    return trump_name(value)
+
+
+@register.filter
 def red_suits(value):
     """Escape ``value`` (a card "A♥", a hand, a play); its ♥ and ♦ red, as at the table."""
     if isinstance(value, (list, tuple)):
