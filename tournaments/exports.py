@@ -64,7 +64,19 @@ def _info(t: Tournament) -> dict[str, Any]:
     }
 
 
+def _audit_logs(t: Tournament) -> tuple[list, dict[int, str]]:
+    """The audit entries the exports list (not the close) and the names of the accounts
+    their data names by id (a score sheet's "by")."""
+    from django.contrib.auth import get_user_model
+
+    logs = list(t.audit.select_related("actor", "entry__player").exclude(action="close"))
+    ids = set().union(*(_user_ids(log.before) | _user_ids(log.after) for log in logs))
+    users = get_user_model().objects.filter(pk__in=ids)
+    return logs, {u.pk: u.get_username() for u in users}
+
+
 def corrections(t: Tournament) -> list[dict[str, Any]]:
+    logs, names = _audit_logs(t)
     return [
         {
             "when": log.created.isoformat(),
@@ -72,11 +84,11 @@ def corrections(t: Tournament) -> list[dict[str, Any]]:
             "action": log.action,
             "entry": log.entry_id,
             "player": log.entry.player.get_username() if log.entry else None,
-            "before": log.before,
-            "after": log.after,
+            "before": _named(log.before, names),
+            "after": _named(log.after, names),
             "reason": log.reason,
         }
-        for log in t.audit.select_related("actor", "entry__player").exclude(action="close")
+        for log in logs
     ]
 
 
@@ -262,13 +274,8 @@ def corrections_csv(t: Tournament, style: CsvStyle | None = None) -> str:
     """The organizer's corrections (audit log), a table of its own; times are local.
     Each row says what happened as the organizer's pages say it (description, in the
     reader's language); before and after keep the data (JSON), accounts by name."""
-    from django.contrib.auth import get_user_model
-
     style = style or csv_style()
-    logs = list(t.audit.select_related("actor", "entry__player").exclude(action="close"))
-    ids = set().union(*(_user_ids(log.before) | _user_ids(log.after) for log in logs))
-    users = get_user_model().objects.filter(pk__in=ids)
-    names = {u.pk: u.get_username() for u in users}
+    logs, names = _audit_logs(t)
     rows: list[list[Any]] = [list(CORRECTION_COLUMNS)]
     with translation.override(style.language):
         for log in logs:

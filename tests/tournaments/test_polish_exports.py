@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import csv
 import io
+import json
 import re
 
 import pytest
@@ -101,6 +102,9 @@ def test_corrections_csv_describes_each_action_and_names_people(client, audited_
     # Who entered each deal of the sheet: by name, never an account's id.
     assert '"by": "organizer"' in agreed["after"], agreed["after"]
     assert f'"by": {organizer.pk}' not in agreed["after"]
+    # The JSON export's (and the API's) corrections likewise.
+    (as_json,) = [c for c in exports.corrections(t) if c["action"] == "room_agree"]
+    assert '"by": "organizer"' in json.dumps(as_json["after"])
     # Every row has its sentence (none falls back to the stored data).
     for row in rows:
         assert row["description"] and "{" not in row["description"], row
