@@ -100,6 +100,15 @@ def overview(request: HttpRequest, pk: int) -> HttpResponse:
         )
         context["invite_code"] = request.GET.get("code", "") if context["needs_code"] else ""
         context["full"] = context["signed_up"] >= t.capacity
+    if context["entry"] is None and request.user.is_authenticated:
+        # Someone the organizer replaced (their open table sent them here): who has
+        # their place now.
+        context["replaced_by"] = (
+            t.audit.filter(action="replace_player", before__player=request.user.get_username())
+            .order_by("-created")
+            .values_list("after__player", flat=True)
+            .first()
+        )
     if request.GET.get("format") == "json":
         return JsonResponse({"status": t.status, "seat": context["seat"], "rows": context["rows"]})
     return render(request, "tournaments/tables.html", context)

@@ -80,6 +80,18 @@ def test_the_end_dialog_keeps_the_keyboard_focus(page, asgi_server):
     for _ in range(len(items) + 2):
         page.keyboard.press("Tab")
         assert page.evaluate(IN_END_JS), page.evaluate(ACTIVE_JS)
+    # After a long game the scores scroll: Tab still reaches every control in turn (the
+    # scroller took the focus and sent it back to the first, past the links).
+    page.add_style_tag(content="[data-end-board] { max-height: 3em; overflow: auto; }")
+    with_scrollers = FOCUSABLE_IN_END_JS.replace("#end button'", "#end button, #end [tabindex=\"0\"]'")
+    items = page.evaluate(with_scrollers)
+    assert any("data-end-board" in item for item in items)
+    page.locator("#end a[href], #end button").last.focus()
+    seen = []
+    for _ in range(len(items)):
+        page.keyboard.press("Tab")
+        seen.append(page.evaluate(ACTIVE_JS))
+    assert sorted(seen) == sorted(items), (seen, items)
     # The page behind is out of reach (inert) while the dialog is open.
     assert page.evaluate("!!document.getElementById('btn-scores').closest('[inert]')")
     assert page.evaluate("!!document.querySelector('.site-header').closest('[inert]')")

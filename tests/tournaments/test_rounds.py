@@ -467,6 +467,11 @@ def test_the_organizer_replaces_a_player_who_leaves(client, club, organizer, mak
     assert tables.my_seat(t, newcomer)["table"] == 1 and tables.my_seat(t, gone) is None
     organize = client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
     assert "verving sw1 door newcomer" in organize and "went home ill" in organize
+    # The one replaced (whose open table sends them to the tables page) is told by whom.
+    client.force_login(gone)
+    mine = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
+    assert "data-replaced" in mine and "plaats in dit toernooi aan newcomer" in mine
+    client.force_login(organizer)
     # No reason, or someone already playing: refused with a message.
     with pytest.raises(actions.TournamentError, match="reason"):
         actions.replace_player(seat.entry_id, organizer, make_user("x1"), " ")

@@ -220,12 +220,21 @@ function syncEndModal() {
 function drawTable() {
   const me = ui.table.seat;
   const mine = me === null || me === undefined ? null : ui.table.players?.[me];
+  // Over: played to its end, or closed where it stood (a tournament's close, a casual
+  // table everyone left): nothing to take back or leave.
+  const over = !!ui.state.game_over || ui.closed;
   const back = $("[data-take-back-form]");
-  if (back) back.hidden = !(mine && mine.bot_control && !ui.state.game_over);
+  if (back) back.hidden = !(mine && mine.bot_control && !over);
   const leave = $("[data-leave-form]");
-  if (leave) leave.hidden = !mine || !!mine.bot_control || !!ui.state.game_over;
+  if (leave) leave.hidden = !mine || !!mine.bot_control || over;
   const botNote = $("[data-bot-note]");
-  if (botNote) botNote.hidden = !(mine && mine.bot_control && !ui.state.game_over);
+  if (botNote) botNote.hidden = !(mine && mine.bot_control && !over);
+  if (ui.closed) {
+    const chat = $("#chat");
+    if (chat) chat.hidden = true;
+    const chatSwitch = $(".chat-switch");
+    if (chatSwitch) chatSwitch.hidden = true;
+  }
   const link = $("[data-rematch-link]");
   if (link && ui.table.rematch) {
     link.href = `/tables/${ui.table.rematch}/`;
@@ -693,7 +702,10 @@ document.addEventListener("keydown", (ev) => {
     const items = R.focusables(endBox);
     if (!items.length) return;
     const i = items.indexOf(document.activeElement);
-    const out = !endBox.contains(document.activeElement) || i === -1;
+    const out = !endBox.contains(document.activeElement);
+    // Inside but on none of them (a scroller the browser lets the focus rest on): the
+    // browser's own Tab order goes on inside the dialog.
+    if (!out && i === -1) return;
     if (ev.shiftKey && (out || i === 0)) {
       ev.preventDefault();
       items.at(-1).focus();
@@ -710,7 +722,19 @@ document.addEventListener("keydown", (ev) => {
 setBoard(!boardOverTable.matches);
 
 // --- go ------------------------------------------------------------------------
-const socket = new GameSocket(root.dataset.wsPath, { onMessage, onStatus: setStatus });
+// The seat was given to someone else or the person got up elsewhere (the server closed
+// the socket with CLOSE_SEAT_RELEASED): the hand goes at once, and the page is left for
+// the tournament's tables (a replaced player may no longer watch a sealed table) or
+// drawn again as whoever the person is now.
+function seatReleased() {
+  ui.closed = true;
+  if (ui.state) ui.state = { ...ui.state, hand: [], legal: [] };
+  draw();
+  const tables = document.querySelector("a[data-tournament-link]");
+  if (tables) window.location.assign(tables.href);
+  else window.location.reload();
+}
+const socket = new GameSocket(root.dataset.wsPath, { onMessage, onStatus: setStatus, onReleased: seatReleased });
 draw();
 if (root.dataset.wsPath) socket.connect();
 

@@ -14,11 +14,16 @@ export function retryDelay(attempt, random = Math.random) {
   return Math.min(MAX_RETRY_MS, base * (1 - JITTER / 2 + JITTER * random()));
 }
 
+// The server closed the socket because the person no longer holds the seat it was
+// opened for (game/consumers.py CLOSE_SEAT_RELEASED): not a lost connection.
+export const CLOSE_SEAT_RELEASED = 4409;
+
 export class GameSocket {
-  constructor(path, { onMessage, onStatus }) {
+  constructor(path, { onMessage, onStatus, onReleased }) {
     this.path = path;
     this.onMessage = onMessage;
     this.onStatus = onStatus || (() => {});
+    this.onReleased = onReleased || null;
     this.ws = null;
     this.attempt = 0;
     this.closed = false;
@@ -54,8 +59,14 @@ export class GameSocket {
       }
       this.onMessage(msg);
     });
-    ws.addEventListener("close", () => {
+    ws.addEventListener("close", (ev) => {
       if (this.ws !== ws || this.closed) return;
+      if (ev.code === CLOSE_SEAT_RELEASED && this.onReleased) {
+        // Reconnecting would be refused (or be a spectator's socket): the page decides.
+        this.closed = true;
+        this.onReleased();
+        return;
+      }
       this.lost();
     });
   }
