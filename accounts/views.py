@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from functools import wraps
 
 from django.conf import settings
 from django.contrib import messages
@@ -26,7 +27,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LogoutView, PasswordResetView
 from django.core.cache import cache
 from django.core.paginator import Paginator
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -35,7 +36,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.csrf import csrf_protect
 from django.views.decorators.debug import sensitive_post_parameters
-from django.views.decorators.http import require_http_methods, require_POST, require_safe
+from django.views.decorators.http import require_http_methods, require_safe
 
 from game import actions as game_actions
 from game.models import Game
@@ -225,9 +226,24 @@ def _password_confirmed(request: HttpRequest, form_class, **kwargs):
     return form, None
 
 
+def _post_from_profile(view):
+    """A form of the profile page: a GET (the log-in page's `next` after a session ran
+    out, a bookmark) goes to the profile instead of a bare 405."""
+
+    @wraps(view)
+    def wrapped(request: HttpRequest, *args, **kwargs) -> HttpResponse:
+        if request.method in ("GET", "HEAD"):
+            return redirect("profile")
+        if request.method != "POST":
+            return HttpResponseNotAllowed(["POST"])
+        return view(request, *args, **kwargs)
+
+    return wrapped
+
+
 @sensitive_post_parameters("password")
 @login_required
-@require_POST
+@_post_from_profile
 def change_email(request: HttpRequest) -> HttpResponse:
     if is_guest(request.user):  # no password to confirm with: sign up first
         return redirect("signup")
@@ -245,7 +261,7 @@ def change_email(request: HttpRequest) -> HttpResponse:
 
 @sensitive_post_parameters("password")
 @login_required
-@require_POST
+@_post_from_profile
 def delete_account(request: HttpRequest) -> HttpResponse:
     """Delete (make anonymous) the logged-in account, confirmed with its password; what
     stands in the way is said at the form (accounts/actions.py)."""

@@ -142,6 +142,7 @@ def test_a_no_show_at_close_has_no_result_and_is_not_ranked(
     client.force_login(ben)
     page = client.get(f"/tournaments/{t.pk}/").content.decode()
     assert "data-absent-note" in page and "niet in de rangschikking" in page
+    assert "niet gespeeld" in client.get("/accounts/profile/").content.decode()
 
 
 def test_correcting_a_score_needs_a_reason_and_is_logged(make_tournament, make_user, organizer):
