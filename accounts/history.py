@@ -71,8 +71,10 @@ def rows(entries: list[Entry], viewer, *, own: bool) -> list[HistoryRow]:
     """One row per entry. `viewer` is the player on the own page (their rights decide),
     anyone on the public page (only closed tournaments are there)."""
     ids = {e.tournament_id for e in entries}
-    fields = dict(
-        Entry.objects.filter(tournament_id__in=ids, status=Entry.Status.FINISHED)
+    fields = dict(  # the ranked field ("3 / 4" counts only those with a place)
+        Entry.objects.filter(
+            tournament_id__in=ids, status=Entry.Status.FINISHED, rank__isnull=False
+        )
         .values_list("tournament_id")
         .annotate(n=Count("pk"))
     )
@@ -118,8 +120,13 @@ def _players_of(entry_ids: set[int]) -> dict[int, list[str]]:
 def summary(player, *, own: bool = True, viewer=None) -> dict:
     """Figures over closed tournaments only; on the public page over those the viewer
     may see (the same as the own page when they may see all)."""
+    # A result of their own: ranked (not a tournament of tables closed before a set of
+    # theirs finished, nor one whose sets the bot played because they never came).
     closed = Entry.objects.filter(
-        player=player, status=Entry.Status.FINISHED, tournament__status=Tournament.Status.CLOSED
+        player=player,
+        status=Entry.Status.FINISHED,
+        tournament__status=Tournament.Status.CLOSED,
+        rank__isnull=False,
     )
     if not own:
         closed = closed.filter(tournament__in=_visible_to(viewer))

@@ -165,6 +165,9 @@ def standings(
                 "before": sorted(before[pk] - {e.player.get_username()}),
             }
         )
+    # The unranked after the ranked (stable: otherwise as ordered); all of them before
+    # the first set, so the lot's order stands then.
+    out.sort(key=lambda row: row["rank"] is None)
     return out
 
 

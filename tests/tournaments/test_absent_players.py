@@ -211,9 +211,10 @@ def test_a_player_who_never_came_is_marked_and_not_ranked(settings, make_user, c
     assert gone["no_show"] and gone["rank"] is None and gone["sets"] == 1
     partner = rows[people[2].get_username()]
     assert not partner["no_show"] and partner["rank"] is not None
+    assert tables.standings(t)[-1]["player"] == people[0].get_username()  # unranked last
     client.force_login(people[2])
     page = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
-    assert "data-no-show" in page
+    assert "data-no-show" in page and "data-unranked-note" in page
 
 
 def test_a_tournament_table_has_no_chat(make_user):

@@ -189,3 +189,11 @@ def test_a_tournament_of_tables_closed_before_a_set_finished_ranks_nobody(
     assert not t.entries.filter(rank__isnull=False).exists()
     assert [x.pk for x in seasons.standings(season)["tournaments"]] == [t.pk]
     assert seasons.standings(season)["rows"] == []
+    # Nor a tournament played on a player's page.
+    from django.test import Client
+
+    client = Client()
+    client.force_login(t.entries.get(player__username="vroeg0").player)
+    page = client.get("/accounts/profile/").content.decode()
+    assert f'href="/tournaments/{t.pk}/"' in page  # listed, but not counted as played
+    assert "Gespeelde gesloten toernooien" not in page

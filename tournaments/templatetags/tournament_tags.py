@@ -117,6 +117,12 @@ def suit_html(value):
 
 
 @register.filter
+def unranked(rows) -> bool:
+    """Whether a standing lists someone without a rank ("—")."""
+    return any(row.get("rank") is None for row in rows or ())
+
+
+@register.filter
 def suit_label(value) -> str:
     """A suit's name for a screen reader, in the page's language ("♥ Harten")."""
     from tournaments.exports import trump_name
