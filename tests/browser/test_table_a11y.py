@@ -83,7 +83,7 @@ def test_the_end_dialog_keeps_the_keyboard_focus(page, asgi_server):
     # After a long game the scores scroll: Tab still reaches every control in turn (the
     # scroller took the focus and sent it back to the first, past the links).
     page.add_style_tag(content="[data-end-board] { max-height: 3em; overflow: auto; }")
-    scrollers = "#end button, #end [tabindex=\"0\"]'"
+    scrollers = '#end button, #end [tabindex="0"]\''
     with_scrollers = FOCUSABLE_IN_END_JS.replace("#end button'", scrollers)
     items = page.evaluate(with_scrollers)
     assert any("data-end-board" in item for item in items)
