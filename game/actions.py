@@ -35,6 +35,7 @@ from django.utils.translation import gettext_noop as N_
 import engine
 from engine.bots import bot_seed, get_bot
 
+from .levels import level_name
 from .models import (
     CLOCK_CHOICES,
     RETURN_ON_ARRIVAL,
@@ -478,7 +479,7 @@ def table_games_of(player, *, own: bool, limit: int = 25) -> list[dict[str, Any]
     for mine in seats:
         game = mine.game
         names = [
-            s.user.get_username() if s.user_id else f"bot ({s.bot_level})"
+            s.user.get_username() if s.user_id else f"bot ({level_name(s.bot_level)})"
             for s in Seat.objects.filter(game=game).select_related("user").order_by("index")
         ]
         rows.append(

@@ -260,6 +260,7 @@ def test_the_record_names_the_four_and_the_bot_moves_and_profiles_list_the_game(
         rows = response.context["table_games"]
         assert [r["game"].pk for r in rows] == [game.pk]
         assert rows[0]["score"] == own and rows[0]["names"][2] == "intruder"
+        assert rows[0]["names"][1] == "bot (Beginner)"  # the level as the table names it
         assert f'data-table-game="{game.public_id}"' in response.content.decode()
     # A solo game is not a table game.
     wait_for_turn(actions.create_game(other_user).public_id)
