@@ -425,7 +425,11 @@ def export(t: Tournament, reveal: bool | None = None) -> dict[str, Any]:
                 {
                     "set": tset.number,
                     "seed": tset.seed if reveal else None,
-                    "status": tset.status,
+                    # A set still being played when the tournament closed stopped
+                    # where it stood, unscored (actions._close_tables).
+                    "status": "stopped"
+                    if t.is_closed and tset.status != TableSet.Status.DONE
+                    else tset.status,
                     "tables": tables_out,
                     "standings": standings(t, rnd.number, tset.number),
                 }

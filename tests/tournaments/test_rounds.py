@@ -544,3 +544,12 @@ def test_the_structure_reads_in_singular_and_plural(client, club, organizer, lan
     for page in ("tables/", "tables/organize/"):
         body = client.get(f"/tournaments/{t.pk}/{page}").content.decode()
         assert text in body and "(s)" not in body
+
+
+def test_closing_a_tournament_of_tables_from_the_shell_says_what_happens_to_its_sets():
+    t = create("--format", "rotating", "--players", "4", "--sets", "3", "--deals", "1", "--open")
+    out = io.StringIO()
+    err = io.StringIO()
+    call_command("close_tournament", str(t.pk), "--unfinished", "bot", stdout=out, stderr=err)
+    assert "unfinished sets: stopped, not scored" in out.getvalue()
+    assert "unfinished games" not in out.getvalue() and "solo tournaments" in err.getvalue()

@@ -189,6 +189,8 @@ def test_a_tournament_of_tables_closed_before_a_set_finished_ranks_nobody(
     assert not t.entries.filter(rank__isnull=False).exists()
     assert [x.pk for x in seasons.standings(season)["tournaments"]] == [t.pk]
     assert seasons.standings(season)["rows"] == []
+    # The export says its first set stopped unscored (not "playing" in a closed one).
+    assert tables.export(t)["rounds"][0]["sets"][0]["status"] == "stopped"
     # Nor a tournament played on a player's page.
     from django.test import Client
 

@@ -36,6 +36,15 @@ class Command(BaseCommand):
             )
         except actions.TournamentError as exc:
             raise CommandError(str(exc)) from exc
-        self.stdout.write(f"closed tournament {t.pk} (unfinished games: {t.unfinished_rule})")
+        if t.has_tables:
+            if opts["unfinished"]:
+                self.stderr.write(
+                    "--unfinished is for solo tournaments: a tournament of tables stops "
+                    "its unfinished sets where they stand"
+                )
+            # Its sets still being played stop, unscored (actions._close_tables).
+            self.stdout.write(f"closed tournament {t.pk} (unfinished sets: stopped, not scored)")
+        else:
+            self.stdout.write(f"closed tournament {t.pk} (unfinished games: {t.unfinished_rule})")
         self.stdout.write(f"seed: {t.seed}")
         self.stdout.write(f"seed commitment: {t.seed_commitment}")
