@@ -73,9 +73,10 @@ def test_printed_corrections_read_as_the_organizers_log(client, audited_night, o
     client.force_login(organizer)
     organize = _get(client, reverse("tournaments:tables-organize", args=[t.pk]))
     on_screen = _corrections_html(organize, "data-audit")
-    printed = _corrections_html(
-        _get(client, reverse("tournaments:tables-results", args=[t.pk])), "data-corrections"
-    )
+    results = _get(client, reverse("tournaments:tables-results", args=[t.pk]))
+    # Headed as what it is: not only corrections (agreements, replacements, ...).
+    assert "Logboek van de organisator" in results
+    printed = _corrections_html(results, "data-corrections")
     replaced = f"verving {leaving} door nieuwkomer"
     agreed = "ging akkoord met het scoreblad van ronde 1, set 1, tafel 2 voor beide kanten"
     for text in (on_screen, printed):
