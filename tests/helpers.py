@@ -147,3 +147,18 @@ def wait_for_idle_worker(timeout: float = 20.0) -> None:
             if not queued and active and not any(active.values()):
                 return
             time.sleep(0.05)
+
+
+# Clicks of a whole game from one page stay below the server's per-connection message
+# rate (GAME_WS_RATE, 10/s; a burst of 30): no person clicks faster, and a long game
+# clicked as fast as Playwright can ran out of the burst and had a move refused.
+CLICK_GAP_S = 0.11
+_last_click: dict[int, float] = {}
+
+
+def pace(page) -> None:
+    """Wait until this page's last paced click is CLICK_GAP_S ago."""
+    wait = _last_click.get(id(page), 0.0) + CLICK_GAP_S - time.monotonic()
+    if wait > 0:
+        time.sleep(wait)
+    _last_click[id(page)] = time.monotonic()

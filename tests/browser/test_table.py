@@ -6,7 +6,7 @@ import time
 
 import pytest
 
-from tests.helpers import TABLE_AT_REST_JS, start_new_game
+from tests.helpers import TABLE_AT_REST_JS, pace, start_new_game
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
@@ -77,23 +77,12 @@ def test_play_a_whole_game_to_the_boom(page, asgi_server):
     cards_played = 0
     deadline = time.monotonic() + GAME_BUDGET_S
     end = page.locator("[data-game-over]")
-    last_click = 0.0
-
-    def paced() -> None:
-        # Below the server's per-connection message rate (GAME_WS_RATE, 10/s): a long
-        # game clicked as fast as Playwright can ran out of the burst and was refused.
-        nonlocal last_click
-        wait = last_click + 0.11 - time.monotonic()
-        if wait > 0:
-            time.sleep(wait)
-        last_click = time.monotonic()
-
     while not end.is_visible():
         assert time.monotonic() < deadline, f"game not over after {cards_played} cards"
         trump = page.locator("[data-trump]")
         legal = page.locator("#hand [data-card][data-legal]")
         if trump.count():
-            paced()
+            pace(page)
             seq = _seq(page)
             trump.first.click()
             _wait_seq_above(page, seq)
@@ -102,7 +91,7 @@ def test_play_a_whole_game_to_the_boom(page, asgi_server):
             if not refused_once and _try_illegal_card(page):
                 refused_once = True
                 continue
-            paced()
+            pace(page)
             seq = _seq(page)
             legal.first.click()
             _wait_seq_above(page, seq)

@@ -19,6 +19,7 @@ from zoneinfo import ZoneInfo
 import pytest
 
 from tests.browser.conftest import assert_fits_the_phone
+from tests.helpers import pace
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
@@ -136,6 +137,7 @@ def play_whole_game(page, pick_last: bool = False) -> int:
         assert time.monotonic() < deadline, f"game not over after {clicks} clicks"
         target = choice if choice.count() else legal
         if target.count():
+            pace(page)
             seq = _seq(page)
             (target.last if pick_last else target.first).click()
             page.wait_for_function(f"s => {SEQ_JS} > s", arg=seq)
