@@ -14,11 +14,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date
 
-from django.db.models import Avg, Count, F, Min, Q, QuerySet
+from django.db.models import Avg, Count, Min, Q, QuerySet
 
 from tournaments import actions
 from tournaments.models import Entry, TableSeat, Tournament
-from tournaments.ratings import shared_entries
+from tournaments.ratings import shared_entries, shared_entry_ids
 
 
 @dataclass
@@ -131,11 +131,7 @@ def summary(player, *, own: bool = True, viewer=None) -> dict:
     if not own:
         closed = closed.filter(tournament__in=_visible_to(viewer))
     # An entry two people played is nobody's own result (as in ratings and seasons).
-    closed = closed.exclude(
-        pk__in=TableSeat.objects.filter(played_by__isnull=False)
-        .exclude(played_by=F("entry__player"))
-        .values("entry_id")
-    )
+    closed = closed.exclude(pk__in=shared_entry_ids())
     figures = closed.aggregate(
         played=Count("pk"),
         average_pct=Avg("deal_matchpoints_pct"),

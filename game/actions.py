@@ -755,16 +755,8 @@ def _release_seat(game: Game, index: int, user) -> None:
     group must leave it (game.consumers.GameConsumer.game_seat_released): a socket joins
     its seat's group once, at connect, and would otherwise go on receiving the seat's
     cards for its next holder. They reconnect as whoever they are now."""
-    group = seat_group(game.public_id, index)
     message = {"type": "game.seat_released", "user": user.pk, "seat": index}
-    layer = get_channel_layer()
-    if layer is None:
-        return
-
-    async def send() -> None:
-        await _send_with_retry(layer, group, message)
-
-    transaction.on_commit(lambda: _run_send(send, [(group, [])]))
+    _tell_sockets([seat_group(game.public_id, index)], message)
 
 
 def start(public_id, user) -> Game:
@@ -893,10 +885,15 @@ def close_sockets_of(user) -> None:
         .exclude(game__status=Game.Status.FINISHED)
         .values_list("game__public_id", "index")
     ]
+    _tell_sockets(groups, {"type": "game.signed_out", "user": user.pk})
+
+
+def _tell_sockets(groups: list[str], message: dict[str, Any]) -> None:
+    """After commit: `message`, a consumer handler's own (not a table event), to every
+    socket of these groups (game.consumers.GameConsumer: signed out, seat released)."""
     layer = get_channel_layer()
     if layer is None or not groups:
         return
-    message = {"type": "game.signed_out", "user": user.pk}
 
     async def send_all() -> None:
         for group in groups:

@@ -116,10 +116,8 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
         ):
             # The seat changed hands between the snapshot and the join (its release
             # was sent before we were in the group): this socket must not stay in it.
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-            self.group = None
             await self.accept()
-            await self.close(code=CLOSE_SEAT_RELEASED)
+            await self.leave_released_seat()
             return
         # A reconnecting client may be waiting on a bot turn lost with a worker.
         await run_db(kick_if_stuck)(self.public_id)
@@ -256,9 +254,14 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
         if self.gone or getattr(self.user, "pk", None) != event.get("user"):
             return
         if self.group is not None and self.seat == event.get("seat"):
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-            self.group = None
-            await self.close(code=CLOSE_SEAT_RELEASED)
+            await self.leave_released_seat()
+
+    async def leave_released_seat(self) -> None:
+        """Out of the seat's group (no more of its cards), then closed: the person no
+        longer holds the seat."""
+        await self.channel_layer.group_discard(self.group, self.channel_name)
+        self.group = None
+        await self.close(code=CLOSE_SEAT_RELEASED)
 
     async def game_event(self, event) -> None:
         await self.send_json(event["payload"])

@@ -112,7 +112,6 @@ SEPARATORS = {"semicolon": ";", "comma": ","}
 class CsvStyle:
     delimiter: str
     decimal: str
-    bom: bool
     language: str = "en"  # of the words in the cells (seats, suits, yes/no)
 
 
@@ -128,7 +127,7 @@ def csv_style(language: str | None = None, sep: str | None = None) -> CsvStyle:
         semicolon = lang in SEMICOLON_LANGUAGES
     if lang not in {code for code, _name in settings.LANGUAGES}:
         lang = settings.LANGUAGE_CODE.split("-")[0]
-    return CsvStyle(";", ",", True, lang) if semicolon else CsvStyle(",", ".", True, lang)
+    return CsvStyle(";", ",", lang) if semicolon else CsvStyle(",", ".", lang)
 
 
 def safe_cell(value: Any, style: CsvStyle) -> str:
@@ -155,8 +154,7 @@ def _csv(rows: list[list[Any]], style: CsvStyle) -> str:
 
 def _csv_text(rows: list[list[Any]], style: CsvStyle) -> str:
     out = io.StringIO()
-    if style.bom:
-        out.write("\ufeff")
+    out.write("\ufeff")  # every file: see csv_style
     writer = csv.writer(out, delimiter=style.delimiter, lineterminator="\r\n")
     for row in rows:
         writer.writerow([safe_cell(v, style) for v in row])

@@ -90,8 +90,13 @@ def shared_entries(tournaments) -> set[int]:
     """Entries that more than one person played (the organizer replaced a player after
     they finished a set): their result is nobody's own, so it rates nobody and scores
     nobody in a season; the others' places around it stand."""
-    return set(
-        TableSeat.objects.filter(entry__tournament__in=tournaments, played_by__isnull=False)
+    return set(shared_entry_ids().filter(entry__tournament__in=tournaments))
+
+
+def shared_entry_ids():
+    """The query of every shared entry's id (see shared_entries), to filter by."""
+    return (
+        TableSeat.objects.filter(played_by__isnull=False)
         .exclude(played_by=F("entry__player"))
         .values_list("entry_id", flat=True)
     )
