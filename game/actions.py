@@ -370,11 +370,14 @@ def connect(public_id, user, code: str | None = None) -> dict[str, Any]:
         pk = viewer.seats[viewer.seat].pk
         # Counted first, then the seat read again: an absence check that locked the seat
         # before this update has committed its takeover by now (we see it and undo it);
-        # one that locks it after sees the socket (and takes nothing).
-        Seat.objects.filter(pk=pk).update(connections=F("connections") + 1, disconnected_at=None)
-        taken, reason = Seat.objects.filter(pk=pk).values_list("bot_control", "bot_reason")[0]
-        if taken and reason in RETURN_ON_ARRIVAL and arrive(viewer.game.pk, viewer.seat, user):
-            viewer = get_viewer(public_id, user, code)
+        # one that locks it after sees the socket (and takes nothing). Counted only while
+        # the seat is still theirs: handed to someone else since it was read, the count
+        # is the newcomer's (and this socket is refused once it has joined the group).
+        held = Seat.objects.filter(pk=pk, user_id=user.pk)
+        if held.update(connections=F("connections") + 1, disconnected_at=None):
+            taken, reason = held.values_list("bot_control", "bot_reason").first() or (False, "")
+            if taken and reason in RETURN_ON_ARRIVAL and arrive(viewer.game.pk, viewer.seat, user):
+                viewer = get_viewer(public_id, user, code)
     return snapshot_message(viewer.game, viewer.seat, viewer.seats)
 
 

@@ -326,3 +326,30 @@ def test_a_table_left_unchanged_drops_out_of_the_lobby_until_it_changes(user, ot
     # Its link still works, and a change at the table lists it again.
     actions.sit(game.public_id, other_user, 1)
     assert [t["id"] for t in actions.open_tables()] == [str(game.public_id)]
+
+
+def test_a_socket_opening_as_its_seat_changes_hands_counts_nowhere(
+    user, other_user, third_user, monkeypatch
+):
+    """The organizer hands North's seat to a newcomer just after an old socket of North's
+    person has read the table and before it is counted: the count is the newcomer's
+    seat's now (their sockets only), so it stays 0 and the seat waits for them."""
+    game = _table_two_people_two_bots(user, other_user)
+    seen = actions.get_viewer
+
+    def viewer_then_hand_over(public_id, who, code=None):
+        viewer = seen(public_id, who, code)
+        if who == other_user:
+            actions.hand_over_seat(game.pk, 2, other_user, third_user)
+        return viewer
+
+    monkeypatch.setattr(actions, "get_viewer", viewer_then_hand_over)
+    actions.connect(game.public_id, other_user)
+    seat = actions.seats_of(game)[2]
+    assert seat.user_id == third_user.pk and seat.bot_reason == "replaced"
+    assert seat.connections == 0
+    # The newcomer's first socket is theirs to count, and gives them the seat.
+    monkeypatch.setattr(actions, "get_viewer", seen)
+    actions.connect(game.public_id, third_user)
+    seat = actions.seats_of(game)[2]
+    assert seat.connections == 1 and not seat.bot_control
