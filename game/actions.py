@@ -992,7 +992,7 @@ def rematch(public_id, user) -> Game:
             raise SeatRefused(N_("the game is not over yet"))
         if game.rematch_id:
             return game.rematch
-        if tournament_table_of(game) is not None or _is_entry_game(game):
+        if _is_tournament_game(game):
             # The tournament draws the next table (or has none): no game of its own.
             raise SeatRefused(
                 N_(

@@ -2,8 +2,9 @@
 
 The same conventions as the solo exports (tournaments/exports.py): one table per CSV
 file, a byte-order mark, `;` + decimal commas for Dutch and French readers, formula-like
-text neutralised, players named (never ids alone), a bot's seat marked "(bot)" and never
-ranked. The JSON form of the whole structure is tables.export (docs/tournament-export.md).
+text neutralised, players named (never ids alone), a bot's seat marked "(bot)" (at a
+night in the room "(stand-in)": a person without an entry) and never ranked. The JSON
+form of the whole structure is tables.export (docs/tournament-export.md).
 
 Only finished sets are in these files: while any table of a set still plays, in
 duplicate the others hold the same cards, and nobody sees a result on a deal before its
@@ -23,6 +24,7 @@ from .exports import CsvStyle, _csv, csv_style, seat_name, trump_name
 from .models import Round, Table, TableSet, Tournament
 
 BOT = "(bot)"  # a seat filled by a bot; usernames cannot hold parentheses
+STAND_IN = "(stand-in)"  # the same seat at a night in the room: a person with real cards
 STANDING_COLUMNS = [
     "rank", "player", "score", "dup_mp", "dup_diff", "sets", "out_after", "played_before",
 ]  # fmt: skip
@@ -120,7 +122,7 @@ def deal_rows(t: Tournament) -> list[dict[str, Any]]:
         )
         figures = deal_figures([tab.board for tab in tabs]) if duplicate else None
         for i, tab in enumerate(tabs):
-            names = tables.seat_names(tab, BOT)
+            names = tables.seat_names(tab, STAND_IN if tab.in_room else BOT)
             seed, rules = tables.deal_source(tab, t.structure)
             for b in tab.board:
                 row = {

@@ -725,3 +725,39 @@ def test_the_screen_shows_where_everyone_sits(client, night, organizer):
         for south_north in ((0, 2), (1, 3)):
             names = [people.get(i, "invaller") for i in south_north]
             assert " &amp; ".join(names) in re.sub(r"\s+", " ", row)
+
+
+def test_the_deals_export_names_a_stand_in_as_such(client, club, organizer, make_user):
+    """Six players at two tables of a night in the room: the seats without a player are
+    played by stand-ins (people, with real cards), and the deals export says so."""
+    t = actions.create_tables_tournament(
+        organizer, name="Invallers", club=club, fmt="rotating", players=6, sets=3, deals=2,
+        in_room=True, open_now=True, seed="room-stand-ins",
+    )  # fmt: skip
+    for i in range(6):
+        user = make_user(f"inv{i}")
+        club.members.add(user)
+        actions.join(t.pk, user)
+    actions.start_tables(t.pk, organizer)
+    tabs = current_tables(t)
+    for tab in tabs:
+        people = seated(tab)
+        anyone = next(iter(people.values()))
+        for k, (trump, points) in enumerate(ENTRIES[tab.number], start=1):
+            assert enter(client, t, tab, anyone, k, trump, points).status_code == 302
+        for side in (0, 1):
+            who = people.get(side, people.get(side + 2))
+            if who is not None:
+                assert agree(client, t, tab, who).status_code == 302
+    wait_until(lambda: TableSet.objects.filter(round__tournament=t, number=2).exists())
+    from tournaments import table_exports
+
+    rows = table_exports.deal_rows(t)
+    assert len(rows) == 4
+    for row in rows:
+        tab = next(tab for tab in tabs if tab.number == row["table"])
+        people = seated(tab)
+        assert row["names"] == [
+            people[i].username if i in people else "(stand-in)" for i in range(4)
+        ]
+    assert any("(stand-in)" in row["names"] for row in rows)
