@@ -166,6 +166,13 @@ class Game:
         if self.outcome:
             raise IllegalMove("game_over", "the game is over")
         deal = self.deal
+        if seat is not None and (type(seat) is not int or not 0 <= seat <= 3):
+            # True, 4, -1 or "0" is no seat (True would pass for East as 1).
+            raise IllegalMove(
+                "bad_seat",
+                f"{seat!r} is not a seat: 0 South, 1 West, 2 North, 3 East",
+                seat=repr(seat),
+            )
         if seat is not None and seat != deal.to_move:
             raise IllegalMove(
                 "not_your_turn",
@@ -190,7 +197,7 @@ class Game:
         self.scores[0] += res.written[0]
         self.scores[1] += res.written[1]
         self.tie_factor = rs.next_tie_factor(res.tied, self.tie_factor)
-        target = rs.target(self.game_index)
+        target = rs.target(self.game_index, self.games_won)
         a, b = self.scores
         if rs.deals:
             # Fixed deals: everybody plays deals 1..N; no boom, no match.
@@ -250,7 +257,9 @@ class Game:
                 "options": self.rules.options,
                 "deal_number": self.deal_number,
                 "game_index": self.game_index,
-                "target": None if self.rules.deals else self.rules.target(self.game_index),
+                "target": None
+                if self.rules.deals
+                else self.rules.target(self.game_index, self.games_won),
                 "deals": self.rules.deals,
                 "scores": list(self.scores),
                 "games_won": list(self.games_won),

@@ -29,6 +29,7 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "unknown_action": "unknown action {action!r}",
         "no_trump_not_allowed": "these rules have no 'no trump'",
         "game_over": "the game is over",
+        "bad_seat": "{seat} is not a seat: 0 South, 1 West, 2 North, 3 East",
     },
     "nl": {
         "not_in_hand": "je hebt {card} niet",
@@ -46,6 +47,7 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "unknown_action": "onbekende actie {action!r}",
         "no_trump_not_allowed": "deze regels kennen geen 'zonder troef'",
         "game_over": "de partij is gedaan",
+        "bad_seat": "{seat} is geen plaats: 0 Zuid, 1 West, 2 Noord, 3 Oost",
     },
     "fr": {
         "not_in_hand": "vous n'avez pas {card}",
@@ -67,6 +69,7 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "unknown_action": "action inconnue {action!r}",
         "no_trump_not_allowed": "ces règles n'ont pas de sans-atout",
         "game_over": "la partie est terminée",
+        "bad_seat": "{seat} n'est pas une place : 0 Sud, 1 Ouest, 2 Nord, 3 Est",
     },
 }
 

@@ -75,7 +75,9 @@ class RuleSet:
         if self.max_doublings < 0 or self.max_deals < 1:
             raise ValueError("max_doublings must be >= 0 and max_deals >= 1")
         if self.deals is not None and not (
-            isinstance(self.deals, int) and 1 <= self.deals <= MAX_FIXED_DEALS
+            isinstance(self.deals, int)
+            and not isinstance(self.deals, bool)  # deals=True is not a game of 1 deal
+            and 1 <= self.deals <= MAX_FIXED_DEALS
         ):
             raise ValueError(
                 f"a game of fixed deals has 1 to {MAX_FIXED_DEALS} deals, got {self.deals!r}"
@@ -113,12 +115,23 @@ class RuleSet:
         factor = tie_factor * 2
         return factor if self.multiplier_cap is None else min(factor, self.multiplier_cap)
 
-    def target(self, game_index: int) -> int:
+    def target(self, game_index: int, games_won: tuple[int, int] | list[int] = (0, 0)) -> int:
+        """The points a game is played to. A match's decider (french: the belle, to 44,
+        the last of ``targets``) is played when the games stand level one short of the
+        match (1–1), whatever the game's number: a game that ended level (at the deal
+        limit) counts for neither side and is played again to the same target."""
+        if self.is_match and len(self.targets) > 1:
+            decider = games_won[0] == games_won[1] == self.games_to_win - 1
+            return self.targets[-1] if decider else self.targets[0]
         return self.targets[min(game_index, len(self.targets) - 1)]
 
     @property
     def max_games(self) -> int:
-        return 1 if self.deals else 2 * self.games_to_win - 1
+        """The games a match can last: until a side has won ``games_to_win``, level games
+        (at the deal limit) counting for neither, with at most MAX_LEVEL_GAMES of those
+        (a bound for the duplicate deals stored; only four players steering every game
+        level at the deal limit would reach it)."""
+        return 1 if self.deals else 2 * self.games_to_win - 1 + MAX_LEVEL_GAMES
 
     @property
     def is_match(self) -> bool:
@@ -159,6 +172,9 @@ class RuleSet:
     def replace(self, **changes) -> RuleSet:
         return dataclasses.replace(self, **changes)
 
+
+# Games of a match that may end level (at the deal limit) before it stops anyway.
+MAX_LEVEL_GAMES = 2
 
 FLEMISH = RuleSet(name="flemish")
 

@@ -291,3 +291,22 @@ def test_naive_scoreboard_agrees_with_the_engine(preset):
             assert g.outcome.winner == games[-1][1]
         else:
             assert g.outcome.winner == (0 if won[0] > won[1] else 1 if won[1] > won[0] else None)
+
+
+@pytest.mark.parametrize("seat", [True, 4, -1, "0", 1.0])
+def test_a_seat_that_is_not_0_to_3_is_refused_as_such(seat):
+    """Not "it is South's turn, not yours" (and True is not East's 1): the seat is bad."""
+    from engine.messages import explain
+
+    g = Game("bad-seats", "flemish")
+    before = list(g.actions)
+    with pytest.raises(IllegalMove) as err:
+        g.apply_action(g.legal_actions()[0], seat=seat)
+    assert err.value.code == "bad_seat" and "is not a seat" in str(err.value)
+    assert "geen plaats" in explain(err.value, "nl")
+    assert g.actions == before
+
+
+def test_deals_true_is_not_a_game_of_one_deal():
+    with pytest.raises(ValueError, match="fixed deals"):
+        get_rules("flemish", deals=True)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import json
 import random
+from pathlib import Path
 
 import pytest
 
@@ -344,7 +346,8 @@ def test_french_void_player_partner_winning_need_not_trump():
 def test_french_match_is_best_of_three_manches_to_34_and_belle_to_44():
     rules = get_rules("french")
     assert rules.targets == (34, 34, 44) and rules.games_to_win == 2
-    assert [rules.target(i) for i in range(3)] == [34, 34, 44]
+    assert [rules.target(i) for i in range(2)] == [34, 34]
+    assert rules.target(2, (1, 1)) == 44  # the belle: the manches stand 1-1
     g = play_game("french", seed="french-match")
     assert g.outcome.reason == "match"
     assert 2 <= len(g.games) <= 3
@@ -480,3 +483,28 @@ def test_ruleset_replace_builds_a_club_variant():
         get_rules("flemish").replace(packets=(4, 3))
     with pytest.raises(ValueError):
         get_rules("french").replace(allow_no_trump=True)
+
+
+def test_french_a_level_manche_counts_for_neither_and_the_belle_needs_one_one():
+    """RULES §8 (french): a manche that ends level at the 40-deal stop counts for neither
+    side; the match goes on until a side has won two; the belle (to 44) is played only
+    when the manches stand 1-1, not because it is the third manche."""
+    rules = get_rules("french")
+    assert rules.target(2, (0, 1)) == 34 and rules.target(3, (1, 1)) == 44
+    assert rules.max_games >= 4
+    path = Path(__file__).parent / "data" / "french-level-manche.json"
+    data = json.loads(path.read_text())
+    g = Game.replay(data["seed"], data["rules"], data["actions"])
+    # Manche 1 level at the deal limit, manche 2 won by West-East: 0-1, not a belle.
+    assert [(m.winner, m.reason) for m in g.games] == [(None, "deal_limit"), (1, "boom")]
+    assert g.games_won == [0, 1] and not g.outcome
+    assert g.observation(0)["target"] == 34
+    rng = random.Random(0)
+    while not g.is_terminal():
+        g.apply_action(rng.choice(g.legal_actions()))
+    assert g.outcome.winner is not None and max(g.outcome.games_won) == 2
+    assert len(g.games) >= 3
+    for m in g.games[2:]:
+        won_before = [sum(1 for x in g.games[: m.index] if x.winner == s) for s in (0, 1)]
+        if m.reason == "boom":
+            assert max(m.scores) >= rules.target(m.index, won_before)
