@@ -415,17 +415,18 @@ def record_event(game: Game) -> tuple[str, str | None]:
     return t.name, (t.club.name if t.club_id else None)
 
 
-def tournament_table_of(game: Game) -> tuple[int, str] | None:
-    """(tournament id, name) if the game is a table of a tournament of rounds and tables
-    (tournaments.Table, reverse one-to-one "tournament_table": no import of tournaments),
-    else None. Such a table plays one set; the player's next table is the tournament's."""
+def tournament_table_of(game: Game) -> tuple[int, str, dt.datetime | None] | None:
+    """(tournament id, name, the set's deadline or None) if the game is a table of a
+    tournament of rounds and tables (tournaments.Table, reverse one-to-one
+    "tournament_table": no import of tournaments), else None. Such a table plays one
+    set; the player's next table is the tournament's."""
     prefix = "tournament_table__table_set__round__tournament"
     row = (
         Game.objects.filter(pk=game.pk, tournament_table__isnull=False)
-        .values_list(f"{prefix}_id", f"{prefix}__name")
+        .values_list(f"{prefix}_id", f"{prefix}__name", "tournament_table__table_set__deadline")
         .first()
     )
-    return (row[0], row[1]) if row else None
+    return (row[0], row[1], row[2]) if row else None
 
 
 def record_tags(game: Game, seats: list[Seat] | None = None) -> dict[str, str]:

@@ -118,6 +118,8 @@ def render_table(request: HttpRequest, viewer, *, code="", error="", status=200)
     # A tournament's table: no "another game"; the way back to the tournament's tables
     # (the player's next table and the standings).
     tournament_table = actions.tournament_table_of(game)
+    # Over before its end: no more moves are accepted (actions.stop_game).
+    stopped = game.status == Game.Status.FINISHED and not state.get("game_over")
     context = {
         "game": game,
         "state": state,
@@ -140,15 +142,14 @@ def render_table(request: HttpRequest, viewer, *, code="", error="", status=200)
             reverse("tournaments:tables", args=[tournament_table[0]]) if tournament_table else ""
         ),
         "tables_name": tournament_table[1] if tournament_table else "",
+        # The set's deadline: the bots finish a table still playing then.
+        "set_deadline": tournament_table[2] if tournament_table and not stopped else None,
         # The board's teams from the viewer's seat (a spectator: South's side).
         "board_teams": _board_teams(viewer.seat, viewer.seats),
         # A casual table everyone left: its game ended where it stood (actions.leave).
-        "abandoned": (
-            game.status == Game.Status.FINISHED
-            and not state.get("game_over")
-            and not tournament_table
-            and not hasattr(game, "tournament_entry")
-        ),
+        "abandoned": stopped and not tournament_table and not hasattr(game, "tournament_entry"),
+        # A tournament's table stopped where it stood (the tournament closed mid-set).
+        "table_stopped": stopped and bool(tournament_table),
     }
     return render(request, "game/table.html", context, status=status)
 

@@ -215,3 +215,37 @@ def test_a_laptops_short_screen_brings_the_hand_into_view_when_it_is_your_turn(
             assert card["box"]["bottom"] <= 720 + 1 and card["box"]["top"] >= -1, card
     finally:
         ctx.close()
+
+
+# The game ends (as the server would say it) after a long game: 16 deals on the sheet.
+LONG_GAME_OVER_JS = """() => {
+  const u = manillenTable.ui;
+  manillenTable.onMessage({type: "snapshot", seq: u.seq + 1, state: {...u.state,
+    phase: "game_over", game_over: true, to_move: null, legal: [],
+    outcome: {winner: 0, scores: [101, 64]}, scores: [101, 64]}});
+  const body = document.querySelector('[data-end-board] table tbody')
+    || document.querySelector('[data-end-board] table');
+  for (let i = 0; i < 16; i++) {
+    const row = body.insertRow(-1);
+    row.insertCell().textContent = String(i + 1);
+    row.insertCell().textContent = '\u2660';
+    row.insertCell().textContent = '6';
+    row.insertCell().textContent = '';
+  }
+}"""
+
+
+def test_the_end_of_a_long_game_shows_every_deal_and_the_total_on_a_phone(browser, asgi_server):
+    """A phone (360 x 640): the result's score sheet is not a box of its own that
+    stopped at deal 11 with the deciding deal and the total out of sight; the dialog
+    scrolls to them."""
+    with _phone_with_east_card_out(browser, asgi_server, 360, 640) as (page, errors):
+        page.evaluate(LONG_GAME_OVER_JS)
+        expect(page.locator("[data-game-over]")).to_be_visible()
+        board = page.locator("[data-end-board]")
+        clipped = board.evaluate("(el) => el.scrollHeight - el.clientHeight")
+        assert clipped <= 1, clipped
+        last = page.locator("[data-end-board] tr").last
+        last.scroll_into_view_if_needed()
+        expect(last).to_be_in_viewport()
+        assert not errors, errors

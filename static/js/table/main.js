@@ -488,7 +488,7 @@ function markClosed(reason, record) {
   root.dataset.closed = "true";
   const note = $("#closed-note");
   if (note) {
-    const text = { as_played: "closed_as_played", removed: "removed", bot: "closed_bot", abandoned: "closed_abandoned" }[reason] || (reason ? "closed" : null);
+    const text = { as_played: "closed_as_played", removed: "removed", bot: "closed_bot", abandoned: "closed_abandoned", stopped: "closed_stopped" }[reason] || (reason ? "closed" : null);
     if (text) note.querySelector("[data-closed-text]").textContent = t(text);
     const link = note.querySelector("[data-results-link]");
     const results = root.dataset.resultsUrl;
