@@ -711,7 +711,7 @@ def edit_tournament(tournament_id: int, actor, **changes) -> Tournament:
             s = t.structure
             check_structure(
                 t.format, changes["capacity"] or 0, rounds=s.rounds, sets=s.sets,
-                deals=s.deals, cut=s.cut, cut_fraction=s.cut_fraction,
+                deals=s.deals, cut=s.cut, cut_fraction=s.cut_fraction, duplicate=s.duplicate,
             )  # fmt: skip
         if "capacity" in changes:
             taken = Entry.objects.filter(tournament=t).exclude(status=Entry.Status.REMOVED)
@@ -961,10 +961,13 @@ def check_structure(
     in_room: bool = False,
     clock: int = 0,
     set_minutes: int | None = None,
+    duplicate: bool = False,
 ) -> None:
     """Refuse, with why and what would work, a structure the format cannot serve. The
     one authority on it: the command line, the create form and the start (with the
-    players who joined) all ask here. Each refusal names its `field`."""
+    players who joined) all ask here. Each refusal names its `field`. `duplicate` is
+    checked against the field asked for (at the start fewer may have come: one table
+    then plays on, with nothing to compare)."""
     from engine.rules import MAX_FIXED_DEALS
 
     if fmt not in TABLE_FORMATS:
@@ -1017,6 +1020,16 @@ def check_structure(
             ),
             {"players": players},
             field="players",
+        )
+    if duplicate and players <= 4:
+        raise TournamentError(
+            N_(
+                "duplicate compares the tables of a set that held the same cards: with "
+                "%(players)s players there is one table, nothing to compare. Choose at least "
+                "5 players (bots fill the second table) or no duplicate"
+            ),
+            {"players": players},
+            field="duplicate",
         )
     if cut is not None and cut_fraction is not None:
         raise TournamentError(
@@ -1090,7 +1103,7 @@ def create_tables_tournament(
 
     check_structure(
         fmt, players, rounds=rounds, sets=sets, deals=deals, cut=cut, cut_fraction=cut_fraction,
-        in_room=in_room, clock=clock, set_minutes=set_minutes,
+        in_room=in_room, clock=clock, set_minutes=set_minutes, duplicate=duplicate,
     )  # fmt: skip
     if redraw not in Structure.Redraw.values:
         raise TournamentError(
@@ -1714,10 +1727,12 @@ def _close_tables(t: Tournament, actor, now=None) -> None:
     set is not scored), the standing of the finished sets is final. Inside the caller's
     locked transaction."""
     from .models import Table
+    from .tables import unfinished_sets
 
     unfinished = Table.objects.filter(
         table_set__round__tournament=t, finished=False, game__isnull=False
     ).values_list("game_id", flat=True)
+    stopped = unfinished_sets(t)
     for game_id in list(unfinished):
         game_actions.stop_game(game_id, reason="stopped")
     Entry.objects.filter(tournament=t, status=Entry.Status.PLAYING).update(
@@ -1727,8 +1742,9 @@ def _close_tables(t: Tournament, actor, now=None) -> None:
     t.closed_at = now or timezone.now()
     t.save(update_fields=["status", "closed_at"])
     AuditLog.objects.create(
-        tournament=t, actor=actor, action="close", before=None, after=None, reason=""
-    )
+        tournament=t, actor=actor, action="close", before=None,
+        after={"stopped": stopped} if stopped else None, reason="",
+    )  # fmt: skip
     write_standings(t)
 
 

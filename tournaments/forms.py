@@ -51,6 +51,7 @@ STRUCTURE_FIELDS = {
     "redraw": "redraw",
     "clock": "clock",
     "set_minutes": "set_minutes",
+    "duplicate": "duplicate",
 }
 
 
@@ -177,7 +178,10 @@ class TournamentForm(forms.Form):
         required=False,
         help_text=_(
             "Then each player also gets a duplicate score: their result against every "
-            "other table that held the same cards."
+            "other table that held the same cards. Needs two tables (5 players or more). "
+            "Choose 'each deal stands on its own' after a tie: otherwise a tie at one "
+            "table doubles its next deal there only, and the tables no longer compare "
+            "like with like."
         ),
     )
     in_room = forms.BooleanField(
@@ -345,6 +349,7 @@ class TournamentForm(forms.Form):
                 in_room=bool(data.get("in_room")),
                 clock=data.get("clock") or 0,
                 set_minutes=data.get("set_minutes"),
+                duplicate=bool(data.get("duplicate")),
             )
         except TournamentError as exc:
             self.add_error(STRUCTURE_FIELDS.get(exc.field or ""), capfirst(exc.translated()))

@@ -284,6 +284,8 @@ def agree(
     saw it (refused if a deal changed since)."""
     with transaction.atomic():
         tab = _locked_table(tournament_id, round_number, set_number, table_number)
+        if _agreed_already(tab, user, seen):
+            return tab  # the other side (or an organizer) was quicker: nothing to add
         t, side = _check_open(tab, user)
         _check_seen(tab, seen)
         structure = t.structure
@@ -311,6 +313,17 @@ def agree(
             _finish(tab, structure)
         _push_after_commit(t.pk)
     return tab
+
+
+def _agreed_already(tab: Table, user, seen: str | None) -> bool:
+    """Both sides agreed with the whole sheet the user saw, and the user may agree with
+    it: agreeing again is what happened already (two phones, or an organizer, at once)."""
+    t = tab.table_set.round.tournament
+    if not tab.finished or ended_early(tab, t.structure):
+        return False
+    if side_of(tab, user) is None and not actions.is_organizer(user, t):
+        return False
+    return seen is None or seen == lines_state(tab)
 
 
 def finish_early(

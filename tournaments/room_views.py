@@ -67,7 +67,9 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
                 room.finish_early(t.pk, round_number, set_number, number, request.user, seen)
             elif request.POST.get("action") == "agree":
                 seen = request.POST.get("seen")
-                room.agree(t.pk, round_number, set_number, number, request.user, seen)
+                done = room.agree(t.pk, round_number, set_number, number, request.user, seen)
+                if done.finished:
+                    messages.success(request, _("Both sides agree: this table is done."))
             else:
                 deal = _int(request.POST.get("deal"))
                 try:

@@ -250,5 +250,10 @@ def results_context(t: Tournament) -> dict[str, Any]:
         "s": t.structure,
         "rows": tables.standings(t),
         "rounds": rounds,
-        "audit": t.audit.select_related("actor", "entry__player").exclude(action="close"),
+        # A close is news here only when it stopped sets before they finished.
+        "audit": [
+            log
+            for log in t.audit.select_related("actor", "entry__player")
+            if log.action != "close" or (log.after or {}).get("stopped")
+        ],
     }

@@ -55,6 +55,7 @@ def _context(request: HttpRequest, t, *, round_number=None, set_number=None) -> 
         "progress": tables.progress(t),
         "starts_at": next_round.starts_at if next_round else t.starts_at,
         "drawn": t.rounds.exists(),
+        "stopped_sets": tables.stopped_sets(t),
         "is_organizer": actions.is_organizer(request.user, t),
         "overdue": _overdue(t),
         "ws_path": f"/ws/tournaments/{t.pk}/standings/",
@@ -92,6 +93,7 @@ def overview(request: HttpRequest, pk: int) -> HttpResponse:
             status=TableSet.Status.DONE,
         ).exists()  # fmt: skip
         context["deal_numbers"] = range(1, t.structure.deals + 1) if done else ()
+        context["set_stopped"] = f"{round_number}.{set_number}" in context["stopped_sets"]
     if context["entry"] is None and not context["drawn"]:
         # Who may sign up, and how (as on a solo tournament's page): a club's members
         # enter directly, others with the invite code the organizer's link carries.

@@ -254,6 +254,8 @@ def my_seat(t: Tournament, user) -> dict[str, Any] | None:
         "game": str(tab.game.public_id) if tab.game_id else None,
         "room": tab.in_room,
         "href": href,
+        # When the set ends (the bots then finish a table still playing), or None.
+        "deadline": tset.deadline,
     }
 
 
@@ -466,6 +468,23 @@ def export(t: Tournament, reveal: bool | None = None) -> dict[str, Any]:
         # replacements, removals.
         "corrections": exports.corrections(t),
     }
+
+
+def stopped_sets(t: Tournament) -> list[str]:
+    """The sets ("round.set") a tournament of tables closed before they finished: they
+    stopped where they stood, unscored (actions._close_tables). Empty while it runs."""
+    return unfinished_sets(t) if t.is_closed else []
+
+
+def unfinished_sets(t: Tournament) -> list[str]:
+    """The sets ("round.set") drawn and not finished."""
+    return [
+        f"{r}.{k}"
+        for r, k in TableSet.objects.filter(round__tournament=t)
+        .exclude(status=TableSet.Status.DONE)
+        .order_by("round__number", "number")
+        .values_list("round__number", "number")
+    ]
 
 
 def seat_names(tab: Table, empty: str = "") -> list[str]:

@@ -44,7 +44,7 @@ def test_a_night_in_the_room_on_four_phones(rounds_server, four_phones):  # noqa
     out = _manage(
         env, "create_tournament", "--club", slug, "--organizer", names[0], "--name",
         "Clubavond in de zaal", "--format", "rotating", "--players", "4", "--sets", "3",
-        "--deals", "1", "--duplicate", "--in-room", "--open",
+        "--deals", "1", "--in-room", "--open",
     ).stdout  # fmt: skip
     pk = re.search(r"id: (\d+)", out).group(1)
     organize = f"{base}/tournaments/{pk}/tables/organize/"

@@ -40,6 +40,7 @@ def test_the_room_screen_shows_every_column_and_turns_its_pages(
     try:
         page.goto(f"{base}/tournaments/{pk}/tables/screen/?every=3")
         assert page.locator(".t-screen tbody tr").count() == 12
+        assert not page.locator(".site-header").is_visible()  # a projector: the standings
         header = page.evaluate(HEADER_JS)
         names = [name for name, *_ in header]
         assert names == ["Plaats", "Speler", "Score", "Duplicaat-MP", "± veld", "Sets"], names

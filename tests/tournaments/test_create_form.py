@@ -112,6 +112,7 @@ def test_a_night_in_the_room_is_made_from_the_form(client, organizer, club):
         ({"rounds": 0}, "rounds", "minstens 1 ronde"),
         ({"in_room": "on", "clock": 30}, "clock", "met echte kaarten in de zaal is er geen klok"),
         ({"in_room": "on", "set_minutes": 20}, "set_minutes", "laat de deadline van de set leeg"),
+        ({"duplicate": "on", "capacity": 4}, "duplicate", "met 4 spelers is er één tafel"),
     ],
 )
 def test_bad_table_input_says_why_in_dutch(client, organizer, club, extra, field, message):

@@ -305,6 +305,38 @@ def test_the_organizer_agrees_for_a_table_and_it_is_audited(client, night, organ
     assert all(d["by"] == organizer.pk for d in tab.sheet) and people
 
 
+def test_agreeing_with_a_sheet_both_sides_agreed_meanwhile_is_no_error(
+    client, night, organizer, make_user
+):
+    """The organizer's phone still shows the complete sheet when the players' agreement
+    finishes the table: their "agree for the whole table" tells them it is done (not a
+    red refusal), and changes nothing. Someone who is neither at the table nor
+    organizing is still refused."""
+    t = night
+    tab = current_tables(t)[0]
+    people = seated(tab)
+    for k, (trump, points) in enumerate(ENTRIES[1], start=1):
+        enter(client, t, tab, people[k % 4], k, trump, points)
+    tab.refresh_from_db()
+    seen = room.lines_state(tab)  # what the organizer's phone shows
+    agree(client, t, tab, people[0])
+    agree(client, t, tab, people[1])
+    tab.refresh_from_db()
+    assert tab.finished
+    agreed = dict(tab.agreed)
+    client.force_login(organizer)
+    response = client.post(sheet_url(t, tab), {"action": "agree", "seen": seen}, follow=True)
+    page = response.content.decode()
+    assert "Beide kanten gaan akkoord: deze tafel is klaar." in page
+    assert 'class="error"' not in page
+    tab.refresh_from_db()
+    assert tab.agreed == agreed
+    assert not AuditLog.objects.filter(tournament=t, action="room_agree").exists()
+    stranger = make_user("buitenstaander")
+    with pytest.raises(actions.NotAllowed):
+        room.agree(t.pk, 1, 1, tab.number, stranger, seen)
+
+
 def test_time_is_up_an_organizer_ends_a_table_with_the_deals_played(client, night, organizer):
     """Table 1 plays only deal 1 of 2 before the end of the set: the organizer ends it
     (players cannot); deal 1 compares both tables, deal 2 (table 2 alone) gives each the
@@ -434,7 +466,7 @@ def test_an_organizer_who_plays_a_room_night_may_print_the_deals_on_the_record(
     who plays: asked first, with the warning, and written in the tournament's log."""
     t = actions.create_tables_tournament(
         organizer, name="Klein clubje", club=club, fmt="rotating", players=4, sets=3,
-        deals=1, duplicate=True, in_room=True, open_now=True,
+        deals=1, in_room=True, open_now=True,
     )  # fmt: skip
     actions.join(t.pk, organizer)
     for i in range(3):

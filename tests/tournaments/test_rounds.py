@@ -553,3 +553,89 @@ def test_closing_a_tournament_of_tables_from_the_shell_says_what_happens_to_its_
     call_command("close_tournament", str(t.pk), "--unfinished", "bot", stdout=out, stderr=err)
     assert "unfinished sets: stopped, not scored" in out.getvalue()
     assert "unfinished games" not in out.getvalue() and "solo tournaments" in err.getvalue()
+
+
+def test_a_tournament_closed_mid_set_says_so_at_the_table_and_on_its_pages(
+    client, club, organizer, make_user
+):
+    """Closed while its first set is played: the open table says it stopped (no choice
+    offered, a way back), and the tournament's pages, the big screen and the printed
+    log say which set stopped unscored."""
+    t = actions.create_tables_tournament(
+        organizer, name="Te vroeg", club=club, fmt="rotating", players=4, sets=3, deals=2,
+        open_now=True,
+    )  # fmt: skip
+    people = []
+    for i in range(4):
+        user = make_user(f"vroegtijdig{i}")
+        club.members.add(user)
+        actions.join(t.pk, user)
+        people.append(user)
+    actions.start_tables(t.pk, organizer)
+    tab = Table.objects.get(table_set__round__tournament=t)
+    client.force_login(people[0])
+    game_url = f"/game/{tab.game.public_id}/"
+    page = client.get(game_url).content.decode()
+    assert 'data-closed="false"' in page and "data-closed-note hidden" in page
+    actions.close_tournament(t.pk, organizer)
+    page = client.get(game_url).content.decode()
+    assert 'data-closed="true"' in page  # the table offers no move
+    assert "data-closed-note hidden" not in page and "data-leave" not in page
+    assert "Het toernooi is gesloten: deze tafel stopte waar ze stond" in page
+    assert f'href="/tournaments/{t.pk}/tables/" data-results-link' in page
+    page = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
+    assert "vóór het einde gesloten: set 1.1 stopte waar hij stond" in page
+    page = client.get(f"/tournaments/{t.pk}/tables/?round=1&set=1").content.decode()
+    assert "data-set-stopped" in page
+    page = client.get(f"/tournaments/{t.pk}/tables/screen/").content.decode()
+    assert "data-screen-closed" in page and "Set 1.1 werd gestopt" in page
+    # The room's screen marks nobody's row: whoever is logged in on the projector.
+    assert 'class="mine"' not in page and 'data-me=""' in page
+    assert 'class="mine"' in client.get(f"/tournaments/{t.pk}/tables/").content.decode()
+    client.force_login(organizer)
+    page = client.get(f"/tournaments/{t.pk}/tables/results/").content.decode()
+    assert "sloot het toernooi vóór het einde: set 1.1 stopte" in page
+
+
+def test_the_club_page_says_a_tournament_of_tables_is_open_for_sign_up_until_its_draw(
+    client, club, organizer
+):
+    """Its start passed without a draw (stored as running): the club's list says what
+    the tournament's own page says, "inschrijving open", not "bezig"."""
+    t = actions.create_tables_tournament(
+        organizer, name="Nog niet geloot", club=club, fmt="rotating", players=8, sets=3,
+        deals=1, open_now=True,
+    )  # fmt: skip
+    Tournament.objects.filter(pk=t.pk).update(status=Tournament.Status.RUNNING)
+    client.force_login(organizer)
+    club_page = client.get(f"/clubs/{club.slug}/").content.decode()
+    own_page = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
+    assert "inschrijving open" in own_page
+    line = next(x for x in club_page.splitlines() if "Nog niet geloot" in x)
+    assert "inschrijving open" in line and "bezig" not in line
+
+
+def test_the_players_see_when_their_set_ends(client, club, organizer, make_user):
+    """A set with a deadline: the tournament's page and the table say when it ends (the
+    bots play what is left then), in the page's time zone."""
+    from django.utils import timezone
+
+    t = actions.create_tables_tournament(
+        organizer, name="Met deadline", club=club, fmt="rotating", players=4, sets=3,
+        deals=2, set_minutes=25, open_now=True,
+    )  # fmt: skip
+    people = []
+    for i in range(4):
+        user = make_user(f"deadline{i}")
+        club.members.add(user)
+        actions.join(t.pk, user)
+        people.append(user)
+    actions.start_tables(t.pk, organizer)
+    tset = TableSet.objects.get(round__tournament=t, number=1)
+    at = timezone.localtime(tset.deadline).strftime("%H:%M")
+    client.force_login(people[0])
+    page = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
+    assert "data-set-deadline" in page and f"De set eindigt om {at}" in page
+    tab = Table.objects.get(table_set=tset)
+    page = client.get(f"/game/{tab.game.public_id}/").content.decode()
+    assert "data-set-deadline" in page and f"De set eindigt om {at}" in page

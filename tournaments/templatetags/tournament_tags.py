@@ -93,6 +93,16 @@ def game_length(t) -> str:
 
 
 @register.filter
+def status_text(t) -> str:
+    """A tournament's status as its own page says it: a tournament of tables is "open
+    for sign-up" until its draw, whatever its stored status (running once its start
+    passed); see _tables_status.html."""
+    if t.has_tables and t.status != t.Status.DRAFT and not t.is_closed and not t.rounds.exists():
+        return _("open for sign-up")
+    return t.get_status_display()
+
+
+@register.filter
 def bot_name(value) -> str:
     """ "expert" → Expert."""
     return bot_label(value)
