@@ -272,6 +272,8 @@ def standings(request: HttpRequest, pk: int) -> HttpResponse:
 
 def traveller(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     t = _tournament(request, pk)
+    if t.has_tables:  # the solo pages' way of comparing: a tournament of tables has its own
+        return redirect("tournaments:tables", pk=t.pk)
     _require_results(request, t)
     deal = get_object_or_404(TournamentDeal, tournament=t, number=number)
     entry = actions.entry_of(request.user, t)
@@ -334,6 +336,8 @@ def _hands_display(deal: TournamentDeal, trump: str | None = None) -> list[dict]
 def compare(request: HttpRequest, pk: int) -> HttpResponse:
     """Per deal: your result beside the field's (average, best) and the bots' par."""
     t = _tournament(request, pk)
+    if t.has_tables:  # the solo pages' way of comparing: a tournament of tables has its own
+        return redirect("tournaments:tables", pk=t.pk)
     entry = actions.entry_of(request.user, t)
     if entry is None or not entry.is_finished:
         raise PermissionDenied(_("Compare after you have finished your own game."))
@@ -371,6 +375,8 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
 def compare_deal(request: HttpRequest, pk: int, number: int) -> HttpResponse:
     """Side-by-side replay of your play of a deal and another entry's."""
     t = _tournament(request, pk)
+    if t.has_tables:  # the solo pages' way of comparing: a tournament of tables has its own
+        return redirect("tournaments:tables", pk=t.pk)
     entry = actions.entry_of(request.user, t)
     if entry is None or not entry.is_finished:
         raise PermissionDenied(_("Compare after you have finished your own game."))
@@ -472,6 +478,8 @@ def _step(deal_actions: list[str], seats: list[int], i: int) -> dict | None:
 def verify(request: HttpRequest, pk: int) -> HttpResponse:
     """The commitment always; after close the seed, and every stored deal recomputed."""
     t = _tournament(request, pk)
+    if t.has_tables:  # the solo pages' way of comparing: a tournament of tables has its own
+        return redirect("tournaments:tables", pk=t.pk)
     context = {"t": t, "revealed": t.is_closed}
     if t.is_closed:
         stored = list(t.deals.all())

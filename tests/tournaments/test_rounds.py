@@ -639,3 +639,22 @@ def test_the_players_see_when_their_set_ends(client, club, organizer, make_user)
     tab = Table.objects.get(table_set=tset)
     page = client.get(f"/game/{tab.game.public_id}/").content.decode()
     assert "data-set-deadline" in page and f"De set eindigt om {at}" in page
+
+
+def test_the_solo_pages_of_a_tournament_of_tables_lead_to_its_own(
+    client, club, organizer, make_user
+):
+    """Compare, a deal's comparison, a solo traveller and verify are the solo format's:
+    typed for a tournament of tables they lead to its page, not to "compare after you
+    have finished your own game"."""
+    t = actions.create_tables_tournament(
+        organizer, name="Geen solo", club=club, fmt="rotating", players=4, sets=3, deals=1,
+        open_now=True,
+    )  # fmt: skip
+    player = make_user("geensolo")
+    club.members.add(player)
+    client.force_login(player)
+    for path in ("compare/", "compare/1/", "deal/1/", "verify/"):
+        response = client.get(f"/tournaments/{t.pk}/{path}")
+        assert response.status_code == 302, path
+        assert response["Location"] == f"/tournaments/{t.pk}/tables/", path
