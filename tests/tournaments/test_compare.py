@@ -54,6 +54,10 @@ def test_compare_lists_your_deals_beside_the_field_and_the_bots_par(two_plays, c
     assert response.status_code == 200
     rows = response.context["rows"]
     assert rows[0]["number"] == 1 and rows[0]["played_by"] == 2
+    # Every column is explained under the table, not only the bot's.
+    legend = response.content.decode().split("data-compare-legend>")[1].split("</p>")[0]
+    for words in ("Kaartpunten van je ploeg", "het gemiddelde", "MP:", "Gespeeld door:"):
+        assert words in legend, legend
     assert rows[0]["par"] is not None and 0 <= rows[0]["par"] <= 60
     # Your Neuberg value on each deal is the traveller's (both computed when read).
     e_anna = two_plays[3]
