@@ -378,6 +378,10 @@ def connect(public_id, user, code: str | None = None) -> dict[str, Any]:
             taken, reason = held.values_list("bot_control", "bot_reason").first() or (False, "")
             if taken and reason in RETURN_ON_ARRIVAL and arrive(viewer.game.pk, viewer.seat, user):
                 viewer = get_viewer(public_id, user, code)
+                message = snapshot_message(viewer.game, viewer.seat, viewer.seats)
+                # The page says the bot played the seat until now (if it moved at all).
+                message["arrived"] = reason
+                return message
     return snapshot_message(viewer.game, viewer.seat, viewer.seats)
 
 

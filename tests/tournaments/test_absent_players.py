@@ -126,8 +126,10 @@ def test_an_absent_player_is_played_by_the_bot_until_they_arrive(settings, make_
     # They arrive: their socket gives them the seat back, and they play again.
     snap = game_actions.connect(game.public_id, people[away])
     assert snap["table"]["players"][away]["bot_control"] is False
+    assert snap["arrived"] == "absent"  # their table says the bot played for them till now
+    assert "arrived" not in game_actions.connect(game.public_id, people[away])  # once
     back = seat(game, away)
-    assert not back.bot_control and back.bot_reason == "" and back.connections == 1
+    assert not back.bot_control and back.bot_reason == "" and back.connections == 2
     assert tables.progress(t)["tables"][0]["seats"][away]["bot_plays"] is False
     arrived_at = Game.objects.get(pk=game.pk).seq
     game = play_people_until(game, people, lambda g: any(a == away for a in actors(g)[arrived_at:]))

@@ -397,6 +397,11 @@ function onMessage(msg) {
     window.location.reload();
     return;
   }
+  if (msg.type === "snapshot" && msg.arrived) {
+    // The seat was the bot's until this socket opened (late at a tournament's table, or a
+    // replacement): say so once.
+    ui.note = t(msg.arrived === "replaced" ? "arrived_replaced" : "arrived_late");
+  }
   if (msg.type === "snapshot" && msg.chat) {
     for (const line of msg.chat) addChat({ ...line, history: true }); // the chat so far
   }
