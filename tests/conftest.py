@@ -62,6 +62,16 @@ def _flush_retries_deadlocks() -> None:
 
 
 @pytest.fixture(autouse=True)
+def fast_password_hashing(request, settings):
+    """MD5 instead of PBKDF2 for the accounts a test makes in this process (PBKDF2 costs
+    about half a second per user on a busy machine, and most tests make two). Not for
+    the browser tests: their server is another process, with the real hashers, and
+    checks the passwords of the accounts made here."""
+    if "browser" not in request.node.path.parts:
+        settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+
+
+@pytest.fixture(autouse=True)
 def fresh_socket_budget():
     """Each test starts with an empty per-user websocket budget (ops/sockets.py): user
     ids are reused between tests, counts of an earlier test must not refuse this one's."""

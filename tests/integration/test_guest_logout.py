@@ -15,7 +15,6 @@ PASSWORD = "klaver-manille-77"
 
 @pytest.fixture(autouse=True)
 def quick_and_unlimited(settings, client):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.SIGNUP_RATE_LIMIT = 0
     client.cookies["django_language"] = "en"
 

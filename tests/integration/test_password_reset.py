@@ -20,7 +20,6 @@ LINK = re.compile(r"https?://testserver(/accounts/reset/[^/\s]+/[^/\s]+/)")
 
 @pytest.fixture(autouse=True)
 def quick_and_unlimited(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.PASSWORD_RESET_RATE_LIMIT = 0  # the limiter has its own test
     settings.LOGIN_RATE_LIMIT = 0
 

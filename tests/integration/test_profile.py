@@ -18,11 +18,6 @@ pytestmark = pytest.mark.usefixtures("live_game_db")
 
 
 @pytest.fixture(autouse=True)
-def quick_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
-@pytest.fixture(autouse=True)
 def rankings_in_process(monkeypatch):
     """Production stack: the test worker consumes only its bots queue, so the rankings
     and export tasks run here after commit (as in tests/tournaments/conftest.py)."""

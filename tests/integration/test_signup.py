@@ -17,7 +17,6 @@ PASSWORD = "klaver-manille-77"
 
 @pytest.fixture(autouse=True)
 def quick_and_unlimited(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.SIGNUP_RATE_LIMIT = 0  # the limiter has its own test below
 
 

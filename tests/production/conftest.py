@@ -6,7 +6,6 @@ tournament); the websocket helpers talk to config.asgi.application in process.
 
 from __future__ import annotations
 
-import pytest
 from channels.db import database_sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
@@ -20,11 +19,6 @@ from tests.tournaments.conftest import (  # noqa: F401 - fixtures
 )
 
 TIMEOUT = 15
-
-
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
 
 
 def session_cookie(user) -> bytes:

@@ -31,12 +31,6 @@ def tournament_tasks_in_process(monkeypatch):
         monkeypatch.setattr(task, "delay", lambda *args, _task=task: _task.apply(args=args))
 
 
-@pytest.fixture(autouse=True)
-def fast_password_hashing(settings):
-    # PBKDF2 costs ~0.5 s per user on a busy machine; these tests make many users.
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
-
-
 @pytest.fixture
 def make_user(django_user_model):
     def make(name: str, **extra):
