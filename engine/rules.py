@@ -131,7 +131,7 @@ class RuleSet:
         (at the deal limit) counting for neither, with at most MAX_LEVEL_GAMES of those
         (a bound for the duplicate deals stored; only four players steering every game
         level at the deal limit would reach it)."""
-        return 1 if self.deals else 2 * self.games_to_win - 1 + MAX_LEVEL_GAMES
+        return 2 * self.games_to_win - 1 + MAX_LEVEL_GAMES if self.is_match else 1
 
     @property
     def is_match(self) -> bool:

@@ -508,3 +508,9 @@ def test_french_a_level_manche_counts_for_neither_and_the_belle_needs_one_one():
         won_before = [sum(1 for x in g.games[: m.index] if x.winner == s) for s in (0, 1)]
         if m.reason == "boom":
             assert max(m.scores) >= rules.target(m.index, won_before)
+
+
+def test_a_single_game_is_one_game_and_a_match_allows_level_games():
+    assert get_rules("flemish").max_games == get_rules("malilla").max_games == 1
+    assert get_rules("flemish", deals=12).max_games == 1
+    assert get_rules("french").max_games == get_rules("flemish-table").max_games == 5
