@@ -375,13 +375,26 @@ def connect(public_id, user, code: str | None = None) -> dict[str, Any]:
         # is the newcomer's (and this socket is refused once it has joined the group).
         held = Seat.objects.filter(pk=pk, user_id=user.pk)
         if held.update(connections=F("connections") + 1, disconnected_at=None):
-            taken, reason = held.values_list("bot_control", "bot_reason").first() or (False, "")
-            if taken and reason in RETURN_ON_ARRIVAL and arrive(viewer.game.pk, viewer.seat, user):
-                viewer = get_viewer(public_id, user, code)
-                message = snapshot_message(viewer.game, viewer.seat, viewer.seats)
-                # The page says the bot played the seat until now (if it moved at all).
-                message["arrived"] = reason
-                return message
+            try:
+                taken, reason = held.values_list("bot_control", "bot_reason").first() or (
+                    False,
+                    "",
+                )
+                if (
+                    taken
+                    and reason in RETURN_ON_ARRIVAL
+                    and arrive(viewer.game.pk, viewer.seat, user)
+                ):
+                    viewer = get_viewer(public_id, user, code)
+                    message = snapshot_message(viewer.game, viewer.seat, viewer.seats)
+                    # The page says the bot played the seat until now.
+                    message["arrived"] = reason
+                    return message
+                return snapshot_message(viewer.game, viewer.seat, viewer.seats)
+            except Exception:
+                # Counted, but this socket will not open: not counted either.
+                seat_disconnected(public_id, user)
+                raise
     return snapshot_message(viewer.game, viewer.seat, viewer.seats)
 
 
@@ -1127,11 +1140,15 @@ def chat_history(game: Game) -> list[dict[str, Any]]:
     from django.core.cache import cache
 
     key = _chat_key(game)
-    last = cache.get(key)
-    if not last:
+    try:
+        last = cache.get(key)
+        if not last:
+            return []
+        keys = [f"{key}:{n}" for n in range(max(1, last - CHAT_HISTORY + 1), last + 1)]
+        found = cache.get_many(keys)
+    except Exception:  # the cache (Redis) away: the table opens without the old lines
+        logger.warning("chat history of %s not read", game.public_id, exc_info=True)
         return []
-    keys = [f"{key}:{n}" for n in range(max(1, last - CHAT_HISTORY + 1), last + 1)]
-    found = cache.get_many(keys)
     return [found[k] for k in keys if k in found]
 
 

@@ -100,6 +100,37 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
             await self.send_error("not_found", "no such game")
             await self.close(code=CLOSE_NOT_FOUND)
             return
+        except Exception:
+            self._release_budget()  # Channels calls no disconnect for a failed connect
+            raise
+        try:
+            await self._join(snapshot)
+        except Exception:
+            # The database or the channel layer failed halfway (a Redis blip): undo the
+            # socket's count and budget, or the seat would read "connected" for good and
+            # the person's sockets run out; the client connects again.
+            await self._undo_join()
+            raise
+
+    def _release_budget(self) -> None:
+        if self.budget:
+            game_sockets.close(self.budget)
+            self.budget = None
+
+    async def _undo_join(self) -> None:
+        self._release_budget()
+        if self.watch:
+            self.watch.stop()
+        group, self.group = self.group, None
+        if group:
+            try:
+                await self.channel_layer.group_discard(group, self.channel_name)
+            except Exception:  # the layer that failed: its group entry expires by itself
+                logger.warning("socket of %s not taken out of its group", self.public_id)
+        if self.seat is not None:
+            await run_db(actions.seat_disconnected)(self.public_id, self.user)
+
+    async def _join(self, snapshot: dict) -> None:
         # Join before sending the snapshot so no event can fall between the two; the
         # client drops events whose seq is not above the snapshot's. One group per
         # socket: its seat's (that seat's view of every move, and the table's notices),
@@ -127,9 +158,7 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
     async def disconnect(self, code: int) -> None:
         if self.watch:
             self.watch.stop()
-        if self.budget:
-            game_sockets.close(self.budget)
-            self.budget = None
+        self._release_budget()
         self.gone = True
         if self.group:
             await self.channel_layer.group_discard(self.group, self.channel_name)

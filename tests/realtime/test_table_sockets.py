@@ -235,3 +235,43 @@ async def test_a_replaced_players_open_socket_is_cut_off_from_the_seat(
     mine, snap = await connect_game(game.public_id, other_user)  # now a spectator
     assert snap["table"]["seat"] is None and snap["state"]["hand"] is None
     await mine.disconnect()
+
+
+async def test_a_socket_whose_join_fails_halfway_leaves_no_count_behind(
+    user, other_user, monkeypatch
+):
+    """The channel layer fails as a person's socket joins its seat's group (a Redis
+    blip): the socket is not left counted on the seat (it would read "connected" for
+    good, and the bot never take it over), nor in the person's socket budget (after a few
+    such failures every reconnect was refused as "too many open game sockets")."""
+    from channels.layers import get_channel_layer
+
+    from ops.sockets import budget_key, game_sockets
+
+    game = await _table(user, other_user)
+    game = await _person_to_move(game)
+    layer = get_channel_layer()
+    real_add = layer.group_add
+
+    async def failing_add(group, channel):
+        raise ConnectionError("the channel layer is away")
+
+    monkeypatch.setattr(layer, "group_add", failing_add)
+    cookie = await database_sync_to_async(session_cookie)(other_user)
+    for _ in range(3):
+        comm = communicator(f"/ws/game/{game.public_id}/", cookie)
+        try:
+            connected, _ = await comm.connect(timeout=2)
+        except (ConnectionError, TimeoutError):  # the server's error, as the client meets it
+            connected = False
+        assert not connected
+    seat = await database_sync_to_async(lambda: actions.seats_of(game)[2])()
+    assert seat.connections == 0 and seat.disconnected_at is not None
+    assert game_sockets._open.get(budget_key({"user": other_user}), 0) == 0
+    # Back again: the next socket opens and counts once.
+    monkeypatch.setattr(layer, "group_add", real_add)
+    north, snap = await connect_game(game.public_id, other_user)
+    assert snap["table"]["seat"] == 2
+    seat = await database_sync_to_async(lambda: actions.seats_of(game)[2])()
+    assert seat.connections == 1 and seat.disconnected_at is None
+    await north.disconnect()
