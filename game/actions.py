@@ -374,7 +374,8 @@ def connect(public_id, user, code: str | None = None) -> dict[str, Any]:
         # the seat is still theirs: handed to someone else since it was read, the count
         # is the newcomer's (and this socket is refused once it has joined the group).
         held = Seat.objects.filter(pk=pk, user_id=user.pk)
-        if held.update(connections=F("connections") + 1, disconnected_at=None):
+        now = timezone.now()
+        if held.update(connections=F("connections") + 1, disconnected_at=None, seen_at=now):
             try:
                 taken, reason = held.values_list("bot_control", "bot_reason").first() or (
                     False,
@@ -1260,6 +1261,17 @@ def clock_expired(game_pk: int, expected_seq: int) -> int:
         if seat.bot_control:
             _notify_table(game, seats)
         return _bot_moves(game, seats, all_seats=False, first=seat.index, eng=eng)
+
+
+def seat_seen(public_id, user) -> int:
+    """A heartbeat of a person's open socket at a game in play (game.consumers): their
+    counted sockets are alive (ops.sweeper.reset_stale_counts)."""
+    return Seat.objects.filter(
+        game__public_id=public_id,
+        game__status=Game.Status.ACTIVE,
+        user_id=getattr(user, "pk", None),
+        connections__gt=0,
+    ).update(seen_at=timezone.now())
 
 
 def seat_disconnected(public_id, user) -> None:

@@ -78,6 +78,7 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
     chat_bucket: TokenBucket | None = None
     budget: str | None = None  # whose socket/snapshot budget (ops/sockets.py) this spends
     watch: BotTurnWatch | None = None  # re-enqueues a bot turn nothing comes for
+    heartbeat: asyncio.Task | None = None  # a seat's socket: actions.seat_seen, now and then
     gone = False
 
     async def connect(self) -> None:
@@ -118,6 +119,7 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
             self.budget = None
 
     async def _undo_join(self) -> None:
+        self._stop_beat()
         self._release_budget()
         if self.watch:
             self.watch.stop()
@@ -154,10 +156,30 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
         await run_db(kick_if_stuck)(self.public_id)
         await self.accept()
         await self.send_json(snapshot)
+        if self.seat is not None and snapshot["table"].get("status") == "active":
+            self.heartbeat = asyncio.ensure_future(self._beat())
+
+    async def _beat(self) -> None:
+        """While open, say every GAME_SEAT_HEARTBEAT seconds that the seat's socket lives
+        (actions.seat_seen): the count of a process killed outright goes stale and the
+        sweeper sets it right (ops/sweeper.py)."""
+        every = settings.GAME_SEAT_HEARTBEAT
+        while True:
+            await asyncio.sleep(every)
+            try:
+                await run_db(actions.seat_seen)(self.public_id, self.user)
+            except Exception:  # a database blip: the next beat
+                logger.warning("heartbeat of a socket at %s failed", self.public_id)
+
+    def _stop_beat(self) -> None:
+        if self.heartbeat is not None:
+            self.heartbeat.cancel()
+            self.heartbeat = None
 
     async def disconnect(self, code: int) -> None:
         if self.watch:
             self.watch.stop()
+        self._stop_beat()
         self._release_budget()
         self.gone = True
         if self.group:

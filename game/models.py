@@ -141,6 +141,10 @@ class Seat(models.Model):
     timeouts = models.PositiveSmallIntegerField(default=0)  # in a row
     connections = models.PositiveSmallIntegerField(default=0)  # open sockets
     disconnected_at = models.DateTimeField(null=True, blank=True)
+    # Last sign of life of the seat's counted sockets (their heartbeat). A web process
+    # killed outright never closes its sockets: when no socket has beaten for a while,
+    # the sweeper knows the count is stale and the person away (ops/sweeper.py).
+    seen_at = models.DateTimeField(null=True, blank=True)
     # The seat's dagscore (own team total minus the opponents'), set when finished.
     final_score = models.IntegerField(null=True, blank=True)
 

@@ -67,7 +67,70 @@ def sweep(older_than: float | None = None, limit: int = 500) -> int:
         clock_expired.apply_async((pk, seq), queue=settings.GAME_BOTS_QUEUE)
     if rows:
         logger.warning("sweeper: re-enqueued bots for %d stuck game(s)", len(rows))
+    reset_stale_counts()
+    take_over_lost_seats(older_than)
     return len(rows)
+
+
+def reset_stale_counts(now=None) -> int:
+    """Seats counted "connected" whose sockets have not beaten for three heartbeats
+    (game.consumers): their web process died without closing them (kill -9, a crash),
+    so the count can never come down. Away since the last beat: the count goes to 0 and
+    `take_over_lost_seats` gives the bot the seat once the takeover delay has passed."""
+    from django.db.models import Q
+    from django.db.models.functions import Coalesce
+
+    from game.models import Seat
+
+    now = now or timezone.now()
+    cutoff = now - dt.timedelta(seconds=3 * settings.GAME_SEAT_HEARTBEAT)
+    stale = Seat.objects.filter(
+        game__status=Game.Status.ACTIVE, user__isnull=False, connections__gt=0
+    ).filter(Q(seen_at__lt=cutoff) | Q(seen_at__isnull=True))
+    count = stale.update(connections=0, disconnected_at=Coalesce("seen_at", now))
+    if count:
+        logger.warning("sweeper: %d seat(s) counted connected with no live socket", count)
+    return count
+
+
+def take_over_lost_seats(older_than: float, now=None) -> int:
+    """The bot takes the seats whose takeover task was lost (a bot worker killed while
+    holding its countdown: Redis gives it back only after an hour, or never): a person
+    away for the takeover delay and some more, and at a tournament's table whoever has
+    not arrived well after its start. The same idempotent actions the tasks run."""
+    from game import actions
+    from game.models import Seat
+
+    now = now or timezone.now()
+    away_since = now - dt.timedelta(seconds=settings.GAME_DISCONNECT_TAKEOVER + older_than)
+    away = list(
+        Seat.objects.filter(
+            game__status=Game.Status.ACTIVE,
+            user__isnull=False,
+            bot_control=False,
+            connections=0,
+            disconnected_at__lt=away_since,
+        ).values_list("game_id", "index", "disconnected_at")[:500]
+    )
+    taken = sum(
+        actions.disconnect_expired(pk, index, since.isoformat()) for pk, index, since in away
+    )
+    late = (
+        Seat.objects.filter(
+            game__status=Game.Status.ACTIVE,
+            game__arrive_by__lt=now - dt.timedelta(seconds=older_than),
+            user__isnull=False,
+            bot_control=False,
+            connections=0,
+            disconnected_at__isnull=True,
+        )
+        .values_list("game_id", flat=True)
+        .distinct()[:500]
+    )
+    taken += sum(actions.absence_expired(pk) for pk in list(late))
+    if taken:
+        logger.warning("sweeper: the bot took %d seat(s) whose takeover was lost", taken)
+    return taken
 
 
 def kick_if_stuck(public_id, older_than: float | None = None) -> bool:

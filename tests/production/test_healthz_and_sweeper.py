@@ -155,3 +155,48 @@ def test_the_sweeper_scan_has_a_partial_index():
         cursor.execute("EXPLAIN " + sql, params)
         plan = "\n".join(row[0] for row in cursor.fetchall())
     assert "game_active_by_updated" in plan, plan
+
+
+def _table_of_two(user, other) -> Game:
+    game = actions.create_table(user, rules="flemish", bot_level="heuristic", clock=0)
+    actions.add_bot(game.public_id, user, 1)
+    actions.sit(game.public_id, other, 2)
+    actions.add_bot(game.public_id, user, 3)
+    actions.start(game.public_id, user)
+    return Game.objects.get(pk=game.pk)
+
+
+def test_a_seat_left_counted_by_a_killed_web_process_is_taken_over(user, other_user, settings):
+    """North's socket was in a web process killed outright: it never closed, so the seat
+    stays counted "connected" and the bot would never play it. Its heartbeat stopped:
+    after three beats the sweeper resets the count (away since the last beat), and once
+    the takeover delay has passed the bot takes the seat."""
+    game = _table_of_two(user, other_user)
+    actions.connect(game.public_id, other_user)  # ... then the process dies
+    seat = actions.seats_of(game)[2]
+    assert seat.connections == 1 and seat.seen_at is not None
+    assert actions.seat_seen(game.public_id, other_user) == 1  # a beat: alive
+    assert sweeper.reset_stale_counts() == 0
+    beat = settings.GAME_SEAT_HEARTBEAT
+    last = timezone.now() - dt.timedelta(seconds=3 * beat + 5)
+    Game.objects.get(pk=game.pk).seats.filter(index=2).update(seen_at=last)
+    assert sweeper.reset_stale_counts() == 1
+    seat = actions.seats_of(game)[2]
+    assert seat.connections == 0 and seat.disconnected_at == last and not seat.bot_control
+    assert sweeper.take_over_lost_seats(30) == 0  # away for less than the delay + 30 s
+    later = timezone.now() + dt.timedelta(seconds=settings.GAME_DISCONNECT_TAKEOVER + 31)
+    assert sweeper.take_over_lost_seats(30, now=later) == 1
+    seat = actions.seats_of(game)[2]
+    assert seat.bot_control and seat.bot_reason == "away"
+    assert sweeper.take_over_lost_seats(30, now=later) == 0  # once
+
+
+def test_a_takeover_lost_with_a_bot_worker_still_happens(user, other_user, settings):
+    """North closed the tab; the countdown task of the takeover was held by a bot worker
+    that was killed (Redis returns it after an hour, or never): the sweeper does it."""
+    game = _table_of_two(user, other_user)
+    actions.connect(game.public_id, other_user)
+    actions.seat_disconnected(game.public_id, other_user)
+    away = timezone.now() - dt.timedelta(seconds=settings.GAME_DISCONNECT_TAKEOVER + 40)
+    Game.objects.get(pk=game.pk).seats.filter(index=2).update(disconnected_at=away)
+    assert sweeper.sweep() == 0 and actions.seats_of(game)[2].bot_control  # in sweep()
