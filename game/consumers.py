@@ -11,7 +11,9 @@ from urllib.parse import parse_qs
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 from django.conf import settings
+from django.db import InterfaceError, OperationalError
 from django.utils import translation
+from redis.exceptions import RedisError
 
 import engine
 from config.middleware import chosen_language
@@ -28,6 +30,10 @@ logger = logging.getLogger(__name__)
 # thread per process, so one game's commit would wait for another game's. Moves are
 # independent transactions (row lock per game), each thread has its own connection.
 run_db = partial(database_sync_to_async, thread_sensitive=False)
+
+# Failures of a service that comes back (Redis, the database): a socket opening then is
+# refused, and the client tries again.
+TRANSIENT_ERRORS = (RedisError, OperationalError, InterfaceError, ConnectionError, TimeoutError)
 
 CLOSE_NOT_FOUND = 4404
 CLOSE_FLOODING = 4429
@@ -101,17 +107,34 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
             await self.send_error("not_found", "no such game")
             await self.close(code=CLOSE_NOT_FOUND)
             return
-        except Exception:
+        except Exception as exc:
             self._release_budget()  # Channels calls no disconnect for a failed connect
+            if await self._refused_as_transient(exc):
+                return
             raise
         try:
             await self._join(snapshot)
-        except Exception:
+        except Exception as exc:
             # The database or the channel layer failed halfway (a Redis blip): undo the
             # socket's count and budget, or the seat would read "connected" for good and
             # the person's sockets run out; the client connects again.
             await self._undo_join()
+            if await self._refused_as_transient(exc):
+                return
             raise
+
+    async def _refused_as_transient(self, exc: Exception) -> bool:
+        """Redis or the database away a moment: the socket is refused with one line in
+        the log (every client retries each second: a traceback each was hundreds of
+        lines a second), and the client connects again. False for anything else."""
+        if not isinstance(exc, TRANSIENT_ERRORS):
+            return False
+        logger.warning("game socket at %s refused: %s: %s", self.public_id, type(exc).__name__, exc)
+        try:
+            await self.close()
+        except Exception:  # the socket is gone already
+            pass
+        return True
 
     def _release_budget(self) -> None:
         if self.budget:
