@@ -17,7 +17,6 @@ from django.utils import timezone
 
 from tests.tournaments.conftest import (  # noqa: F401  (fixtures)
     club,
-    fast_password_hashing,
     finish,
     joined,
     make_tournament,
