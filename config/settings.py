@@ -414,9 +414,10 @@ GAME_BOT_TURN_TIMEOUT_MS = env_int("GAME_BOT_TURN_TIMEOUT_MS", 3000)
 GAME_SEAT_HEARTBEAT = env_int("GAME_SEAT_HEARTBEAT", 20)
 if GAME_SEAT_HEARTBEAT < 1:
     raise ImproperlyConfigured(f"GAME_SEAT_HEARTBEAT={GAME_SEAT_HEARTBEAT} must be 1 or more")
+SWEEP_EVERY = env_int("SWEEP_EVERY", 15)
 CELERY_BEAT_SCHEDULE["sweep-stuck-games"] = {
     "task": "ops.tasks.sweep_stuck_games",
-    "schedule": env_int("SWEEP_EVERY", 15),
+    "schedule": SWEEP_EVERY,
 }
 # Celery's Django fixup closes the database connection before and after every task
 # unless this is set: a new PostgreSQL connection (and backend process) per bot turn.

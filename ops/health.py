@@ -1,4 +1,4 @@
-"""/healthz: database, Redis and Celery workers, each with a short timeout.
+"""/healthz: database, Redis, Celery workers and beat, each with a short timeout.
 
 200 when every check passes, 503 otherwise; the body says which check failed and why,
 so a load balancer can route on the status and a person can read the JSON. The worker
@@ -73,6 +73,34 @@ def check_workers() -> dict[str, Any]:
     return {"workers": len(replies), "queues": {q: consumed[q] for q in wanted}}
 
 
+BEAT_KEY = "ops:beat-seen"
+
+
+def beat_seen() -> None:
+    """The periodic sweep ran (ops.tasks.sweep_stuck_games, scheduled by beat)."""
+    from django.core.cache import cache
+
+    cache.set(BEAT_KEY, time.time(), timeout=None)
+
+
+def check_beat() -> dict[str, Any]:
+    """Beat schedules the periodic work (the sweeper, the tournaments' tick, the day
+    list) and a worker of the celery queue runs it: without either, stuck bot turns are
+    never swept and tournaments never open or close, while everything else answers. The
+    sweep, every SWEEP_EVERY seconds, leaves its time in the cache."""
+    if settings.CELERY_TASK_ALWAYS_EAGER:
+        return {"skipped": "embedded mode (a thread of the server runs the periodic work)"}
+    from django.core.cache import cache
+
+    last = cache.get(BEAT_KEY)
+    if last is None:
+        raise RuntimeError("the periodic sweep has not run: is celery beat running?")
+    age = time.time() - float(last)
+    if age > max(3 * settings.SWEEP_EVERY, 60):
+        raise RuntimeError(f"the periodic sweep last ran {age:.0f} s ago: is celery beat running?")
+    return {"seconds_ago": round(age, 1)}
+
+
 def report() -> tuple[bool, dict[str, Any]]:
     checks = {
         "database": _timed(check_database),
@@ -81,7 +109,9 @@ def report() -> tuple[bool, dict[str, Any]]:
     # Without Redis the broker is unreachable too: do not wait for the worker timeout.
     if checks["redis"]["ok"]:
         checks["workers"] = _timed(check_workers)
+        checks["beat"] = _timed(check_beat)
     else:
         checks["workers"] = {"ok": False, "error": "broker (Redis) unreachable", "ms": 0.0}
+        checks["beat"] = {"ok": False, "error": "cache (Redis) unreachable", "ms": 0.0}
     ok = all(c["ok"] for c in checks.values())
     return ok, {"status": "ok" if ok else "fail", "checks": checks}

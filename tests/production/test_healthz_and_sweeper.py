@@ -20,11 +20,14 @@ pytestmark = [pytest.mark.usefixtures("live_game_db")]
 
 
 def test_healthz_is_200_with_every_check(client):
+    from ops.tasks import sweep_stuck_games
+
+    sweep_stuck_games()  # as beat has it run every SWEEP_EVERY seconds
     response = client.get("/healthz")
     assert response.status_code == 200, response.content
     body = response.json()
     assert body["status"] == "ok"
-    assert set(body["checks"]) == {"database", "redis", "workers"}
+    assert set(body["checks"]) == {"database", "redis", "workers", "beat"}
     assert all(check["ok"] for check in body["checks"].values())
     assert response["Cache-Control"].startswith("max-age=0")
     if PRODUCTION_STACK:
@@ -200,3 +203,21 @@ def test_a_takeover_lost_with_a_bot_worker_still_happens(user, other_user, setti
     away = timezone.now() - dt.timedelta(seconds=settings.GAME_DISCONNECT_TAKEOVER + 40)
     Game.objects.get(pk=game.pk).seats.filter(index=2).update(disconnected_at=away)
     assert sweeper.sweep() == 0 and actions.seats_of(game)[2].bot_control  # in sweep()
+
+
+@pytest.mark.skipif(not PRODUCTION_STACK, reason="beat runs only beside a real broker")
+def test_healthz_is_503_when_beat_does_not_run(client, settings):
+    """Everything answers, but nothing has run the periodic sweep for a while (no beat,
+    or no worker of the celery queue): stuck games would never be swept."""
+    import time
+
+    from django.core.cache import cache
+
+    from ops.health import BEAT_KEY
+
+    cache.set(BEAT_KEY, time.time() - max(3 * settings.SWEEP_EVERY, 60) - 5, timeout=None)
+    response = client.get("/healthz")
+    assert response.status_code == 503
+    assert "celery beat" in response.json()["checks"]["beat"]["error"]
+    cache.delete(BEAT_KEY)
+    assert "has not run" in client.get("/healthz").json()["checks"]["beat"]["error"]
