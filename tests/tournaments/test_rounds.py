@@ -555,23 +555,30 @@ def test_closing_a_tournament_of_tables_from_the_shell_says_what_happens_to_its_
     assert "unfinished games" not in out.getvalue() and "solo tournaments" in err.getvalue()
 
 
+def _four_at_one_table(club, organizer, make_user, name: str, **structure):
+    """A rotating tournament of four of the club's members, drawn and started (one
+    table): the tournament and the four, in their entry order."""
+    t = actions.create_tables_tournament(
+        organizer, name=name, club=club, fmt="rotating", players=4, sets=3,
+        open_now=True, **{"deals": 2, **structure},
+    )  # fmt: skip
+    people = []
+    for i in range(4):
+        user = make_user(f"{name.lower().replace(' ', '-')}-{i}")
+        club.members.add(user)
+        actions.join(t.pk, user)
+        people.append(user)
+    actions.start_tables(t.pk, organizer)
+    return t, people
+
+
 def test_a_tournament_closed_mid_set_says_so_at_the_table_and_on_its_pages(
     client, club, organizer, make_user
 ):
     """Closed while its first set is played: the open table says it stopped (no choice
     offered, a way back), and the tournament's pages, the big screen and the printed
     log say which set stopped unscored."""
-    t = actions.create_tables_tournament(
-        organizer, name="Te vroeg", club=club, fmt="rotating", players=4, sets=3, deals=2,
-        open_now=True,
-    )  # fmt: skip
-    people = []
-    for i in range(4):
-        user = make_user(f"vroegtijdig{i}")
-        club.members.add(user)
-        actions.join(t.pk, user)
-        people.append(user)
-    actions.start_tables(t.pk, organizer)
+    t, people = _four_at_one_table(club, organizer, make_user, "Te vroeg")
     tab = Table.objects.get(table_set__round__tournament=t)
     client.force_login(people[0])
     game_url = f"/game/{tab.game.public_id}/"
@@ -620,17 +627,7 @@ def test_the_players_see_when_their_set_ends(client, club, organizer, make_user)
     bots play what is left then), in the page's time zone."""
     from django.utils import timezone
 
-    t = actions.create_tables_tournament(
-        organizer, name="Met deadline", club=club, fmt="rotating", players=4, sets=3,
-        deals=2, set_minutes=25, open_now=True,
-    )  # fmt: skip
-    people = []
-    for i in range(4):
-        user = make_user(f"deadline{i}")
-        club.members.add(user)
-        actions.join(t.pk, user)
-        people.append(user)
-    actions.start_tables(t.pk, organizer)
+    t, people = _four_at_one_table(club, organizer, make_user, "Met deadline", set_minutes=25)
     tset = TableSet.objects.get(round__tournament=t, number=1)
     at = timezone.localtime(tset.deadline).strftime("%H:%M")
     client.force_login(people[0])
