@@ -118,7 +118,7 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
             # The database or the channel layer failed halfway (a Redis blip): undo the
             # socket's count and budget, or the seat would read "connected" for good and
             # the person's sockets run out; the client connects again.
-            await self._undo_join()
+            await self._close_down()
             if await self._refused_as_transient(exc):
                 return
             raise
@@ -141,19 +141,42 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
             game_sockets.close(self.budget)
             self.budget = None
 
-    async def _undo_join(self) -> None:
-        self._stop_beat()
-        self._release_budget()
+    async def _close_down(self) -> None:
+        """Give back, once, what this socket holds: its timers, its place in the
+        person's socket budget, its seat's count (first: it must not depend on the
+        channel layer), then its group. On a close, a failed opening, and a consumer
+        stopped by an error (Redis away under its receive): Channels then calls no
+        disconnect, and the seat read "connected" for good while the timers beat on."""
         if self.watch:
             self.watch.stop()
+        self._stop_beat()
+        self._release_budget()
+        self.gone = True
         group, self.group = self.group, None
-        if group:
-            try:
-                await self.channel_layer.group_discard(group, self.channel_name)
-            except Exception:  # the layer that failed: its group entry expires by itself
-                logger.warning("socket of %s not taken out of its group", self.public_id)
+        if group is None:
+            return
         if self.seat is not None:
-            await run_db(actions.seat_disconnected)(self.public_id, self.user)
+            try:
+                await run_db(actions.seat_disconnected)(self.public_id, self.user)
+            except Exception:  # its takeover task not queued: the sweeper does it
+                logger.warning("socket close at %s not fully recorded", self.public_id)
+        try:
+            await self.channel_layer.group_discard(group, self.channel_name)
+        except Exception:  # the layer that failed: its group entry expires by itself
+            logger.warning("socket of %s not taken out of its group", self.public_id)
+
+    async def __call__(self, scope, receive, send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        except TRANSIENT_ERRORS as exc:
+            # The channel layer (Redis) failed under the socket: one line, not a
+            # traceback per socket; the client connects again.
+            logger.warning(
+                "game socket at %s dropped: %s: %s",
+                getattr(self, "public_id", "?"), type(exc).__name__, exc,
+            )  # fmt: skip
+        finally:
+            await self._close_down()
 
     async def _join(self, snapshot: dict) -> None:
         # Join before sending the snapshot so no event can fall between the two; the
@@ -200,15 +223,7 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
             self.heartbeat = None
 
     async def disconnect(self, code: int) -> None:
-        if self.watch:
-            self.watch.stop()
-        self._stop_beat()
-        self._release_budget()
-        self.gone = True
-        if self.group:
-            await self.channel_layer.group_discard(self.group, self.channel_name)
-            if self.seat is not None:
-                await run_db(actions.seat_disconnected)(self.public_id, self.user)
+        await self._close_down()
 
     async def open_within_budget(self) -> bool:
         """Open sockets and snapshots per user (ops/sockets.py). Over budget: the socket

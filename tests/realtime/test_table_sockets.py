@@ -275,3 +275,46 @@ async def test_a_socket_whose_join_fails_halfway_leaves_no_count_behind(
     seat = await database_sync_to_async(lambda: actions.seats_of(game)[2])()
     assert seat.connections == 1 and seat.disconnected_at is None
     await north.disconnect()
+
+
+async def test_a_socket_whose_channel_layer_fails_under_it_gives_everything_back(
+    user, other_user, monkeypatch, caplog
+):
+    """Redis goes away under an open socket: the channel layer's receive raises and the
+    consumer stops without Channels calling its disconnect. Its seat's count still comes
+    down (the person is away: the takeover can follow), its heartbeat and its socket
+    budget go with it, and the log has one line, not a traceback."""
+    import asyncio
+
+    from channels.layers import get_channel_layer
+
+    from ops.sockets import budget_key, game_sockets
+
+    game = await _table(user, other_user)
+    game = await _person_to_move(game)
+    layer = get_channel_layer()
+    real_receive = layer.receive
+    redis_gone = asyncio.Event()
+
+    async def receive(channel):
+        waiting = asyncio.ensure_future(real_receive(channel))
+        gone = asyncio.ensure_future(redis_gone.wait())
+        done, _ = await asyncio.wait({waiting, gone}, return_when=asyncio.FIRST_COMPLETED)
+        if gone in done:
+            waiting.cancel()
+            raise ConnectionError("Redis went away")
+        gone.cancel()
+        return waiting.result()
+
+    monkeypatch.setattr(layer, "receive", receive)
+    north, snap = await connect_game(game.public_id, other_user)
+    assert snap["table"]["seat"] == 2
+    seat = await database_sync_to_async(lambda: actions.seats_of(game)[2])()
+    assert seat.connections == 1
+    redis_gone.set()
+    await north.wait(timeout=TIMEOUT)  # the consumer ends, without raising
+    seat = await database_sync_to_async(lambda: actions.seats_of(game)[2])()
+    assert seat.connections == 0 and seat.disconnected_at is not None
+    assert game_sockets._open.get(budget_key({"user": other_user}), 0) == 0
+    dropped = [r for r in caplog.records if "dropped: ConnectionError" in r.getMessage()]
+    assert len(dropped) == 1 and not dropped[0].exc_info
