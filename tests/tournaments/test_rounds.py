@@ -593,7 +593,8 @@ def test_a_tournament_closed_mid_set_says_so_at_the_table_and_on_its_pages(
     page = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
     assert "vóór het einde gesloten: set 1.1 stopte waar hij stond" in page
     page = client.get(f"/tournaments/{t.pk}/tables/?round=1&set=1").content.decode()
-    assert "data-set-stopped" in page
+    assert "data-set-stopped" in page and "Geen scores: deze set telt niet." in page
+    assert "Nog geen set afgelopen" not in page
     page = client.get(f"/tournaments/{t.pk}/tables/screen/").content.decode()
     assert "data-screen-closed" in page and "Set 1.1 werd gestopt" in page
     # The room's screen marks nobody's row: whoever is logged in on the projector.
@@ -602,6 +603,7 @@ def test_a_tournament_closed_mid_set_says_so_at_the_table_and_on_its_pages(
     client.force_login(organizer)
     page = client.get(f"/tournaments/{t.pk}/tables/results/").content.decode()
     assert "sloot het toernooi vóór het einde: set 1.1 stopte" in page
+    assert "Er werd geen set afgewerkt voor het toernooi sloot." in page
 
 
 def test_the_club_page_says_a_tournament_of_tables_is_open_for_sign_up_until_its_draw(

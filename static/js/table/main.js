@@ -491,6 +491,8 @@ function markClosed(reason, record) {
   ui.pending = null;
   ui.optimistic = null;
   root.dataset.closed = "true";
+  const deadline = $("[data-set-deadline]"); // the set's end no longer concerns this table
+  if (deadline) deadline.hidden = true;
   const note = $("#closed-note");
   if (note) {
     const text = { as_played: "closed_as_played", removed: "removed", bot: "closed_bot", abandoned: "closed_abandoned", stopped: "closed_stopped" }[reason] || (reason ? "closed" : null);
