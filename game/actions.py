@@ -1402,6 +1402,10 @@ def _bot_moves(
     end), store once and send the events after commit."""
     eng = eng if eng is not None else replay(game)
     events = []
+    # Nobody plays at the table (not arrived, away): one move at a time, at a person's
+    # pace (_after_commit queues the next), so that whoever comes finds the game about
+    # where a table of people would be, not a set the bots played in a second.
+    alone = not all_seats and first is None and _alone_pace(seats) > 0
     while not eng.is_terminal():
         seat = seats[eng.to_move]
         forced = first is not None and seat.index == first and not events
@@ -1412,6 +1416,8 @@ def _bot_moves(
         choice = bot.act(eng.observation(seat.index), seed)
         # A bot's illegal move is a bug in the bot: let it fail loudly (no except).
         events.append(_apply(game, eng, seats, seat.index, choice, by_bot=True))
+        if alone:
+            break
     if not events:
         return 0
     _store(game, eng, seats, events[-1].states.get(HUMAN_SEAT))
@@ -1603,7 +1609,10 @@ def _after_commit(game: Game, eng: engine.Game, seats: list[Seat], events: list[
             sends.append((group, batch))
         transaction.on_commit(lambda: send_to_groups(sends))
     pk, seq = game.pk, game.seq
-    if game.awaiting_bot:
+    pace = _alone_pace(seats)
+    if game.awaiting_bot and pace:
+        transaction.on_commit(lambda: _schedule("bots", (pk, seq), pace))
+    elif game.awaiting_bot:
         from .tasks import play_bots as play_bots_task
 
         queue = settings.GAME_BOTS_QUEUE
@@ -1611,6 +1620,18 @@ def _after_commit(game: Game, eng: engine.Game, seats: list[Seat], events: list[
     elif game.deadline is not None:
         delay = game.clock
         transaction.on_commit(lambda: _schedule("clock", (pk, seq), delay))
+
+
+def _alone_pace(seats: list[Seat]) -> float:
+    """Seconds between two bot moves at a table of people where none plays (each seat
+    the bot's: not arrived yet, away, gone), GAME_BOTS_ALONE_PACE; 0 (at once) while a
+    person plays, and in a solo game."""
+    people = [s for s in seats if s.user_id is not None]
+    if len(people) < 2 and not any(s.bot_reason in RETURN_ON_ARRIVAL for s in people):
+        return 0  # a solo game (its player's seat is the bot's only at a close)
+    if people and all(s.bot_control for s in people):
+        return settings.GAME_BOTS_ALONE_PACE
+    return 0
 
 
 def _notify_table(game: Game, seats: list[Seat]) -> None:
@@ -1630,11 +1651,13 @@ def _table_groups(game: Game, seats: list[Seat]) -> list[str]:
 
 
 def _schedule(kind: str, args: tuple, countdown: float) -> None:
-    """Queue a clock, disconnection or absence task for later. With a broker: a Celery countdown.
+    """Queue a clock, disconnection, absence or paced bot task for later. With a broker: a
+    Celery countdown.
     Embedded (eager Celery runs tasks at once): a timer thread in this process."""
     from . import tasks
 
     task = {
+        "bots": tasks.play_bots,
         "clock": tasks.clock_expired,
         "disconnect": tasks.disconnect_expired,
         "absent": tasks.absence_expired,

@@ -36,6 +36,10 @@ def pytest_configure(config):
     # Tests of absent players set their own grace.
     settings.TABLES_ABSENT_GRACE = 0
     os.environ.setdefault("TABLES_ABSENT_GRACE", "0")  # the worker and test servers
+    # Bots at a table where no person plays move at once here, as they did before the
+    # pace (a person's); the tests of the pace set their own.
+    settings.GAME_BOTS_ALONE_PACE = 0
+    os.environ.setdefault("GAME_BOTS_ALONE_PACE", "0")
     if PRODUCTION_STACK:
         _flush_retries_deadlocks()
 

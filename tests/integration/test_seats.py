@@ -353,3 +353,33 @@ def test_a_socket_opening_as_its_seat_changes_hands_counts_nowhere(
     actions.connect(game.public_id, third_user)
     seat = actions.seats_of(game)[2]
     assert seat.connections == 1 and not seat.bot_control
+
+
+def test_bots_play_at_a_persons_pace_while_nobody_plays_at_the_table(
+    user, other_user, settings, monkeypatch
+):
+    """Both people of a table are away (the bot plays their seats): the bots do not play
+    the game out in a second; one move, then the next GAME_BOTS_ALONE_PACE seconds later.
+    Once a person plays again, the bots answer at once."""
+    settings.GAME_BOTS_ALONE_PACE = 2
+    game = _table_two_people_two_bots(user, other_user)
+    queued = []
+    monkeypatch.setattr(actions, "_schedule", lambda *call: queued.append(call))
+    for person, index in ((user, 0), (other_user, 2)):
+        actions.connect(game.public_id, person)
+        actions.seat_disconnected(game.public_id, person)
+        since = actions.seats_of(game)[index].disconnected_at.isoformat()
+        assert actions.disconnect_expired(game.pk, index, since) == 1
+    game.refresh_from_db()
+    assert game.awaiting_bot  # the bot now plays the person to move
+    (kind, (pk, seq), delay), *_ = [c for c in queued if c[0] == "bots"]
+    assert (kind, pk, seq, delay) == ("bots", game.pk, game.seq, 2)
+    queued.clear()
+    assert actions.play_bots(game.pk, game.seq) == 1  # one move, not the whole game
+    game.refresh_from_db()
+    assert [c for c in queued if c[0] == "bots"] == [("bots", (game.pk, game.seq), 2)]
+    # South takes the seat back: from then on the bots move at once again.
+    monkeypatch.undo()
+    actions.connect(game.public_id, user)
+    actions.take_back(game.public_id, user)
+    assert actions._alone_pace(actions.seats_of(game)) == 0
