@@ -407,14 +407,14 @@ SWEEP_STUCK_AFTER = env_int("SWEEP_STUCK_AFTER", 30)
 # A table waiting on a bot with no event for this long has its game row checked, and the
 # turn re-enqueued if nothing has changed (ops/sweeper.BotTurnWatch); no cost otherwise.
 GAME_BOT_TURN_TIMEOUT_MS = env_int("GAME_BOT_TURN_TIMEOUT_MS", 3000)
-# Every open socket of a seat in play says it lives this often (Seat.seen_at); a seat
-# counted "connected" whose sockets have not for three beats is away (a web process
-# killed outright never closed them): the sweeper resets its count and the away
-# takeover follows (ops/sweeper.py).
 # Seconds between two bot moves while nobody plays at a table of people (none arrived,
 # all away): whoever comes finds the game where a table of people would be. Keep it
 # under GAME_BOT_TURN_TIMEOUT_MS (a waiting table re-queues a slower turn). 0: at once.
 GAME_BOTS_ALONE_PACE = env_int("GAME_BOTS_ALONE_PACE", 2)
+# Every open socket of a seat in play says it lives this often (Seat.seen_at); a seat
+# counted "connected" whose sockets have not for three beats is away (a web process
+# killed outright never closed them): the sweeper resets its count and the away
+# takeover follows (ops/sweeper.py).
 GAME_SEAT_HEARTBEAT = env_int("GAME_SEAT_HEARTBEAT", 20)
 if GAME_SEAT_HEARTBEAT < 1:
     raise ImproperlyConfigured(f"GAME_SEAT_HEARTBEAT={GAME_SEAT_HEARTBEAT} must be 1 or more")

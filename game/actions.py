@@ -374,24 +374,24 @@ def connect(public_id, user, code: str | None = None) -> dict[str, Any]:
         # the seat is still theirs: handed to someone else since it was read, the count
         # is the newcomer's (and this socket is refused once it has joined the group).
         held = Seat.objects.filter(pk=pk, user_id=user.pk)
-        now = timezone.now()
-        if held.update(connections=F("connections") + 1, disconnected_at=None, seen_at=now):
+        counted = held.update(
+            connections=F("connections") + 1, disconnected_at=None, seen_at=timezone.now()
+        )
+        if counted:
             try:
-                taken, reason = held.values_list("bot_control", "bot_reason").first() or (
-                    False,
-                    "",
-                )
-                if (
+                row = held.values_list("bot_control", "bot_reason").first()
+                taken, reason = row if row is not None else (False, "")
+                arrived = (
                     taken
                     and reason in RETURN_ON_ARRIVAL
                     and arrive(viewer.game.pk, viewer.seat, user)
-                ):
+                )
+                if arrived:
                     viewer = get_viewer(public_id, user, code)
-                    message = snapshot_message(viewer.game, viewer.seat, viewer.seats)
-                    # The page says the bot played the seat until now.
-                    message["arrived"] = reason
-                    return message
-                return snapshot_message(viewer.game, viewer.seat, viewer.seats)
+                message = snapshot_message(viewer.game, viewer.seat, viewer.seats)
+                if arrived:
+                    message["arrived"] = reason  # the page: the bot played it until now
+                return message
             except Exception:
                 # Counted, but this socket will not open: not counted either.
                 seat_disconnected(public_id, user)
