@@ -10,6 +10,7 @@ import pytest
 from django.urls import reverse
 
 from tests.tournaments import test_room_night
+from tests.tournaments.conftest import joined
 from tests.tournaments.test_rounds import create, run
 from tournaments import actions, pdf, rankings
 
@@ -96,10 +97,7 @@ def test_printed_deals_of_each_table_one_deal_per_page(client, club, organizer, 
         organizer, name="Eigen delen", club=club, fmt="rotating", players=8, sets=3, deals=2,
         in_room=True, open_now=True, seed="polish-own-deals",
     )  # fmt: skip
-    for i in range(8):
-        user = make_user(f"eigen{i}")
-        club.members.add(user)
-        actions.join(t.pk, user)
+    joined(t, *[make_user(f"eigen{i}") for i in range(8)])
     actions.start_tables(t.pk, organizer)
     client.force_login(organizer)
     html = _get(client, reverse("tournaments:tables-deals", args=[t.pk]) + "?round=1&set=1")

@@ -14,6 +14,7 @@ from django.urls import reverse
 import engine
 from engine.scoresheet import Line, score_sheet
 from tests.helpers import wait_for_idle_worker
+from tests.tournaments.conftest import joined
 from tests.tournaments.test_ratings import closed_room_night
 from tests.tournaments.test_rounds import create, exported, run, wait_until
 from tournaments import actions, room, scoring, tables
@@ -34,10 +35,7 @@ def night(club, organizer, make_user):
         organizer, name="Clubavond", club=club, fmt="rotating", players=8, sets=3, deals=2,
         duplicate=True, in_room=True, open_now=True, seed="room-night",
     )  # fmt: skip
-    for i in range(8):
-        user = make_user(f"speler{i}")
-        club.members.add(user)
-        actions.join(t.pk, user)
+    joined(t, *[make_user(f"speler{i}") for i in range(8)])
     actions.start_tables(t.pk, organizer)
     t.refresh_from_db()
     return t
@@ -469,10 +467,7 @@ def test_an_organizer_who_plays_a_room_night_may_print_the_deals_on_the_record(
         deals=1, in_room=True, open_now=True,
     )  # fmt: skip
     actions.join(t.pk, organizer)
-    for i in range(3):
-        user = make_user(f"klein{i}")
-        club.members.add(user)
-        actions.join(t.pk, user)
+    joined(t, *[make_user(f"klein{i}") for i in range(3)])
     actions.start_tables(t.pk, organizer)
     url = reverse("tournaments:tables-deals", args=[t.pk])
     client.force_login(organizer)
@@ -522,10 +517,7 @@ def test_without_duplicate_each_drawn_table_prints_its_own_deals(
         organizer, name="Los", club=club, fmt="rotating", players=6, sets=3, deals=1,
         in_room=True, open_now=True, seed="room-own",
     )  # fmt: skip
-    for i in range(6):
-        user = make_user(f"los{i}")
-        club.members.add(user)
-        actions.join(t.pk, user)
+    joined(t, *[make_user(f"los{i}") for i in range(6)])
     actions.start_tables(t.pk, organizer)
     client.force_login(organizer)
     url = reverse("tournaments:tables-deals", args=[t.pk])
@@ -766,10 +758,7 @@ def test_the_deals_export_names_a_stand_in_as_such(client, club, organizer, make
         organizer, name="Invallers", club=club, fmt="rotating", players=6, sets=3, deals=2,
         in_room=True, open_now=True, seed="room-stand-ins",
     )  # fmt: skip
-    for i in range(6):
-        user = make_user(f"inv{i}")
-        club.members.add(user)
-        actions.join(t.pk, user)
+    joined(t, *[make_user(f"inv{i}") for i in range(6)])
     actions.start_tables(t.pk, organizer)
     tabs = current_tables(t)
     for tab in tabs:

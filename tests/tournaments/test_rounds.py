@@ -15,6 +15,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine
+from tests.tournaments.conftest import joined
 from tournaments import actions, scoring, tables
 from tournaments.models import Entry, Table, TableSeat, TableSet, Tournament
 
@@ -562,12 +563,8 @@ def _four_at_one_table(club, organizer, make_user, name: str, **structure):
         organizer, name=name, club=club, fmt="rotating", players=4, sets=3,
         open_now=True, **{"deals": 2, **structure},
     )  # fmt: skip
-    people = []
-    for i in range(4):
-        user = make_user(f"{name.lower().replace(' ', '-')}-{i}")
-        club.members.add(user)
-        actions.join(t.pk, user)
-        people.append(user)
+    people = [make_user(f"{name.lower().replace(' ', '-')}-{i}") for i in range(4)]
+    joined(t, *people)
     actions.start_tables(t.pk, organizer)
     return t, people
 
