@@ -32,7 +32,7 @@ from django.utils.translation import pgettext
 from game import actions as game_actions
 
 from . import rankings
-from .models import Entry, ExportArchive, Tournament
+from .models import Entry, ExportArchive, TableSet, Tournament
 
 STANDINGS_COLUMNS = [
     "rank", "player", "score", "game_score", "corrected", "matchpoints", "matchpoints_pct",
@@ -64,12 +64,43 @@ def _info(t: Tournament) -> dict[str, Any]:
     }
 
 
+# The audit entries that carry a table's results (a sheet agreed or ended, a finished
+# table's deal corrected); their `before` or `after` names the round and set.
+RESULT_ACTIONS = frozenset({"room_agree", "room_finish_early", "correct_table"})
+
+
+def outside_sets_in_play(t: Tournament, logs) -> list:
+    """The audit entries others may read while the tournament runs: one of RESULT_ACTIONS
+    about a set still being played waits until that set is done, for it tells one
+    table's results on cards other tables have still to play (in duplicate)."""
+    logs = list(logs)
+    if not t.has_tables or t.is_closed:
+        return logs
+    in_play = set(
+        TableSet.objects.filter(round__tournament=t, status=TableSet.Status.PLAYING).values_list(
+            "round__number", "number"
+        )
+    )
+
+    def about_a_set_in_play(log) -> bool:
+        if log.action not in RESULT_ACTIONS:
+            return False
+        for data in (log.before, log.after):
+            if isinstance(data, dict) and "round" in data and "set" in data:
+                return (data["round"], data["set"]) in in_play
+        return False
+
+    return [log for log in logs if not about_a_set_in_play(log)]
+
+
 def _audit_logs(t: Tournament) -> tuple[list, dict[int, str]]:
     """The audit entries the exports list (not the close) and the names of the accounts
     their data names by id (a score sheet's "by")."""
     from django.contrib.auth import get_user_model
 
-    logs = list(t.audit.select_related("actor", "entry__player").exclude(action="close"))
+    logs = outside_sets_in_play(
+        t, t.audit.select_related("actor", "entry__player").exclude(action="close")
+    )
     ids = set().union(*(_user_ids(log.before) | _user_ids(log.after) for log in logs))
     users = get_user_model().objects.filter(pk__in=ids)
     return logs, {u.pk: u.get_username() for u in users}

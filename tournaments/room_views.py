@@ -60,6 +60,17 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
     if side is None and not organizer:
         raise Http404("not your table")
     here = reverse("tournaments:tables-sheet", args=[t.pk, round_number, set_number, number])
+    if side is None and _unseen_by_a_playing_organizer(request.user, t, tab):
+        if request.method == "POST" and request.POST.get("action") == "look":
+            AuditLog.objects.create(
+                tournament=t, actor=request.user, action="sheet_seen_playing",
+                after={"round": round_number, "set": set_number, "table": number}, reason="",
+            )  # fmt: skip
+            return redirect(here)
+        if request.method == "POST" or request.GET.get("format") == "json":
+            raise PermissionDenied(_("You play in this tournament: look at the sheet first."))
+        context = {"t": t, "tab": tab, "round_number": round_number, "set_number": set_number}
+        return render(request, "tournaments/tables_sheet_confirm.html", context)
     if request.method == "POST":
         try:
             if request.POST.get("action") == "finish_early":
@@ -124,6 +135,21 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
         "open": is_open,
     }
     return render(request, "tournaments/tables_sheet.html", context)
+
+
+def _unseen_by_a_playing_organizer(user, t, tab: Table) -> bool:
+    """An organizer who plays, at another table's sheet while its set is played: that
+    sheet tells results on cards they may still have to play (in duplicate), so they
+    look only when they must (a table asks for help), once per table and on the record
+    (the tournament's log, for every player to see), as with the deals to print."""
+    if t.is_closed or tab.table_set.status != "playing":
+        return False
+    if actions.entry_of(user, t) is None:
+        return False
+    where = {"after__round": tab.table_set.round.number, "after__set": tab.table_set.number}
+    return not t.audit.filter(
+        action="sheet_seen_playing", actor=user, after__table=tab.number, **where
+    ).exists()
 
 
 def _set_asked(request: HttpRequest, t) -> tuple[int, int]:

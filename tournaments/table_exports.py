@@ -20,7 +20,7 @@ from django.utils import translation
 import engine
 
 from . import scoring, tables
-from .exports import CsvStyle, _csv, csv_style, seat_name, trump_name
+from .exports import CsvStyle, _csv, csv_style, outside_sets_in_play, seat_name, trump_name
 from .models import Round, Table, TableSet, Tournament
 
 BOT = "(bot)"  # a seat filled by a bot; usernames cannot hold parentheses
@@ -253,7 +253,7 @@ def results_context(t: Tournament) -> dict[str, Any]:
         # A close is news here only when it stopped sets before they finished.
         "audit": [
             log
-            for log in t.audit.select_related("actor", "entry__player")
+            for log in outside_sets_in_play(t, t.audit.select_related("actor", "entry__player"))
             if log.action != "close" or (log.after or {}).get("stopped")
         ],
     }

@@ -782,3 +782,67 @@ def test_the_deals_export_names_a_stand_in_as_such(client, club, organizer, make
             people[i].username if i in people else "(stand-in)" for i in range(4)
         ]
     assert any("(stand-in)" in row["names"] for row in rows)
+
+
+def test_the_audit_trail_tells_nothing_of_a_set_in_play(client, night, organizer):
+    """A table's agreed sheet and a finished table's corrected deal are in the audit
+    trail; while other tables still play the same cards, that trail (corrections.csv, the
+    printable results) leaves them out, and they appear once the set is done."""
+    t = night
+    first, second = current_tables(t)
+    enter(client, t, second, organizer, 1, "D", 52)
+    enter(client, t, second, organizer, 2, "none", 18)
+    agree(client, t, second, organizer)
+    actions.correct_table_deal(t.pk, organizer, 1, 1, second.number, 2, [0, 20], "telfout")
+    assert set(t.audit.values_list("action", flat=True)) >= {"room_agree", "correct_table"}
+    csv_url = reverse("tournaments:export", args=[t.pk, "corrections.csv"])
+    print_url = reverse("tournaments:tables-results", args=[t.pk])
+
+    def trail(user) -> tuple[str, str]:
+        client.force_login(user)
+        csv_response, page = client.get(csv_url), client.get(print_url)
+        assert csv_response.status_code == page.status_code == 200
+        return csv_response.content.decode("utf-8-sig"), page.content.decode()
+
+    waiting = seated(first)[0]  # deals 1 and 2 of this set still to play
+    text, page = trail(waiting)
+    assert "room_agree" not in text and "correct_table" not in text and "52" not in text
+    assert "telfout" not in page and "0 – 20" not in page
+    for k, (trump, points) in enumerate(ENTRIES[first.number], start=1):
+        enter(client, t, first, organizer, k, trump, points)
+    agree(client, t, first, organizer)
+    text, page = trail(waiting)
+    assert "room_agree" in text and "correct_table" in text and '""points"": 52' in text
+    assert "telfout" in page and "0 – 20" in page
+
+
+def test_an_organizer_who_plays_looks_at_another_tables_sheet_on_the_record(
+    client, club, organizer, make_user
+):
+    """Another table's sheet tells its results on the same cards (duplicate): an
+    organizer who plays is asked first, and the tournament's log says they looked."""
+    t = actions.create_tables_tournament(
+        organizer, name="Meespelen", club=club, fmt="rotating", players=8, sets=3, deals=2,
+        duplicate=True, in_room=True, open_now=True,
+    )  # fmt: skip
+    actions.join(t.pk, organizer)
+    joined(t, *[make_user(f"mee{i}") for i in range(7)])
+    actions.start_tables(t.pk, organizer)
+    own, other = sorted(current_tables(t), key=lambda tab: organizer not in seated(tab).values())
+    enter(client, t, other, seated(other)[0], 1, "D", 52)
+    client.force_login(organizer)
+    assert "data-sheet-deal" in client.get(sheet_url(t, own)).content.decode()  # their own
+    ask = client.get(sheet_url(t, other)).content.decode()
+    assert "data-playing-warning" in ask and "data-sheet-deal" not in ask and "52" not in ask
+    assert client.get(sheet_url(t, other) + "?format=json").status_code == 403
+    assert enter(client, t, other, organizer, 2, "H", 30).status_code == 403
+    assert len(Table.objects.get(pk=other.pk).sheet) == 1
+    assert not t.audit.filter(action="sheet_seen_playing").exists()
+    assert client.post(sheet_url(t, other), {"action": "look"})["Location"] == sheet_url(t, other)
+    assert "data-sheet-deal" in client.get(sheet_url(t, other)).content.decode()
+    assert enter(client, t, other, organizer, 2, "H", 30).status_code == 302
+    log = t.audit.get(action="sheet_seen_playing")
+    assert log.actor == organizer and log.after["table"] == other.number
+    client.force_login(seated(own)[1])  # every player reads it in the tournament's log
+    results = client.get(reverse("tournaments:tables-results", args=[t.pk])).content.decode()
+    assert f"keek naar het scoreblad van ronde 1, set 1, tafel {other.number}" in results
