@@ -322,23 +322,31 @@ def corrections_csv(t: Tournament, style: CsvStyle | None = None) -> str:
     return _csv(rows, style)
 
 
-def travellers(t: Tournament) -> list[dict[str, Any]]:
-    return [{"deal": k, "results": rows} for k, rows in rankings.travellers(t).items()]
+def travellers(t: Tournament, only: set[int] | None = None) -> list[dict[str, Any]]:
+    """Every deal's traveller, or those of the deals in `only` (what a reader may see
+    before close: the deals their own game reached, views._deals_shown_to)."""
+    return [
+        {"deal": k, "results": rows}
+        for k, rows in rankings.travellers(t).items()
+        if only is None or k in only
+    ]
 
 
-def travellers_json(t: Tournament) -> str:
-    return json.dumps({"tournament": _info(t), "travellers": travellers(t)}, indent=2)
+def travellers_json(t: Tournament, only: set[int] | None = None) -> str:
+    return json.dumps({"tournament": _info(t), "travellers": travellers(t, only)}, indent=2)
 
 
-def travellers_csv(t: Tournament, style: CsvStyle | None = None) -> str:
+def travellers_csv(
+    t: Tournament, style: CsvStyle | None = None, only: set[int] | None = None
+) -> str:
     style = style or csv_style()
     with translation.override(style.language):
-        return _travellers_csv(t, style)
+        return _travellers_csv(t, style, only)
 
 
-def _travellers_csv(t: Tournament, style: CsvStyle) -> str:
+def _travellers_csv(t: Tournament, style: CsvStyle, only: set[int] | None) -> str:
     rows: list[list[Any]] = [list(TRAVELLER_COLUMNS)]
-    for trav in travellers(t):
+    for trav in travellers(t, only):
         for r in trav["results"]:
             rows.append(
                 [r["deal"], r["player"], seat_name(r["dealer"]), trump_name(r["trump"]),

@@ -7,7 +7,7 @@ organizer who looks at results or deals before close is recorded in deals_seen_b
 
 from __future__ import annotations
 
-from functools import wraps
+from functools import partial, wraps
 from urllib.parse import quote, urlencode
 
 from django.contrib import messages
@@ -518,9 +518,10 @@ def export(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
 
         return table_views.export(request, pk, kind)
     name = f"tournament-{t.pk}"
+    shown = _deals_shown_to(request, t)
     csv_files = {
         "standings.csv": exports.standings_csv,
-        "travellers.csv": exports.travellers_csv,
+        "travellers.csv": partial(exports.travellers_csv, only=shown),
         "corrections.csv": exports.corrections_csv,
     }
     if kind in csv_files:
@@ -532,7 +533,8 @@ def export(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
     if kind == "standings.json":
         return _download(exports.standings_json(t), "application/json", f"{name}-standings.json")
     if kind == "travellers.json":
-        return _download(exports.travellers_json(t), "application/json", f"{name}-travellers.json")
+        body = exports.travellers_json(t, shown)
+        return _download(body, "application/json", f"{name}-travellers.json")
     if kind in ("records.zip", "records.txt"):
         if not t.is_closed:  # the records name the seed, which stays secret until close
             raise PermissionDenied(_("Game records are available when the tournament closes."))
@@ -544,8 +546,17 @@ def export(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
     raise Http404("no such export")
 
 
-def _results_print_context(t: Tournament) -> dict:
-    travellers = exports.travellers(t)
+def _deals_shown_to(request: HttpRequest, t: Tournament) -> set[int] | None:
+    """The deals whose travellers (hands and results) the reader may see in the exports
+    and the printable results: every deal (None) after close and for a reader without an
+    entry (an organizer); before close an entrant's, those their own game reached, as on
+    the standings page (_travellers_shown)."""
+    entry = None if t.is_closed else actions.entry_of(request.user, t)
+    return None if entry is None else set(_travellers_shown(t, entry))
+
+
+def _results_print_context(t: Tournament, only: set[int] | None = None) -> dict:
+    travellers = exports.travellers(t, only)
     deals = {d.number: d for d in t.deals.filter(number__in=[x["deal"] for x in travellers])}
     for trav in travellers:  # each deal's four hands and dealer on its traveller
         deal = deals.get(trav["deal"])
@@ -568,7 +579,8 @@ def results_print(request: HttpRequest, pk: int) -> HttpResponse:
         from . import table_views
 
         return table_views.results_print(request, pk)
-    return render(request, "tournaments/results_print.html", _results_print_context(t))
+    context = _results_print_context(t, _deals_shown_to(request, t))
+    return render(request, "tournaments/results_print.html", context)
 
 
 def results_pdf(request: HttpRequest, pk: int) -> HttpResponse:
@@ -582,7 +594,9 @@ def results_pdf(request: HttpRequest, pk: int) -> HttpResponse:
     from . import pdf  # WeasyPrint loads Pango: only for this view
 
     html = render_to_string(
-        "tournaments/results_print.html", _results_print_context(t), request=request
+        "tournaments/results_print.html",
+        _results_print_context(t, _deals_shown_to(request, t)),
+        request=request,
     )
     data = pdf.html_to_pdf(html, base_url=request.build_absolute_uri("/"))
     return _download(data, "application/pdf", f"tournament-{t.pk}-results.pdf")

@@ -60,9 +60,9 @@ def make_tournament(club, organizer):
     return make
 
 
-def play_to_end(entry, user, max_moves: int = 2000) -> Game:
-    """South plays with the heuristic bot, move by move, through game.actions."""
-    bot = get_bot("heuristic")
+def play_to_end(entry, user, max_moves: int = 2000, bot: str = "heuristic") -> Game:
+    """South plays with the heuristic bot (or `bot`), move by move, through game.actions."""
+    bot = get_bot(bot)
     game = wait_for_turn(entry.game.public_id)
     for _ in range(max_moves):
         state = game.state

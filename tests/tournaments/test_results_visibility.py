@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.tournaments.conftest import finish, joined
+from tests.tournaments.conftest import finish, joined, play_to_end
 from tournaments import actions
 
 pytestmark = pytest.mark.usefixtures("live_game_db")
@@ -127,3 +127,46 @@ def test_organizer_still_playing_sees_no_scores_in_the_panel(
     page = client.get(f"/tournaments/{t.pk}/manage/").content.decode()
     assert "typfout" not in page and "4321" not in page
     assert client.get(f"/tournaments/{t.pk}/manage/deals/").status_code == 403
+
+
+def test_the_exports_and_printed_results_keep_to_the_deals_an_entrant_reached(
+    make_tournament, make_user, client
+):
+    """Before close, travellers.csv / .json and the printable results (and so its PDF)
+    show a finished entrant the hands and results of the deals their own game reached
+    only, as the standings page does; after close, every deal."""
+    import json
+    import re
+
+    from tournaments.models import DealResult
+
+    t = make_tournament(seed="visibility-seed")
+    users = [make_user(f"speler{i}") for i in range(4)]
+    for entry, user in zip(joined(t, *users), users, strict=True):
+        if user is users[0]:
+            finish(entry)
+        else:  # South plays the random bot: games of other lengths
+            play_to_end(entry, user, bot="random")
+    reached = {
+        u: set(DealResult.objects.filter(entry__player=u).values_list("number", flat=True))
+        for u in users
+    }
+    short = min(users, key=lambda u: len(reached[u]))
+    played = set().union(*reached.values())
+    assert played - reached[short]  # another game went further
+    client.force_login(short)
+    base = f"/tournaments/{t.pk}"
+
+    def shown() -> tuple[set, set, set]:
+        data = json.loads(client.get(f"{base}/export/travellers.json").content)
+        rows = client.get(f"{base}/export/travellers.csv").content.decode("utf-8-sig")
+        page = client.get(f"{base}/results/").content.decode()
+        return (
+            {trav["deal"] for trav in data["travellers"]},
+            {int(line.split(";")[0]) for line in rows.splitlines()[1:]},
+            {int(k) for k in re.findall(r"<h3>Deel (\d+)", page)},
+        )
+
+    assert shown() == (reached[short],) * 3
+    actions.close_tournament(t.pk)
+    assert shown() == (played,) * 3
