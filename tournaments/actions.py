@@ -588,6 +588,11 @@ def _no_result(game_id: int, rule: str) -> bool:
     game = Game.objects.select_for_update().get(pk=game_id)
     if game.status == Game.Status.FINISHED:
         return False
+    return _nothing_to_rank(game, rule)
+
+
+def _nothing_to_rank(game: Game, rule: str) -> bool:
+    """_no_result of a game not played to its end (running, or stopped by a removal)."""
     if rule != Tournament.Unfinished.BOT:
         return not replays.split_deals(game.seed, game.rules, list(game.actions))[1]
     eng = engine.Game(game.seed, game.rules)
@@ -812,6 +817,8 @@ def remove_entry(entry_id: int, actor, reason: str) -> Entry:
         game_actions.stop_game(entry.game_id, reason="removed")  # no more moves
         entry = Entry.objects.select_for_update().select_related("tournament").get(pk=entry_id)
         before = entry.status
+        if before == Entry.Status.REMOVED:  # a second click, a page sent again
+            raise TournamentError(N_("this entry is removed already"))
         # Kept (not deleted): the player cannot re-enter and the log can name it.
         entry.status = Entry.Status.REMOVED
         entry.rank = None
@@ -829,7 +836,8 @@ def restore_entry(entry_id: int, actor, reason: str) -> Entry:
     """Undo a removal, logged like a correction. An entry that had finished counts again
     with its results. One that was still being played: its game (stopped at removal)
     goes on if the play window is still open; otherwise it is ended by the tournament's
-    rule for unfinished games (finished by the bot, or scored as played so far)."""
+    rule for unfinished games (finished by the bot, or scored as played so far), or left
+    without a result ("did not play") where the close would have left it so."""
     reason = (reason or "").strip()
     if not reason:
         raise TournamentError(N_("a restore needs a reason"))
@@ -851,6 +859,8 @@ def restore_entry(entry_id: int, actor, reason: str) -> Entry:
             # The game first, then the entry: the order of a move that finishes the entry.
             if not t.play_over():
                 game_actions.resume_game(entry.game_id)
+            elif _nothing_to_rank(Game.objects.get(pk=entry.game_id), t.unfinished_rule):
+                mode = "absent"  # as the close would have left it: no result, not ranked
             elif t.unfinished_rule == Tournament.Unfinished.BOT:
                 game_actions.resume_game(entry.game_id)
                 game_actions.autoplay(entry.game_id)  # the hook leaves a removed entry be
@@ -860,6 +870,9 @@ def restore_entry(entry_id: int, actor, reason: str) -> Entry:
         entry = Entry.objects.select_for_update().select_related("tournament").get(pk=entry_id)
         if finished_before:
             entry.status = Entry.Status.FINISHED
+            entry.save(update_fields=["status"])
+        elif mode == "absent":
+            entry.status = Entry.Status.ABSENT
             entry.save(update_fields=["status"])
         elif mode:
             _finish_entry(entry, Game.objects.get(pk=entry.game_id), mode)

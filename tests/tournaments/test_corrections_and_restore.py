@@ -155,3 +155,36 @@ def test_restore_is_refused_when_full_not_removed_or_not_an_organizer(
     with pytest.raises(actions.TournamentError, match="only a removed entry"):
         actions.restore_entry(e_ben.pk, organizer, "terug")
     assert not AuditLog.objects.filter(action="restore_entry").exists()
+
+
+@pytest.mark.parametrize("rule", ["bot", "as_played"])
+def test_an_entry_without_a_result_restored_after_close_is_not_ranked(
+    make_tournament, make_user, organizer, rule
+):
+    """Removed and restored after close, an entry that never made a move of its own
+    (bot) or never finished a deal (as played) is "did not play" again, as the close
+    left it: not a whole game played by the bot for someone who never came."""
+    t = make_tournament(seed=f"restore-absent-{rule}", unfinished_rule=rule)
+    anna, ben = make_user("anna"), make_user("ben")
+    e_anna, e_ben = joined(t, anna, ben)
+    finish(e_anna)
+    actions.close_tournament(t.pk, organizer)
+    e_ben.refresh_from_db()
+    assert e_ben.status == "absent"
+    moves = list(Game.objects.get(pk=e_ben.game_id).actions)
+    actions.remove_entry(e_ben.pk, organizer, "weg")
+    actions.restore_entry(e_ben.pk, organizer, "terug")
+    e_ben.refresh_from_db()
+    game = Game.objects.get(pk=e_ben.game_id)
+    assert e_ben.status == "absent" and e_ben.rank is None and e_ben.finish_mode != "bot"
+    assert game.status == "finished" and game.actions == moves  # the bot played nothing
+    assert [r["player"] for r in rankings.standings(t)] == ["anna"]
+
+
+def test_an_entry_removed_twice_is_refused_the_second_time(make_tournament, make_user, organizer):
+    t = make_tournament(seed="remove-twice")
+    (entry,) = joined(t, make_user("anna"))
+    actions.remove_entry(entry.pk, organizer, "weg")
+    with pytest.raises(actions.TournamentError, match="removed already"):
+        actions.remove_entry(entry.pk, organizer, "nog eens weg")
+    assert AuditLog.objects.filter(action="remove_entry").count() == 1
