@@ -170,7 +170,12 @@ def deals(request: HttpRequest, pk: int) -> HttpResponse:
     t = _tournament(request, pk)
     _require_tables(t)
     _require_organizer(request, t)
-    if not t.is_closed:
+    round_number, set_number = _set_asked(request, t)
+    s = t.structure
+    if not (1 <= round_number <= s.rounds and 1 <= set_number <= s.sets):
+        raise Http404("no such round and set")
+    data = room.deal_sheets(t, round_number, set_number)
+    if not t.is_closed and data is not None:  # nothing shown: nothing to ask or log
         playing = actions.entry_of(request.user, t) is not None  # (removed: may come back)
         if playing and not t.structure.in_room:
             # Online the server deals: an organizer who plays has nothing to print.
@@ -191,16 +196,13 @@ def deals(request: HttpRequest, pk: int) -> HttpResponse:
                     after={"player": request.user.get_username()}, reason="",
                 )  # fmt: skip
             return redirect(request.get_full_path())
-    round_number, set_number = _set_asked(request, t)
-    data = room.deal_sheets(t, round_number, set_number)
-    if data is None:
-        raise Http404("no deals to print for that set yet")
+    if data is None:  # without duplicate each table has its own deals: known once drawn
+        data = {"round": round_number, "set": set_number, "sheets": [], "not_drawn": True}
     seats = [_seat_label(i) for i in range(4)]
     for block in data["sheets"]:
         for deal in block["deals"]:
             deal["dealer_name"] = seats[deal["dealer"]]
             deal["hand_rows"] = [{"seat": seats[i], "cards": deal["hands"][i]} for i in range(4)]
-    s = t.structure
     context = {
         "t": t, "s": s, "d": data,
         "rounds": range(1, s.rounds + 1), "sets": range(1, s.sets + 1),

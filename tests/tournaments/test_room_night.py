@@ -523,7 +523,10 @@ def test_without_duplicate_each_drawn_table_prints_its_own_deals(
     url = reverse("tournaments:tables-deals", args=[t.pk])
     html = client.get(url).content.decode()
     assert 'data-print-table="1"' in html and 'data-print-table="2"' in html
-    assert client.get(url + "?round=1&set=2").status_code == 404  # not drawn yet
+    later = client.get(url + "?round=1&set=2")  # not drawn yet: said so, nothing shown
+    assert later.status_code == 200 and "data-not-drawn" in later.content.decode()
+    assert "data-print-deal" not in later.content.decode()
+    assert client.get(url + "?round=2&set=1").status_code == 404  # one round only
     # A seat without a player is a stand-in: named so on the sheet, never ranked.
     tab = current_tables(t)[0]
     client.force_login(seated(tab)[0] if 0 in seated(tab) else next(iter(seated(tab).values())))
@@ -846,3 +849,24 @@ def test_an_organizer_who_plays_looks_at_another_tables_sheet_on_the_record(
     client.force_login(seated(own)[1])  # every player reads it in the tournament's log
     results = client.get(reverse("tournaments:tables-results", args=[t.pk])).content.decode()
     assert f"keek naar het scoreblad van ronde 1, set 1, tafel {other.number}" in results
+
+
+def test_an_organizer_who_plays_is_not_logged_for_deals_not_drawn_yet(
+    client, club, organizer, make_user
+):
+    """Without duplicate a set's deals are known once it is drawn: before, the page says
+    so, and an organizer who plays is neither asked nor written in the log."""
+    t = actions.create_tables_tournament(
+        organizer, name="Los en zelf", club=club, fmt="rotating", players=4, sets=3,
+        deals=1, in_room=True, open_now=True,
+    )  # fmt: skip
+    actions.join(t.pk, organizer)
+    joined(t, *[make_user(f"zelf{i}") for i in range(3)])
+    actions.start_tables(t.pk, organizer)
+    client.force_login(organizer)
+    url = reverse("tournaments:tables-deals", args=[t.pk]) + "?round=1&set=2"
+    page = client.get(url).content.decode()
+    assert "data-not-drawn" in page and "data-playing-warning" not in page
+    assert client.post(url).status_code == 200
+    assert not t.audit.filter(action="deals_seen_playing").exists()
+    assert not t.deals_seen_by.filter(pk=organizer.pk).exists()
