@@ -404,17 +404,34 @@ class ClubForm(forms.Form):
 
 
 class SeasonForm(forms.Form):
-    name = forms.CharField(label=_("Season"), max_length=100, validators=[one_line])
+    """A club's new season: a name and two days (the checks of seasons.create_season,
+    each at its field)."""
+
+    name = forms.CharField(
+        label=_("Season"), max_length=100, validators=[one_line],
+        error_messages={"required": capfirst(_("a season needs a name"))},
+    )  # fmt: skip
     starts_on = forms.DateField(
-        label=_("First day"), widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+        label=_("First day"),
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+        error_messages={"required": capfirst(_("a season needs a first and a last day"))},
     )
     ends_on = forms.DateField(
-        label=_("Last day"), widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d")
+        label=_("Last day"),
+        widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"),
+        error_messages={"required": capfirst(_("a season needs a first and a last day"))},
     )
 
     def __init__(self, *args, **kwargs):
         kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
+
+    def clean(self):
+        data = super().clean()
+        first, last = data.get("starts_on"), data.get("ends_on")
+        if first and last and last < first:
+            self.add_error("ends_on", capfirst(_("a season ends on or after the day it starts")))
+        return data
 
 
 class JoinClubForm(forms.Form):

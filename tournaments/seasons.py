@@ -93,10 +93,13 @@ def standings(season: Season) -> dict[str, Any]:
     return {"rows": rows, "tournaments": tournaments}
 
 
+ORGANIZERS_ONLY = N_("only the club's organizers can make its seasons")
+
+
 def create_season(actor, club: Club, name: str, starts_on, ends_on) -> Season:
     """A new season of `club` (its organizers only)."""
     if not club.is_organizer(actor):
-        raise NotAllowed(N_("only the club's organizers can make its seasons"))
+        raise NotAllowed(ORGANIZERS_ONLY)
     name = (name or "").strip()
     if not name:
         raise TournamentError(N_("a season needs a name"), field="name")
@@ -111,5 +114,5 @@ def create_season(actor, club: Club, name: str, starts_on, ends_on) -> Season:
 def delete_season(actor, season: Season) -> None:
     """A season is only a view of the club's tournaments: deleting it loses nothing."""
     if not season.club.is_organizer(actor):
-        raise NotAllowed(N_("only the club's organizers can make its seasons"))
+        raise NotAllowed(ORGANIZERS_ONLY)
     season.delete()
