@@ -404,8 +404,8 @@ class ClubForm(forms.Form):
 
 
 class SeasonForm(forms.Form):
-    """A club's new season: a name and two days (the checks of seasons.create_season,
-    each at its field)."""
+    """A club's new season: a name and two days within seasons.FIRST_DAY..LAST_DAY (the
+    checks of seasons.create_season, each at its field)."""
 
     name = forms.CharField(
         label=_("Season"), max_length=100, validators=[one_line],
@@ -423,8 +423,36 @@ class SeasonForm(forms.Form):
     )
 
     def __init__(self, *args, **kwargs):
+        from .seasons import FIRST_DAY, LAST_DAY
+
         kwargs.setdefault("label_suffix", "")
         super().__init__(*args, **kwargs)
+        for name in ("starts_on", "ends_on"):  # the date picker offers only these days
+            attrs = self.fields[name].widget.attrs
+            attrs.update(min=FIRST_DAY.isoformat(), max=LAST_DAY.isoformat())
+
+    def _day(self, name: str):
+        from django.utils.formats import date_format
+
+        from .seasons import FIRST_DAY, LAST_DAY
+
+        day = self.cleaned_data.get(name)
+        if day is not None and not FIRST_DAY <= day <= LAST_DAY:
+            raise forms.ValidationError(
+                _("Choose a day from %(first)s to %(last)s."),
+                code="out_of_range",
+                params={
+                    "first": date_format(FIRST_DAY, "SHORT_DATE_FORMAT"),
+                    "last": date_format(LAST_DAY, "SHORT_DATE_FORMAT"),
+                },
+            )
+        return day
+
+    def clean_starts_on(self):
+        return self._day("starts_on")
+
+    def clean_ends_on(self):
+        return self._day("ends_on")
 
     def clean(self):
         data = super().clean()

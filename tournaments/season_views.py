@@ -8,6 +8,8 @@ each remark at its field: the post keeps them in the session for that one page.
 
 from __future__ import annotations
 
+import logging
+
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -21,6 +23,8 @@ from .actions import TournamentError
 from .forms import SeasonForm
 from .models import Club, Season
 from .views import _download
+
+logger = logging.getLogger(__name__)
 
 # The session key of a refused season form: its club, what was entered, the remarks of
 # seasons.create_season that the form itself does not make.
@@ -38,12 +42,19 @@ def _member_club(request: HttpRequest, slug: str) -> Club:
 def season_detail(request: HttpRequest, slug: str, pk: int) -> HttpResponse:
     club = _member_club(request, slug)
     season = get_object_or_404(Season, club=club, pk=pk)
-    data = seasons.standings(season)
+    try:
+        data = seasons.standings(season)
+    except OverflowError:  # days no date arithmetic reaches: the page still offers removal
+        logger.exception("season %s cannot be read", season.pk)
+        data, unreadable = {"rows": [], "tournaments": []}, True
+    else:
+        unreadable = False
     context = {
         "club": club,
         "season": season,
         "rows": data["rows"],
         "tournaments": data["tournaments"],
+        "unreadable": unreadable,
         "is_organizer": club.is_organizer(request.user),
     }
     return render(request, "tournaments/season.html", context)

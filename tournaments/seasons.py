@@ -39,12 +39,26 @@ def field_scores(ranks: dict[Any, int]) -> dict[Any, float]:
     return {player: float(100.0 * x / (n - 1)) for player, x in zip(ranks, above, strict=True)}
 
 
+# The days a season may cover: a date picker's 0001-01-01 or 9999-12-31 is a slip, and
+# its season could not be read (no day after 9999-12-31, no UTC for 0001-01-01 00:00).
+FIRST_DAY = dt.date(2000, 1, 1)
+LAST_DAY = dt.date(2100, 12, 31)
+
+
+def days_of(season: Season) -> tuple[dt.date, dt.date]:
+    """The season's first and last day, cut to FIRST_DAY..LAST_DAY: a season stored
+    before its days were checked still reads (no tournament is played outside them;
+    one wholly outside gets a first day after its last, and so no tournament)."""
+    return max(season.starts_on, FIRST_DAY), min(season.ends_on, LAST_DAY)
+
+
 def tournaments_of(season: Season):
     """The club's closed tournaments begun within the season's dates (the club's time
     zone being the site's), each with `played_at`, in the order they were played."""
     tz = timezone.get_current_timezone()
-    start = dt.datetime.combine(season.starts_on, dt.time.min, tzinfo=tz)
-    end = dt.datetime.combine(season.ends_on + dt.timedelta(days=1), dt.time.min, tzinfo=tz)
+    first, last = days_of(season)
+    start = dt.datetime.combine(first, dt.time.min, tzinfo=tz)
+    end = dt.datetime.combine(last + dt.timedelta(days=1), dt.time.min, tzinfo=tz)
     return (
         Tournament.objects.filter(club=season.club, status=Tournament.Status.CLOSED)
         .annotate(played_at=Coalesce("starts_at", "opened_at", "closed_at"))
@@ -106,13 +120,21 @@ def create_season(actor, club: Club, name: str, starts_on, ends_on) -> Season:
     _one_line_name(name)
     if starts_on is None or ends_on is None:
         raise TournamentError(N_("a season needs a first and a last day"), field="starts_on")
+    for field, day in (("starts_on", starts_on), ("ends_on", ends_on)):
+        if not FIRST_DAY <= day <= LAST_DAY:
+            raise TournamentError(
+                N_("a season's days lie between %(first)s and %(last)s"),
+                params={"first": FIRST_DAY.isoformat(), "last": LAST_DAY.isoformat()},
+                field=field,
+            )
     if ends_on < starts_on:
         raise TournamentError(N_("a season ends on or after the day it starts"), field="ends_on")
     return Season.objects.create(club=club, name=name, starts_on=starts_on, ends_on=ends_on)
 
 
 def delete_season(actor, season: Season) -> None:
-    """A season is only a view of the club's tournaments: deleting it loses nothing."""
+    """A season is only a view of the club's tournaments: deleting it loses nothing (and
+    reads nothing, so that any season stored can go)."""
     if not season.club.is_organizer(actor):
         raise NotAllowed(ORGANIZERS_ONLY)
     season.delete()

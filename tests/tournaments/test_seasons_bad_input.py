@@ -1,6 +1,7 @@
-"""A club's season made with a slip of the keyboard: a refused form comes back open
-with what was typed and each remark at its field; a season removed says so
-(tournaments/season_views.py)."""
+"""A club's season made with a slip of the keyboard or of the date picker: a refused
+form comes back open with what was typed and each remark at its field; days outside
+2000..2100 are refused at their field, and a season stored with such days before still
+reads and can be removed (tournaments/seasons.py, season_views.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,10 @@ import re
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
-from tournaments.models import Season
+from tournaments import actions, rankings, seasons
+from tournaments.models import Season, Tournament
 
 pytestmark = pytest.mark.usefixtures("live_game_db")
 
@@ -79,3 +82,99 @@ def test_removing_a_season_says_so(client, club, organizer):
     response = client.post(reverse("clubs:season-delete", args=[club.slug, season.pk]), follow=True)
     assert "Seizoen “Weg” verwijderd." in response.content.decode()
     assert not Season.objects.filter(pk=season.pk).exists()
+
+
+def _night(make_tournament, fake_entry, organizer, on: dt.date) -> Tournament:
+    t = make_tournament(name="Clubavond", seed=f"bad-season-{on}")
+    fake_entry(t, "wint", 40, {1: 40})
+    fake_entry(t, "verliest", -10, {1: 20})
+    actions.close_tournament(t.pk, organizer)
+    rankings.recompute(t.pk)
+    opened = timezone.make_aware(dt.datetime.combine(on, dt.time(19, 30)))
+    Tournament.objects.filter(pk=t.pk).update(opened_at=opened, closed_at=opened)
+    return t
+
+
+@pytest.mark.parametrize(
+    ("starts_on", "ends_on", "wrong"),
+    [
+        ("0001-01-01", "2026-12-31", "starts_on"),
+        ("2026-09-01", "9999-12-31", "ends_on"),
+        ("1999-12-31", "2026-12-31", "starts_on"),
+        ("2026-09-01", "2101-01-01", "ends_on"),
+    ],
+)
+def test_days_outside_2000_to_2100_are_refused_at_their_field(
+    client, club, organizer, starts_on, ends_on, wrong
+):
+    client.force_login(organizer)
+    create = reverse("clubs:season-create", args=[club.slug])
+    response = client.post(create, {"name": "Slip", "starts_on": starts_on, "ends_on": ends_on})
+    assert not Season.objects.filter(name="Slip").exists()
+    assert response["Location"] == create
+    page = client.get(create).content.decode()
+    remark = "Kies een dag van 1-1-2000 tot 31-12-2100."
+    assert remark in _field(page, wrong) and page.count(remark) == 1
+    # The date picker offers those days only.
+    assert 'min="2000-01-01"' in _field(page, "starts_on")
+    assert 'max="2100-12-31"' in _field(page, "ends_on")
+    # Whoever makes a season some other way is held to the same days.
+    with pytest.raises(actions.TournamentError, match="between 2000-01-01 and 2100-12-31") as exc:
+        first, last = dt.date.fromisoformat(starts_on), dt.date.fromisoformat(ends_on)
+        seasons.create_season(organizer, club, "Slip", first, last)
+    assert exc.value.field == wrong
+    # The first and last day themselves are fine.
+    made = seasons.create_season(
+        organizer, club, "Eeuw", dt.date(2000, 1, 1), dt.date(2100, 12, 31)
+    )
+    assert client.get(reverse("clubs:season", args=[club.slug, made.pk])).status_code == 200
+
+
+def test_a_season_stored_with_extreme_days_reads_and_can_be_removed(
+    client, club, organizer, make_tournament, fake_entry
+):
+    # Made before the days were checked.
+    night = _night(make_tournament, fake_entry, organizer, dt.date(2026, 10, 2))
+    ever = Season.objects.create(
+        club=club, name="Altijd", starts_on=dt.date(1, 1, 1), ends_on=dt.date(9999, 12, 31)
+    )
+    first = Season.objects.create(
+        club=club, name="Begin", starts_on=dt.date(1, 1, 1), ends_on=dt.date(1, 1, 1)
+    )
+    last = Season.objects.create(
+        club=club, name="Einde", starts_on=dt.date(9999, 12, 31), ends_on=dt.date(9999, 12, 31)
+    )
+    assert [t.pk for t in seasons.standings(ever)["tournaments"]] == [night.pk]
+    assert seasons.standings(first)["tournaments"] == []
+    assert seasons.standings(last)["tournaments"] == []
+    client.force_login(organizer)
+    for season in (ever, first, last):
+        page = client.get(reverse("clubs:season", args=[club.slug, season.pk]))
+        assert page.status_code == 200 and "data-delete-season" in page.content.decode()
+        csv = client.get(reverse("clubs:season-csv", args=[club.slug, season.pk]))
+        assert csv.status_code == 200
+    body = client.get(reverse("clubs:season-csv", args=[club.slug, ever.pk])).content.decode()
+    assert body.splitlines()[1:] == ["1;wint;1;100,0;100,0;100,0", "2;verliest;1;0,0;0,0;0,0"]
+    for season in (ever, first, last):
+        response = client.post(
+            reverse("clubs:season-delete", args=[club.slug, season.pk]), follow=True
+        )
+        assert f"Seizoen “{season.name}” verwijderd." in response.content.decode()
+        assert not Season.objects.filter(pk=season.pk).exists()
+    assert Tournament.objects.filter(pk=night.pk).exists()  # only the season went
+
+
+def test_a_season_page_that_cannot_be_read_still_offers_its_removal(
+    client, club, organizer, monkeypatch
+):
+    season = seasons.create_season(
+        organizer, club, "Kapot", dt.date(2026, 9, 1), dt.date(2026, 12, 31)
+    )
+
+    def overflow(season):
+        raise OverflowError("date value out of range")
+
+    monkeypatch.setattr(seasons, "standings", overflow)
+    client.force_login(organizer)
+    page = client.get(reverse("clubs:season", args=[club.slug, season.pk])).content.decode()
+    assert "data-season-unreadable" in page and "data-delete-season" in page
