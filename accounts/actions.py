@@ -13,6 +13,13 @@ the reason until they are settled (`blockers`): a club that would be left with m
 or a tournament still going but nobody to run it, a tournament run alone, and a seat in
 a tournament of tables that has been drawn and not closed (the organizer replaces the
 player, or it ends first).
+
+A club the account runs alone with nobody else in it does not stop the deletion, but a
+club always keeps an organizer, so it does not stay behind as it was (`left_clubs`, told
+first by `notices`): one that never opened a tournament goes with the account (its
+seasons and unpublished drafts with it); one that did stays, so that its tournaments'
+results stay where their players find them, but closed: its drafts go and its invite
+code is replaced by one nobody knows, so nobody joins a club nobody can run.
 """
 
 from __future__ import annotations
@@ -87,6 +94,53 @@ def blockers(user) -> list[str]:
     return found
 
 
+def left_clubs(user) -> list[tuple[Club, bool]]:
+    """The clubs `user` runs alone with nobody else in them, by name, each with whether
+    it stays (a tournament of it was opened: its results stay) or goes with the account."""
+    found = []
+    for club in Club.objects.filter(organizers=user).order_by("name", "pk"):
+        others = club.organizers.exclude(pk=user.pk).exists()
+        if others or club.members.exclude(pk=user.pk).exists():
+            continue
+        found.append((club, club.tournaments.exclude(status=Tournament.Status.DRAFT).exists()))
+    return found
+
+
+def notices(user) -> list[str]:
+    """What deleting `user`'s account does besides, one sentence each (already
+    translated), to be told before it is done; empty when nothing."""
+    told = []
+    for club, stays in left_clubs(user):
+        if stays:
+            text = _(
+                "Nobody else is in your club “%(club)s”: it stays with its tournaments' "
+                "results, but nobody can join it any more."
+            )
+        else:
+            text = _(
+                "Nobody else is in your club “%(club)s”, which has held no tournament: "
+                "it is removed with your account."
+            )
+        told.append(text % {"club": club.name})
+    return told
+
+
+def notices_key(user) -> list[list]:
+    """`notices` as plain data, the same in every language: what the person was told."""
+    return [[club.pk, stays] for club, stays in left_clubs(user)]
+
+
+def _close_left_clubs(left: list[tuple[Club, bool]]) -> None:
+    """The clubs the account ran alone (`left_clubs`, read before it left them)."""
+    for club, stays in left:
+        if stays:
+            club.tournaments.filter(status=Tournament.Status.DRAFT).delete()
+            club.invite_code = secrets.token_hex(16)  # never shown: the old link is dead
+            club.save(update_fields=["invite_code"])
+        else:
+            club.delete()  # drafts and seasons with it; nothing was ever opened
+
+
 def _anonymous_name() -> str:
     users = get_user_model().objects
     while True:
@@ -113,6 +167,7 @@ def delete_account(user) -> str:
         if found:
             raise AccountError(found[0])
         old_name = user.get_username()
+        left = left_clubs(user)
         # Sign-ups for a tournament of tables not drawn yet are taken back.
         undrawn = (
             Entry.objects.filter(
@@ -128,6 +183,7 @@ def delete_account(user) -> str:
         for club in Club.objects.filter(Q(members=user) | Q(organizers=user)).distinct():
             club.organizers.remove(user)
             club.members.remove(user)
+        _close_left_clubs(left)
 
         user.username = _anonymous_name()
         user.email = ""

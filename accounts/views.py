@@ -204,6 +204,8 @@ def _own_profile(
             request.user, auto_id="id_delete_%s"
         )
         context["delete_blockers"] = actions.blockers(request.user)
+        # What deleting also does (a club run alone goes, or is closed): told at the form.
+        context["delete_notices"] = actions.notices(request.user)
     return render(request, "accounts/profile.html", context, status=status)
 
 
@@ -259,16 +261,31 @@ def change_email(request: HttpRequest) -> HttpResponse:
     return redirect("profile")
 
 
+# The session's record of what deleting the account was told to do besides
+# (actions.notices_key), so that the next confirmation goes ahead.
+DELETE_NOTICES_KEY = "delete_account_notices"
+
+
 @sensitive_post_parameters("password")
 @login_required
 @_post_from_profile
 def delete_account(request: HttpRequest) -> HttpResponse:
     """Delete (make anonymous) the logged-in account, confirmed with its password; what
-    stands in the way is said at the form (accounts/actions.py)."""
+    stands in the way is said at the form (accounts/actions.py). What the deletion does
+    besides (a club run alone removed or closed, `actions.notices`) is told first: the
+    first confirmation shows it, the password given again goes ahead (unless it changed
+    in between: then it is told again)."""
     if is_guest(request.user):  # a guest has nothing to confirm with; logging out ends it
         return redirect("profile")
     form, status = _password_confirmed(request, PasswordConfirmForm, auto_id="id_delete_%s")
     if not status:
+        told = actions.notices_key(request.user)
+        if told and request.session.get(DELETE_NOTICES_KEY) != told:
+            request.session[DELETE_NOTICES_KEY] = told
+            for notice in actions.notices(request.user):
+                form.add_error(None, notice)
+            form.add_error(None, _("Enter your password once more to delete your account."))
+            return _own_profile(request, delete_form=form)
         try:
             actions.delete_account(request.user)
         except actions.AccountError as exc:

@@ -1,0 +1,119 @@
+"""Accounts at their edges: the last organizer of a club with nobody else in it deletes
+their account (a club always keeps an organizer: it goes, or stays closed for its
+results)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+from django.test import Client
+
+from accounts import actions as account_actions
+from tests.tournaments.conftest import finish, joined
+from tournaments import actions, seasons
+from tournaments.models import Club, Entry, Season, Tournament
+
+pytestmark = pytest.mark.usefixtures("live_game_db")
+
+
+def _client(user) -> Client:
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def _delete(client: Client, user):
+    return client.post("/accounts/profile/delete/", {"password": f"pw-{user.get_username()}-123"})
+
+
+def test_a_club_that_never_played_goes_with_its_last_organizer(make_user):
+    eve = make_user("eve")
+    club = actions.create_club(eve, "De Kaarters van Eva")
+    season = seasons.create_season(eve, club, "2026", dt.date(2026, 1, 1), dt.date(2026, 12, 31))
+    draft = actions.create_tournament(eve, name="Ooit", club=club)
+    code = club.invite_code
+    client = _client(eve)
+    assert account_actions.blockers(eve) == []
+
+    # Told first, at the form: the account is still there.
+    response = _delete(client, eve)
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "Er zit niemand anders in je club “De Kaarters van Eva”" in page
+    assert "wordt samen met je account verwijderd" in page
+    assert "Geef je wachtwoord nog een keer" in page
+    eve.refresh_from_db()
+    assert eve.is_active and Club.objects.filter(pk=club.pk).exists()
+
+    # The password again: done, and the club with it.
+    assert _delete(client, eve)["Location"] == "/accounts/deleted/"
+    eve.refresh_from_db()
+    assert not eve.is_active
+    assert not Club.objects.filter(pk=club.pk).exists()
+    assert not Season.objects.filter(pk=season.pk).exists()
+    assert not Tournament.objects.filter(pk=draft.pk).exists()
+    with pytest.raises(actions.CannotJoin):
+        actions.join_club(make_user("later"), code)
+
+
+def test_a_club_with_results_stays_closed_when_its_last_organizer_goes(make_user):
+    eve, anna, ben = make_user("eve"), make_user("anna"), make_user("ben")
+    club = actions.create_club(eve, "De Laatste Slag")
+    t = actions.create_tournament(eve, name="Slotavond", club=club, open_now=True)
+    for entry in joined(t, anna, ben):
+        finish(entry)
+    actions.close_tournament(t.pk, eve)
+    ranks = dict(Entry.objects.filter(tournament=t).values_list("pk", "rank"))
+    assert all(ranks.values())
+    draft = actions.create_tournament(eve, name="Nooit gespeeld", club=club)
+    for player in (anna, ben):  # the players left; their results stay
+        actions.leave_club(player, club)
+    code = club.invite_code
+    client = _client(eve)
+    page = _delete(client, eve).content.decode()
+    assert "de club blijft bestaan met de uitslagen van zijn toernooien" in page
+    assert "niemand kan er nog lid van worden" in page
+    eve.refresh_from_db()
+    assert eve.is_active
+
+    assert _delete(client, eve).status_code == 302
+
+    club.refresh_from_db()
+    assert not club.organizers.exists() and not club.members.exists()
+    # Nobody joins a club nobody can run: the old invite link is dead.
+    assert club.invite_code != code
+    late = make_user("laatkomer")
+    with pytest.raises(actions.CannotJoin):
+        actions.join_club(late, code)
+    assert _client(late).post("/clubs/join/", {"code": code})["Location"] == "/clubs/"
+    assert not club.members.filter(pk=late.pk).exists()
+    # The tournament and its results stay as they were; the unpublished draft is gone.
+    assert Tournament.objects.get(pk=t.pk).status == Tournament.Status.CLOSED
+    assert dict(Entry.objects.filter(tournament=t).values_list("pk", "rank")) == ranks
+    assert not Tournament.objects.filter(pk=draft.pk).exists()
+    standings = _client(anna).get(f"/tournaments/{t.pk}/standings/")
+    assert standings.status_code == 200 and "ben" in standings.content.decode()
+
+
+def test_the_admin_path_closes_the_club_too_and_shared_clubs_are_untouched(
+    club, organizer, make_user
+):
+    # Deleted without the form (the admin's "make anonymous"): the same rule.
+    eve = make_user("eve")
+    alone = actions.create_club(eve, "Alleen van Eva")
+    shared = actions.create_club(eve, "Samen")
+    shared.organizers.add(organizer)
+    assert [c.pk for c, stays in account_actions.left_clubs(eve)] == [alone.pk]
+    account_actions.delete_account(eve)
+    assert not Club.objects.filter(pk=alone.pk).exists()
+    shared.refresh_from_db()
+    assert list(shared.organizers.all()) == [organizer]
+    assert Club.objects.filter(pk=club.pk).exists()
+
+
+def test_nothing_more_is_asked_when_no_club_is_left_behind(club, organizer, make_user):
+    anna = make_user("anna")
+    club.members.add(anna)
+    assert account_actions.notices(anna) == []
+    assert _delete(_client(anna), anna)["Location"] == "/accounts/deleted/"
