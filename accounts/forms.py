@@ -69,6 +69,12 @@ class SignupForm(UserCreationForm):
                 code="max_length",
                 params={"max": USERNAME_MAX},
             )
+        if username and not username.strip("."):
+            # "/players/./" and "/players/../" are paths a browser shortens before asking.
+            raise forms.ValidationError(
+                _("A name cannot be made of dots only: add a letter or a digit."),
+                code="dots_only",
+            )
         lowered = (username or "").lower()
         if lowered.startswith(GUEST_PREFIX):
             raise forms.ValidationError(

@@ -1,12 +1,13 @@
 """Accounts at their edges: the last organizer of a club with nobody else in it deletes
 their account (a club always keeps an organizer: it goes, or stays closed for its
-results)."""
+results), and names a browser cannot reach as a path (".", "..") are not given out."""
 
 from __future__ import annotations
 
 import datetime as dt
 
 import pytest
+from django.contrib.auth import get_user_model
 from django.test import Client
 
 from accounts import actions as account_actions
@@ -117,3 +118,23 @@ def test_nothing_more_is_asked_when_no_club_is_left_behind(club, organizer, make
     club.members.add(anna)
     assert account_actions.notices(anna) == []
     assert _delete(_client(anna), anna)["Location"] == "/accounts/deleted/"
+
+
+@pytest.mark.parametrize("name", [".", "..", "...."])
+def test_a_name_of_dots_only_is_refused_at_sign_up(client, name):
+    password = "een-lang-wachtwoord-9"
+    response = client.post(
+        "/accounts/signup/", {"username": name, "password1": password, "password2": password}
+    )
+    assert response.status_code == 200
+    assert "Een naam kan niet alleen uit punten bestaan" in response.content.decode()
+    assert not get_user_model().objects.filter(username=name).exists()
+
+
+def test_a_name_with_dots_and_more_is_fine(client):
+    password = "een-lang-wachtwoord-9"
+    response = client.post(
+        "/accounts/signup/", {"username": ".j.", "password1": password, "password2": password}
+    )
+    assert response.status_code == 302
+    assert client.get("/players/.j./").status_code == 200
