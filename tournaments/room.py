@@ -117,6 +117,16 @@ def _check_seen(tab: Table, seen: str | None, number: int | None = None) -> None
         )
 
 
+def _entered_already(tab: Table, user, number: int, line: Line) -> bool:
+    """Deal `number` stands on the sheet as `line`, entered by `user`."""
+    if not 1 <= number <= len(tab.sheet):
+        return False
+    stored = tab.sheet[number - 1]
+    return stored.get("by") == user.pk and all(
+        stored.get(k) == getattr(line, k) for k in LINE_FIELDS
+    )
+
+
 def ended_early(tab: Table, structure: Structure) -> bool:
     """Done with fewer deals than the set has: an organizer ended it when time was up."""
     return tab.finished and len(tab.sheet) < structure.deals
@@ -234,6 +244,8 @@ def enter_deal(
     with transaction.atomic():
         tab = _locked_table(tournament_id, round_number, set_number, table_number)
         t, _side = _check_open(tab, user)
+        if _entered_already(tab, user, number, line):
+            return tab  # the same form sent twice (a second tap on a slow network)
         _check_seen(tab, seen, number)
         structure = t.structure
         if not 1 <= number <= len(tab.sheet) + 1 or number > structure.deals:

@@ -5,6 +5,21 @@
 // longer changes.
 import { busyWatch } from "./busy.js";
 
+// A form is sent once: a second tap while its answer is on the way (a slow network)
+// would send the same deal again. Back on the page (the browser's cache), it may be
+// sent again.
+document.addEventListener("submit", (event) => {
+  const form = event.target;
+  if (form.dataset.sending) {
+    event.preventDefault();
+    return;
+  }
+  form.dataset.sending = "1";
+});
+window.addEventListener("pageshow", () => {
+  for (const form of document.querySelectorAll("form[data-sending]")) delete form.dataset.sending;
+});
+
 const sheet = document.querySelector("[data-sheet-state]");
 if (sheet) {
   const busy = busyWatch({

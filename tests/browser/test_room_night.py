@@ -98,8 +98,11 @@ def test_a_night_in_the_room_on_four_phones(rounds_server, four_phones):  # noqa
         # North writes deal 1: hearts, 38 points for South–North.
         writer.locator("label.t-suit", has_text="♥").click()
         writer.fill("input[name=points]", "38")
-        with writer.expect_navigation():
-            writer.locator("[data-sheet-form] button").click()
+        if set_number == 1:
+            _double_tap_on_a_slow_network(writer)
+        else:
+            with writer.expect_navigation():
+                writer.locator("[data-sheet-form] button").click()
         written = writer.locator("[data-sheet-deal='1'] [data-written]")
         expect(written).to_contain_text("8 – 0")
         # East's open page shows it by itself (no reload by hand) and agrees.
@@ -138,3 +141,23 @@ def test_a_night_in_the_room_on_four_phones(rounds_server, four_phones):  # noqa
 
 def east_name(seats, names, phones) -> str:
     return names[phones.index(seats[3])]
+
+
+def _double_tap_on_a_slow_network(page) -> None:
+    """The sheet's button tapped twice, 0.3 s apart, with 1.5 s of latency: the deal is
+    sent once (a second POST would abort the first page load)."""
+    posts = []
+    page.on("request", lambda r: posts.append(r.url) if r.method == "POST" else None)
+    cdp = page.context.new_cdp_session(page)
+    slow = {"offline": False, "latency": 1500, "downloadThroughput": -1, "uploadThroughput": -1}
+    cdp.send("Network.emulateNetworkConditions", slow)
+    with page.expect_navigation():
+        page.evaluate(
+            """() => {
+              const button = document.querySelector("[data-sheet-form] button");
+              button.click();
+              setTimeout(() => button.click(), 300);
+            }"""
+        )
+    cdp.send("Network.emulateNetworkConditions", {**slow, "latency": 0})
+    assert len(posts) == 1, posts

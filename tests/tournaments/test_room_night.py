@@ -870,3 +870,23 @@ def test_an_organizer_who_plays_is_not_logged_for_deals_not_drawn_yet(
     assert client.post(url).status_code == 200
     assert not t.audit.filter(action="deals_seen_playing").exists()
     assert not t.deals_seen_by.filter(pk=organizer.pk).exists()
+
+
+def test_the_same_deal_sent_twice_from_one_phone_is_no_error(client, night):
+    """A second tap on a slow network sends the form again: the deal is on the sheet as
+    sent, so the phone is not told that someone else entered it meanwhile."""
+    t = night
+    tab = current_tables(t)[0]
+    south = seated(tab)[0]
+    client.force_login(south)
+    url = sheet_url(t, tab)
+    form = {"action": "enter", "deal": 1, "trump": "H", "points": 41}
+    form["seen"] = _seen(client.get(url).content.decode())[0]
+    assert client.post(url, form).status_code == 302
+    page = client.post(url, form, follow=True).content.decode()
+    assert "intussen" not in page and "meanwhile" not in page
+    tab.refresh_from_db()
+    assert len(tab.sheet) == 1 and tab.sheet[0]["points"] == 41
+    # Sent again with other points, it is still a change made on an old page: refused.
+    page = client.post(url, {**form, "points": 30}, follow=True).content.decode()
+    assert "Deel 1 werd intussen aan de tafel ingevuld" in page
