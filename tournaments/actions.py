@@ -960,6 +960,35 @@ TABLE_FORMATS = (
     Tournament.Format.PAIRS,
 )
 MIN_TABLE_PLAYERS = 4
+# The most a tournament of tables takes, the create form's limits (forms.TournamentForm:
+# capacity, rounds, sets, set_minutes), so that the command line keeps to them too.
+MAX_TABLE_PLAYERS = 10000
+MAX_TABLE_ROUNDS = 20
+MAX_TABLE_SETS = 30
+MAX_SET_MINUTES = 600
+MIN_WRITER_STAYS_PLAYERS = 8  # two tables: the three who move go to other tables
+
+
+def _least_players(fmt: str) -> int:
+    """The fewest players a round of format `fmt` is played with: one table, writer
+    stays two. A cut may not leave fewer."""
+    if fmt == Tournament.Format.WRITER_STAYS:
+        return MIN_WRITER_STAYS_PLAYERS
+    return MIN_TABLE_PLAYERS
+
+
+def _cut_keeps(count: int, cut: int | None, fraction: float | None) -> int:
+    """How many of `count` (players; for fixed pairs, pairs) a cut lets go on: the best
+    `cut`, or the best `fraction` rounded up (30 % of 10 keeps 3: the product is rounded
+    first, 10 * 0.3 being 3.0000000000000004 in floating point)."""
+    import math
+
+    keep = count
+    if cut:
+        keep = min(keep, cut)
+    if fraction:
+        keep = min(keep, max(1, math.ceil(round(count * fraction, 9))))
+    return keep
 
 
 def check_structure(
@@ -1014,6 +1043,30 @@ def check_structure(
             {"min": MIN_TABLE_PLAYERS, "players": players},
             field="players",
         )
+    if players > MAX_TABLE_PLAYERS:
+        raise TournamentError(
+            N_("a tournament of tables takes at most %(max)s players (asked: %(players)s)"),
+            {"max": MAX_TABLE_PLAYERS, "players": players},
+            field="players",
+        )
+    if rounds > MAX_TABLE_ROUNDS:
+        raise TournamentError(
+            N_("a tournament has at most %(max)s rounds (asked: %(rounds)s)"),
+            {"max": MAX_TABLE_ROUNDS, "rounds": rounds},
+            field="rounds",
+        )
+    if sets > MAX_TABLE_SETS:
+        raise TournamentError(
+            N_("a round has at most %(max)s sets (asked: %(sets)s)"),
+            {"max": MAX_TABLE_SETS, "sets": sets},
+            field="sets",
+        )
+    if set_minutes is not None and not 0 <= set_minutes <= MAX_SET_MINUTES:
+        raise TournamentError(
+            N_("a set's deadline is 1 to %(max)s minutes, or none (asked: %(minutes)s)"),
+            {"max": MAX_SET_MINUTES, "minutes": set_minutes},
+            field="set_minutes",
+        )
     if fmt == Tournament.Format.ROTATING and sets % 3:
         raise TournamentError(
             N_(
@@ -1063,12 +1116,15 @@ def check_structure(
                 {"cut": cut, "players": players},
                 field="cut",
             )
+        _check_cut_leaves_enough(fmt, players, cut)
     if cut_fraction is not None and not 0 < cut_fraction < 1:
         raise TournamentError(
             N_("a cut fraction lies between 0 and 1 (asked: %(fraction)s)"),
             {"fraction": cut_fraction},
             field="cut_fraction",
         )
+    if cut_fraction is not None:
+        _check_fraction_leaves_enough(fmt, players, rounds, cut_fraction)
     if (cut is not None or cut_fraction is not None) and rounds < 2:
         raise TournamentError(
             N_("a cut needs a round after it: choose 2 rounds or more"),
@@ -1086,6 +1142,56 @@ def check_structure(
             ),
             field="set_minutes",
         )
+
+
+def _check_cut_leaves_enough(fmt: str, players: int, cut: int) -> None:
+    """A cut of the best `cut` (1 <= cut <= players) must leave a field the next round
+    can be played with, and in fixed pairs keep whole pairs (partners are level: only
+    the lot would part them)."""
+    least = _least_players(fmt)
+    if cut < least:
+        if fmt == Tournament.Format.WRITER_STAYS:
+            message = N_(
+                "writer stays needs two tables in every round: a cut keeps at least "
+                "%(min)s players (asked: %(cut)s)"
+            )
+        else:
+            message = N_(
+                "a cut keeps at least %(min)s players, a table of four for the next round "
+                "(asked: %(cut)s)"
+            )
+        raise TournamentError(message, {"min": least, "cut": cut}, field="cut")
+    if fmt == Tournament.Format.PAIRS and cut % 2 and cut < players:
+        raise TournamentError(
+            N_(
+                "fixed pairs go on or out together: a cut keeps whole pairs, an even number "
+                "of players (asked: %(cut)s; e.g. %(lower)s or %(higher)s)"
+            ),
+            {"cut": cut, "lower": cut - 1, "higher": cut + 1},
+            field="cut",
+        )
+
+
+def _check_fraction_leaves_enough(fmt: str, players: int, rounds: int, fraction: float) -> None:
+    """A cut of the best `fraction`, made after every round but the last (as apply_cut
+    makes it: of the pairs in fixed pairs), must leave a field every round can be played
+    with."""
+    least = _least_players(fmt)
+    pairs = fmt == Tournament.Format.PAIRS
+    count = (players + 1) // 2 if pairs else players
+    for number in range(2, rounds + 1):
+        count = _cut_keeps(count, None, fraction)
+        left = 2 * count if pairs else count
+        if left < least:
+            raise TournamentError(
+                N_(
+                    "keeping the best %(percent)s percent after each round leaves %(left)s "
+                    "players for round %(round)s, and a round needs at least %(min)s: keep "
+                    "a larger part or play fewer rounds"
+                ),
+                {"percent": f"{fraction * 100:g}", "left": left, "round": number, "min": least},
+                field="cut_fraction",
+            )
 
 
 def create_tables_tournament(
@@ -1416,19 +1522,15 @@ def draw_set(t: Tournament, round_number: int, set_number: int, players: list[in
         if not previous or (first_of_round and redraw):
             return new_draw()
         return draw.writer_stays(previous[-1], history, seed)
-    # Fixed pairs: drawn once a round, then seated two pairs a table each set.
-    if first_of_round:
-        if round_number > 1 and s.redraw == "standing":
-            order = list(players)
-            pairs = [tuple(order[i : i + 2]) for i in range(0, len(order), 2)]
-            if len(pairs[-1]) == 1:
-                pairs[-1] = (pairs[-1][0], draw.BOT)
-            return draw.pair_tables(pairs, history, seed, by_standing=True)
+    # Fixed pairs (the team cup): drawn once, at the first set, and kept to the end (a
+    # player whose partner left partners another such player, else a bot); every set
+    # only seats the pairs two a table: a later round's first by standing (redraw
+    # "standing"), else against pairs not met yet.
+    if not previous:
         return draw.pair_tables(draw.draw_pairs(players, history, seed), history, seed)
-    base = previous[-(set_number - 1)]
-    pairs = [p for table in base for p in ((table[0], table[2]), (table[1], table[3]))]
-    pairs = [p for p in pairs if p != (draw.BOT, draw.BOT)]
-    return draw.pair_tables(pairs, history, seed)
+    pairs = draw.fixed_pairs(players, previous[-1], history, seed)
+    by_standing = first_of_round and round_number > 1 and s.redraw == "standing"
+    return draw.pair_tables(pairs, history, seed, by_standing=by_standing)
 
 
 def _start_set(t: Tournament, rnd, number: int, now=None):
@@ -1634,18 +1736,26 @@ def write_standings(t: Tournament) -> list[dict]:
 
 
 def apply_cut(t: Tournament, after_round: int) -> int:
-    """Between rounds: only the top `cut` (or the top fraction) go on. Returns how many
-    were left out."""
-    import math
+    """Between rounds: only the top `cut` (or the top fraction) go on. In fixed pairs
+    whole pairs go on or out (partners are level: the lot may list another pair between
+    them): the best `cut` / 2 pairs, or the top fraction of the pairs, a pair ranking by
+    its better player; a player left without a partner counts as a pair. Never fewer
+    than a round needs (check_structure refuses such a cut; a field that removals
+    shrank keeps them all). Returns how many were left out."""
+    from . import draw
 
     s = t.structure
     active = _active_entries(t)
-    keep = len(active)
-    if s.cut:
-        keep = min(keep, s.cut)
-    if s.cut_fraction:
-        keep = min(keep, max(1, math.ceil(len(active) * s.cut_fraction)))
-    out = [e.pk for e in active[keep:]]
+    size = 1
+    groups = [(e.pk,) for e in active]
+    if t.format == Tournament.Format.PAIRS:
+        size = 2
+        previous = seatings_so_far(t)
+        groups = draw.partnerships([e.pk for e in active], previous[-1] if previous else [])
+    cut = max(1, s.cut // size) if s.cut else None
+    keep = _cut_keeps(len(groups), cut, s.cut_fraction)
+    keep = max(keep, min(len(groups), -(-_least_players(t.format) // size)))
+    out = [pk for group in groups[keep:] for pk in group]
     Entry.objects.filter(pk__in=out).update(out_after=after_round)
     return len(out)
 

@@ -13,8 +13,16 @@ Movements:
   tables, chosen so that players meet as few people again as possible;
 - ``mixed_draw``: a new draw of everyone avoiding repeats (rotating partners between
   rounds), and ``standing_draw``: tables by standing (1-4, 5-8, ...);
-- ``draw_pairs`` / ``pair_tables``: fixed pairs (the team cup) drawn once and then
-  seated two pairs a table.
+- ``draw_pairs`` / ``fixed_pairs`` / ``pair_tables``: fixed pairs (the team cup) drawn
+  once (``draw_pairs``, the tournament's first set) and kept to the end (``fixed_pairs``:
+  a player whose partner left partners another such player, else a bot), each set seated
+  two pairs a table (``pair_tables``); with an odd number of pairs, who meets the bot
+  pair rotates.
+
+Bots are spread one a table as far as the count allows (the random draw, the draw by
+standing; the searches weigh a second bot at a table heavily): a table of one person
+and three bots only when there is one person. Fixed pairs have the bot pair (two bots
+together) when the number of pairs is odd, against a whole pair while there is one.
 
 Every function is deterministic given its arguments: randomness comes from
 ``random.Random`` seeded with a string (SHA-512 based, independent of PYTHONHASHSEED),
@@ -56,6 +64,7 @@ class History:
     partners: Counter = field(default_factory=Counter)
     opponents: Counter = field(default_factory=Counter)
     stays: Counter = field(default_factory=Counter)
+    bot_pairs: Counter = field(default_factory=Counter)  # times a player faced two bots
     tables: int = 0
 
     @classmethod
@@ -73,6 +82,11 @@ class History:
         for i, j in OPPONENT_SEATS:
             if seating[i] is not BOT and seating[j] is not BOT:
                 self.opponents[_pair(seating[i], seating[j])] += 1
+        for (i, j), (k, m) in zip(PARTNER_SEATS, PARTNER_SEATS[::-1], strict=True):
+            if seating[i] is BOT and seating[j] is BOT:  # k and m face a bot pair
+                for p in (seating[k], seating[m]):
+                    if p is not BOT:
+                        self.bot_pairs[p] += 1
 
     def met(self, a, b) -> int:
         key = _pair(a, b)
@@ -97,11 +111,13 @@ def random_draw(players: Sequence[Hashable], seed: str) -> list[tuple]:
 
 
 def standing_draw(players_by_rank: Sequence[Hashable], history: History, seed: str) -> list[tuple]:
-    """Tables by standing: the first four together, the next four, ... (the last table
-    gets the bots). Within a table the partnering that repeats least is chosen."""
+    """Tables by standing: the first four together, the next four, ...; the bots spread
+    one a table over the last tables as in the random draw (10 players: 4 + 3 + 3, never
+    4 + 4 + 2), so the last tables take three by standing. Within a table the partnering
+    that repeats least is chosen."""
     order = list(players_by_rank)
     _check_players(order)
-    tables = _fill_tables(order, bots_last=True)
+    tables = _fill_tables(order)
     rng = rng_for(seed, "standing")
     return [_best_partnering(t, history, rng) for t in tables]
 
@@ -172,8 +188,9 @@ def note_stays(history: History, before: Sequence[Sequence], after: Sequence[Seq
 
 
 def draw_pairs(players: Sequence[Hashable], history: History, seed: str) -> list[tuple]:
-    """Partnerships for a team-cup round: pairs that have not played together yet
-    where possible. An odd player is partnered by a bot."""
+    """The draw of partnerships (the team cup's, once at its start; ``fixed_pairs`` for
+    the players left without a partner): pairs that have not played together yet where
+    possible. An odd player is partnered by a bot."""
     order = list(players)
     _check_players(order)
     rng = rng_for(seed, "pairs", history.tables)
@@ -209,12 +226,58 @@ def draw_pairs(players: Sequence[Hashable], history: History, seed: str) -> list
     return [tuple(p) for p in pairs]
 
 
+def partnerships(players: Sequence[Hashable], seating: Sequence[Sequence]) -> list[tuple]:
+    """The partnerships of ``players`` in one set's ``seating`` (its tables), in the order
+    of ``players`` (by standing: a pair ranks by its better player). A player whose
+    partner there is not among ``players`` (cut, removed), a bot or missing, is a
+    "pair" of one: ``(player,)``."""
+    order = {p: k for k, p in enumerate(players)}
+    if len(order) != len(players):
+        raise ValueError("a player appears twice in the draw")
+    partner: dict = {}
+    for table in seating:
+        for i, j in PARTNER_SEATS:
+            a, b = table[i], table[j]
+            if a is not BOT and b is not BOT and a in order and b in order:
+                partner[a], partner[b] = b, a
+    groups, seen = [], set()
+    for p in players:
+        if p in seen:
+            continue
+        group = (p, partner[p]) if p in partner else (p,)
+        seen.update(group)
+        groups.append(group)
+    return groups
+
+
+def fixed_pairs(
+    players: Sequence[Hashable], seating: Sequence[Sequence], history: History, seed: str
+) -> list[tuple]:
+    """The team cup's pairs for the next set: those of the last set (``seating``) kept,
+    whoever is still in (``players``, by standing). The players left without a partner
+    (theirs cut or removed, or a bot's partner) partner each other (``draw_pairs``: not
+    an earlier partner where possible), an odd one a bot. In the order of ``players``
+    (a pair by its better player)."""
+    order = list(players)
+    _check_players(order)
+    groups = partnerships(order, seating)
+    alone = [g[0] for g in groups if len(g) == 1]
+    pairs = [g for g in groups if len(g) == 2]
+    if alone:
+        pairs += draw_pairs(alone, history, seed)
+    rank = {p: k for k, p in enumerate(order)}
+    return sorted(pairs, key=lambda pair: min(rank[p] for p in pair if p is not BOT))
+
+
 def pair_tables(
     pairs: Sequence[tuple], history: History, seed: str, by_standing: bool = False
 ) -> list[tuple]:
     """Seat fixed pairs two a table (pair one South/North, pair two West/East). At random
     avoiding pairs that met before, or by standing (``pairs`` in rank order, each pair
-    against the next one that it has not met, Swiss style). An odd pair meets a bot pair."""
+    against the next one that it has not met, Swiss style). An odd pair meets a bot pair
+    at the last table: the pair that met it least (by standing the lowest of them, else
+    one at random), never a player with a bot partner while a whole pair can (that would
+    seat one person with three bots)."""
     pairs = [tuple(p) for p in pairs]
     rng = rng_for(seed, "pair-tables", history.tables)
 
@@ -230,15 +293,19 @@ def pair_tables(
 
     if not by_standing:
         rng.shuffle(pairs)
+    bye = None  # the pair that meets the bot pair
     if len(pairs) % 2:
-        pairs.append((BOT, BOT))
+
+        def bye_cost(k: int):
+            pair = pairs[k]
+            faced = sum(history.bot_pairs[p] for p in pair if p is not BOT)
+            # A bot's partner last; then who met the bot pair least; by standing the
+            # lowest (at random: the shuffle's order).
+            return (BOT in pair, faced, -k if by_standing else k)
+
+        bye = pairs.pop(min(range(len(pairs)), key=bye_cost))
     if by_standing:
-        waiting, order = list(pairs), []
-        while waiting:
-            first = waiting.pop(0)
-            best = min(range(len(waiting)), key=lambda k: (met(first, waiting[k]) > 0, k))
-            order += [first, waiting.pop(best)]
-        pairs = order
+        pairs = _swiss(pairs, met)
     else:
         total = sum(met(pairs[k], pairs[k + 1]) for k in range(0, len(pairs), 2))
         for _ in range(100 * len(pairs)):
@@ -253,10 +320,45 @@ def pair_tables(
             if after <= before:
                 pairs[i], pairs[j] = pairs[j], pairs[i]
                 total += after - before
+    if bye is not None:
+        pairs += [bye, (BOT, BOT)]
     return [
         (pairs[k][0], pairs[k + 1][0], pairs[k][1], pairs[k + 1][1])
         for k in range(0, len(pairs), 2)
     ]
+
+
+def _swiss(pairs: list, met, budget: int = 5000) -> list:
+    """Pairs in rank order, each against the best-ranked one below it that it has not
+    met, going back on an earlier choice (a fixed number of steps) where it would leave
+    two pairs that met; failing that, each against the next one not met (greedy)."""
+    steps = 0
+
+    def match(waiting: list) -> list | None:
+        nonlocal steps
+        if not waiting:
+            return []
+        first, rest = waiting[0], waiting[1:]
+        for k, other in enumerate(rest):
+            if met(first, other):
+                continue
+            steps += 1
+            if steps > budget:
+                return None
+            tail = match(rest[:k] + rest[k + 1 :])
+            if tail is not None:
+                return [first, other, *tail]
+        return None
+
+    found = match(list(pairs))
+    if found is not None:
+        return found
+    waiting, order = list(pairs), []
+    while waiting:
+        first = waiting.pop(0)
+        best = min(range(len(waiting)), key=lambda k: (met(first, waiting[k]) > 0, k))
+        order += [first, waiting.pop(best)]
+    return order
 
 
 @dataclass(frozen=True)
@@ -321,14 +423,11 @@ def _check_players(players: list) -> None:
         raise ValueError("a draw needs at least one player")
 
 
-def _fill_tables(order: list, bots_last: bool = False) -> list[tuple]:
+def _fill_tables(order: list) -> list[tuple]:
     """Deal players onto tables in order, bots where seats are left over: spread one a
-    table from the last table backwards, or all at the last tables (``bots_last``)."""
+    table from the last table backwards (two at a table only with 5 players: 3 + 2)."""
     count = table_count(len(order))
     bots = 4 * count - len(order)
-    if bots_last:
-        seats = order + [BOT] * bots
-        return [tuple(seats[4 * t : 4 * t + 4]) for t in range(count)]
     bot_tables = Counter(count - 1 - (k % count) for k in range(bots))
     tables, it = [], iter(order)
     for t in range(count):

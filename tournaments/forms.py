@@ -318,7 +318,9 @@ class TournamentForm(forms.Form):
     def _clean_tables(self, data: dict) -> None:
         """A tournament of tables: the structure is checked by actions.check_structure
         (the one authority, also for the command line and the start), its refusal put
-        at the field it names, in the page's language."""
+        at the field it names, in the page's language. A field that failed its own
+        check (a number too large, not a number) keeps that message: the structure is
+        then not checked (it would read a value the form does not have)."""
         missing = False
         for name in ("rounds", "sets", "set_deals"):
             if data.get(name) is None and name not in self.errors:
@@ -333,7 +335,9 @@ class TournamentForm(forms.Form):
                     "leave it empty and start the tournament on the organizer's page."
                 ),
             )
-        if missing or data.get("capacity") is None or "cut_percent" in self.errors:
+        if missing or data.get("capacity") is None:
+            return
+        if any(name in self.errors for name in STRUCTURE_FIELDS.values()):
             return
         percent = data.get("cut_percent")
         data["cut_fraction"] = percent / 100 if percent else None

@@ -140,12 +140,13 @@ def test_a_random_series_is_worse_than_the_movements():
 
 
 def test_standing_draw_groups_by_rank():
+    # The bots spread as in the random draw: 4 + 3 + 3, not two bots at the last table.
     ranked = list(range(10))
     draw = standing_draw(ranked, History(), "s")
     assert [sorted(p for p in t if p is not BOT) for t in draw] == [
         [0, 1, 2, 3],
-        [4, 5, 6, 7],
-        [8, 9],
+        [4, 5, 6],
+        [7, 8, 9],
     ]
 
 

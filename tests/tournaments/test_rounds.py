@@ -128,26 +128,27 @@ def test_rotating_duplicate_with_bots_end_to_end():
 
 
 def test_writer_stays_with_a_cut():
-    """8 players, writer-stays, 2 rounds of 2 sets, top 4 go on: round 2 is one table."""
+    """12 players, writer-stays, 2 rounds of 2 sets, top 8 go on: round 2 is two tables
+    (writer stays needs two: a cut to 4 is refused, test_draw_formats.py)."""
     t = create(
-        "--format", "writer-stays", "--players", "8", "--rounds", "2", "--sets", "2",
-        "--deals", "1", "--cut", "4", "--open", "--seed", "ws-8",
+        "--format", "writer-stays", "--players", "12", "--rounds", "2", "--sets", "2",
+        "--deals", "1", "--cut", "8", "--open", "--seed", "ws-12",
     )  # fmt: skip
     run("simulate_tournament", str(t.pk))
     t.refresh_from_db()
     assert t.is_closed
     last = TableSet.objects.get(round__tournament=t, round__number=2, number=2)
-    assert last.tables.count() == 1
+    assert last.tables.count() == 2
     out = Entry.objects.filter(tournament=t, out_after=1)
     assert out.count() == 4
     ranks = [row["entry"] for row in tables.standings(t)]
     still_in = set(
         Entry.objects.filter(tournament=t, out_after__isnull=True).values_list("pk", flat=True)
     )
-    assert set(ranks[:4]) == still_in
+    assert set(ranks[:8]) == still_in
     # In round 1, set 2, one player of each table stayed (kept South).
     s1 = tables.standings(t, 1)
-    assert len(s1) == 8
+    assert len(s1) == 12
 
 
 @pytest.mark.parametrize(
