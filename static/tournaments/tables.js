@@ -12,6 +12,7 @@ const reload = () => {
   reloadWhenFree(busy);
 };
 const table = document.querySelector("[data-tables-standings]");
+const doneShown = document.querySelector("[data-progress-done]");
 if (table && table.dataset.live && "WebSocket" in window) {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
   const mine = table.dataset.me || "";
@@ -67,6 +68,10 @@ if (table && table.dataset.live && "WebSocket" in window) {
       // A new draw (the live start, the next set or round): your table may have changed.
       if (where !== undefined && now !== where) reload();
       where = now;
+      // The big screen: a table done in the set being played ("2 of 3 tables done").
+      if (doneShown && msg.progress && String(msg.progress.done) !== doneShown.dataset.progressDone) {
+        reload();
+      }
     };
     ws.onclose = () => setTimeout(connect, 3000);
   };

@@ -6,11 +6,13 @@ row staying on top, back to the first page after the last (nobody scrolls a proj
 from __future__ import annotations
 
 import re
+import subprocess
+import sys
 
 import pytest
 
 from tests.browser.conftest import _finish, _new_page
-from tests.browser.test_rounds_live import _manage
+from tests.browser.test_rounds_live import ROOT, _manage
 from tests.browser.test_rounds_live import server as rounds_server  # noqa: F401 - fixture
 
 pytest.importorskip("playwright.sync_api")
@@ -61,3 +63,65 @@ def test_the_room_screen_shows_every_column_and_turns_its_pages(
         assert not page.js_errors, page.js_errors
     finally:
         _finish(request, ctx, page)
+
+
+NIGHT = """
+from django.contrib.auth import get_user_model
+from tournaments import actions
+User = get_user_model()
+boss = User.objects.get(username="zaalbaas")
+club = actions.create_club(boss, "De Zaal")
+t = actions.create_tables_tournament(
+    boss, name="Zaal", club=club, fmt="rotating", players=8, sets=3, deals=1,
+    duplicate=True, in_room=True, open_now=True, results_audience="everyone",
+)
+for k in range(8):
+    player = User.objects.create_user(f"zaal-{k}", password="x")
+    club.members.add(player)
+    actions.join(t.pk, player)
+actions.start_tables(t.pk, boss)
+print("id:", t.pk)
+"""
+
+
+def test_the_room_screen_follows_each_table_done(
+    rounds_server,  # noqa: F811 - the fixture imported above
+    request,
+    browser,
+):
+    """A table's score sheet agreed on a phone: the big screen says "1 of 2 tables done"
+    and marks that table by itself (nobody reloads a projector)."""
+    from tests.browser.test_four_people import _sign_up
+
+    base, env = rounds_server
+    ctx, org = _new_page(request, browser, viewport={"width": 1000, "height": 800})
+    try:
+        _sign_up(org, base, "zaalbaas")
+        screen = ctx.new_page()  # the organizer's laptop on the projector
+        screen.set_viewport_size({"width": 1920, "height": 1080})
+        errors = []
+        screen.on("pageerror", lambda e: errors.append(str(e)))
+        made = subprocess.run(
+            [sys.executable, "manage.py", "shell", "-c", NIGHT],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+        )
+        assert made.returncode == 0, made.stderr[-2000:]
+        pk = re.search(r"id: (\d+)", made.stdout).group(1)
+        screen.goto(f"{base}/tournaments/{pk}/tables/screen/")
+        assert screen.locator("[data-progress-done]").get_attribute("data-progress-done") == "0"
+        org.goto(f"{base}/tournaments/{pk}/tables/1/1/table/1/sheet/")
+        org.locator("label.t-suit", has_text="♥").click()
+        org.fill("input[name=points]", "38")
+        with org.expect_navigation():
+            org.locator("[data-sheet-form] button").click()
+        with org.expect_navigation():
+            org.locator("[data-agree]").click()  # the organizer agrees for the table
+        screen.wait_for_selector("[data-progress-done='1']", timeout=20_000)
+        assert "done" in screen.locator("[data-screen-table='1']").get_attribute("class")
+        assert "1 van 2 tafels klaar" in screen.locator("[data-progress-done]").inner_text()
+        assert not errors, errors
+    finally:
+        _finish(request, ctx, org)
