@@ -1300,13 +1300,11 @@ def _check_start(t: Tournament, fmt: str, players: int) -> None:
     """Refuse (check_structure's TournamentError) a start of `t` in format `fmt` with
     `players` players. The structure was checked for the capacity; fewer may have come.
     A cut larger than the players who came keeps them all (apply_cut): no reason to
-    refuse the start. A movement the players who came cannot fill is refused, with why."""
+    refuse the start, nor a cut that would now leave fewer than a round needs (apply_cut
+    never cuts below that: fewer go out). A movement the players who came cannot fill is
+    refused, with why."""
     s = t.structure
-    check_structure(
-        fmt, players, rounds=s.rounds, sets=s.sets, deals=s.deals,
-        cut=min(s.cut, max(players, 1)) if s.cut else None,
-        cut_fraction=s.cut_fraction,
-    )  # fmt: skip
+    check_structure(fmt, players, rounds=s.rounds, sets=s.sets, deals=s.deals)
 
 
 def overdue_start(t: Tournament, now=None) -> TournamentError | None:

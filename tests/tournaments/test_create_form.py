@@ -77,7 +77,7 @@ def test_a_cut_as_a_percentage_and_no_start_time(client, organizer, club):
     client.force_login(organizer)
     client.post(
         "/tournaments/new/",
-        tables_post(club, format="writer-stays", capacity=12, sets=2, cut_percent=50),
+        tables_post(club, format="writer-stays", capacity=16, sets=2, cut_percent=50),
     )
     t = Tournament.objects.get(name="Kampioenschap")
     assert t.format == "writer-stays" and t.structure.cut_fraction == 0.5

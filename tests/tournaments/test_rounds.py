@@ -151,6 +151,21 @@ def test_writer_stays_with_a_cut():
     assert len(s1) == 12
 
 
+def test_fewer_came_than_the_cut_was_made_for_the_start_is_not_refused():
+    """Writer stays for 16 with half going on: 12 come. Half of 12 would leave 6, fewer
+    than writer stays needs; the night still starts and the cut keeps 8."""
+    t = create(
+        "--format", "writer-stays", "--players", "16", "--rounds", "2", "--sets", "2",
+        "--deals", "1", "--cut-fraction", "0.5", "--open", "--seed", "ws-few",
+    )  # fmt: skip
+    run("simulate_tournament", str(t.pk), "--players", "12")
+    t.refresh_from_db()
+    assert t.is_closed
+    assert Entry.objects.filter(tournament=t, out_after=1).count() == 4
+    last = TableSet.objects.get(round__tournament=t, round__number=2, number=2)
+    assert last.tables.count() == 2
+
+
 @pytest.mark.parametrize(
     "args, message",
     [
