@@ -397,6 +397,29 @@ class EditTournamentForm(forms.Form):
         if "results_audience" in self.fields:
             self.fields["results_audience"].required = True
             self.fields["results_audience"].help_text = ""
+        for field in self.fields.values():
+            # Each value as the page showed it, sent back hidden: what this organizer
+            # changed is told from what another changed meanwhile (edits()).
+            field.show_hidden_initial = True
+
+    def edits(self) -> tuple[list[str], list[str]]:
+        """The settings this organizer changed (against the form as it was shown), and
+        those of them another organizer changed meanwhile to something else: saving the
+        whole form would have put back what the page showed. A post without the shown
+        values is read against the settings as they are now."""
+        changed, meanwhile = [], []
+        for name, field in self.fields.items():
+            bound = self[name]
+            now = self.get_initial_for_field(field, name)
+            shown = self.data.get(bound.html_initial_name)
+            if shown is None:
+                if field.has_changed(now, bound.data):
+                    changed.append(name)
+            elif name in self.changed_data:  # against the hidden value shown
+                changed.append(name)
+                if field.has_changed(now, shown) and field.has_changed(now, bound.data):
+                    meanwhile.append(name)
+        return changed, meanwhile
 
 
 class ClubForm(forms.Form):

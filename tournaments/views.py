@@ -735,8 +735,24 @@ def manage_edit(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect(back, pk=t.pk)
     form = EditTournamentForm(request.POST or None, tournament=t)
     if request.method == "POST" and form.is_valid():
+        changed, meanwhile = form.edits()
+        if meanwhile:
+            # Another organizer saved first: the form again as the settings are now.
+            names = ", ".join(str(form.fields[name].label) for name in meanwhile)
+            messages.error(
+                request,
+                _(
+                    "Another organizer changed this meanwhile: %(names)s. The form shows "
+                    "the settings as they are now: make your change again."
+                )
+                % {"names": names},
+            )
+            form = EditTournamentForm(tournament=t)
+            context = {"t": t, "form": form, "back": back}
+            return render(request, "tournaments/manage_edit.html", context)
         try:
-            actions.edit_tournament(t.pk, request.user, **form.cleaned_data)
+            changes = {name: form.cleaned_data[name] for name in changed}
+            actions.edit_tournament(t.pk, request.user, **changes)
         except actions.TournamentError as exc:
             field = STRUCTURE_FIELDS.get(exc.field or "", exc.field)  # "players": capacity
             form.add_error(field if field in form.fields else None, capfirst(exc.translated()))

@@ -242,3 +242,60 @@ def test_the_start_of_a_window_not_yet_open_moves_and_then_no_longer(
     assert 'name="starts_at"' not in en_client.get(url).content.decode()
     with pytest.raises(actions.TournamentError, match="its start no longer moves"):
         actions.edit_tournament(t.pk, organizer, starts_at=later)
+
+
+def _form_as_shown(client, url: str) -> dict[str, str]:
+    """The edit form's values as the page shows them (hidden ones too), ready to post."""
+    from html.parser import HTMLParser
+
+    values: dict[str, str] = {}
+
+    class Form(HTMLParser):
+        select = None
+
+        def handle_starttag(self, tag, attrs):
+            a = dict(attrs)
+            if tag == "select":
+                self.select = a.get("name")
+            elif tag == "option" and self.select and "selected" in a:
+                values[self.select] = a.get("value") or ""
+            elif tag == "input" and a.get("name") and a["name"] != "csrfmiddlewaretoken":
+                if a.get("type") not in ("radio", "checkbox") or "checked" in a:
+                    values[a["name"]] = a.get("value") or ""
+
+    Form().feed(client.get(url).content.decode())
+    return values
+
+
+def test_two_organizers_saving_at_once_do_not_undo_each_other(
+    en_client, organizer, make_tournament, make_user, club
+):
+    """Both open the settings; one renames, the other then changes only the capacity:
+    the new name stays. Had the other renamed too, they are told and shown the settings
+    as they are now, instead of the first one's name silently put back."""
+    from django.test import Client
+
+    t = make_tournament(seed="two-organizers", name="Clubavond", capacity=8)
+    dora = make_user("dora")
+    club.organizers.add(dora)
+    url = f"/tournaments/{t.pk}/manage/edit/"
+    other = Client()
+    other.cookies["django_language"] = "en"
+    other.force_login(dora)
+    en_client.force_login(organizer)
+    mine, hers = _form_as_shown(en_client, url), _form_as_shown(other, url)
+    assert mine["initial-name"] == "Clubavond"
+    assert en_client.post(url, {**mine, "name": "Clubavond december"}).status_code == 302
+    assert other.post(url, {**hers, "capacity": "10"}).status_code == 302
+    t.refresh_from_db()
+    assert (t.name, t.capacity) == ("Clubavond december", 10)
+    edits = AuditLog.objects.filter(tournament=t, action="edit").order_by("pk")
+    assert [set(log.after) for log in edits] == [{"name"}, {"capacity"}]
+    page = other.post(url, {**hers, "name": "Kerstavond"}, follow=True).content.decode()
+    t.refresh_from_db()
+    assert t.name == "Clubavond december" and "Another organizer changed this meanwhile" in page
+    assert 'value="Clubavond december"' in page  # the form as it is now
+    again = _form_as_shown(other, url)
+    assert other.post(url, {**again, "name": "Kerstavond"}).status_code == 302
+    t.refresh_from_db()
+    assert t.name == "Kerstavond"
