@@ -288,7 +288,7 @@ def create_tournament(
             raise NotAllowed(N_("a public tournament needs a staff account; choose your club"))
         if club is not None and not club.is_organizer(actor):
             raise NotAllowed(N_("only the club's organizers can create its tournaments"))
-    _one_line_name(name, seed or "")
+    _one_line_name(name, seed or "", invite_code or "")
     engine.get_rules(rules)  # ValueError for an unknown preset, before anything is stored
     if deals is not None and not 1 <= deals <= MAX_FIXED_DEALS:
         raise TournamentError(N_("a game of fixed deals has 1 to 100 deals"))
@@ -781,10 +781,18 @@ def _not_at_tables(t: Tournament, *, before_the_draw: bool = False) -> None:
         )
 
 
+# A game's score (ours minus theirs) is far inside this, even over 100 deals doubled.
+SCORE_LIMIT = 100_000
+
+
 def correct_score(entry_id: int, actor, score: int, reason: str) -> Entry:
     reason = (reason or "").strip()
     if not reason:
         raise TournamentError(N_("a correction needs a reason"))
+    if not -SCORE_LIMIT <= int(score) <= SCORE_LIMIT:
+        raise TournamentError(
+            N_("a score is from %(low)s to %(high)s"), {"low": -SCORE_LIMIT, "high": SCORE_LIMIT}
+        )
     with transaction.atomic():
         entry = Entry.objects.select_for_update().select_related("tournament").get(pk=entry_id)
         if not is_organizer(actor, entry.tournament):

@@ -11,7 +11,13 @@ from engine.rules import MAX_FIXED_DEALS
 from game.levels import level_choices
 from game.models import CLOCK_CHOICES
 
-from .actions import TABLE_FORMATS, TournamentError, check_structure, window_not_open
+from .actions import (
+    SCORE_LIMIT,
+    TABLE_FORMATS,
+    TournamentError,
+    check_structure,
+    window_not_open,
+)
 from .models import Club, Structure, Tournament
 from .templatetags.tournament_tags import rules_choices
 
@@ -139,7 +145,9 @@ class TournamentForm(forms.Form):
             "when entries play different numbers of deals."
         ),
     )
-    invite_code = forms.CharField(label=_("Invite code (optional)"), max_length=32, required=False)
+    invite_code = forms.CharField(
+        label=_("Invite code (optional)"), max_length=32, required=False, validators=[one_line]
+    )
     seed = forms.CharField(
         label=_("Seed (empty = random)"),
         max_length=100,
@@ -498,7 +506,7 @@ class JoinClubForm(forms.Form):
 
 
 class CorrectionForm(forms.Form):
-    score = forms.IntegerField(label=_("New score"))
+    score = forms.IntegerField(label=_("New score"), min_value=-SCORE_LIMIT, max_value=SCORE_LIMIT)
     reason = forms.CharField(label=_("Reason"), max_length=500)
 
 

@@ -814,7 +814,13 @@ def manage_entry(request: HttpRequest, pk: int, entry_id: int, what: str) -> Htt
     try:
         if what == "correct":
             form = CorrectionForm(request.POST)
-            if not form.is_valid():
+            if not form.is_valid() and "score" in form.errors and request.POST.get("score"):
+                limits = {"low": -actions.SCORE_LIMIT, "high": actions.SCORE_LIMIT}
+                messages.error(
+                    request,
+                    _("The new score is a whole number from %(low)s to %(high)s.") % limits,
+                )
+            elif not form.is_valid():
                 messages.error(request, _("A correction needs a score and a reason."))
             else:
                 actions.correct_score(

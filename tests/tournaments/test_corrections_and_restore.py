@@ -188,3 +188,19 @@ def test_an_entry_removed_twice_is_refused_the_second_time(make_tournament, make
     with pytest.raises(actions.TournamentError, match="removed already"):
         actions.remove_entry(entry.pk, organizer, "nog eens weg")
     assert AuditLog.objects.filter(action="remove_entry").count() == 1
+
+
+def test_a_correction_out_of_range_is_refused_not_a_server_error(
+    make_tournament, make_user, organizer, client
+):
+    t, anna, entry, game, new = _corrected(make_tournament, make_user, organizer)
+    client.force_login(organizer)
+    url = f"/tournaments/{t.pk}/manage/entry/{entry.pk}/correct/"
+    for score in ("99999999999999999999999", "-1000000", "1e3"):
+        page = client.post(url, {"score": score, "reason": "typo"}, follow=True)
+        assert page.status_code == 200
+        assert "The new score is a whole number from -100000 to 100000" in page.content.decode()
+    entry.refresh_from_db()
+    assert entry.score == new
+    with pytest.raises(actions.TournamentError, match="from -100000 to 100000"):
+        actions.correct_score(entry.pk, organizer, 10**15, "typo")

@@ -174,6 +174,26 @@ def test_the_invite_code_changes_and_the_old_one_no_longer_lets_in(en_client, ma
     with pytest.raises(actions.CannotJoin):
         actions.join(t.pk, make_user("anna"), "OUD")
     assert actions.join(t.pk, make_user("ben"), "NIEUW").tournament_id == t.pk
+    # The trail says so without showing the code (more than the invited read it).
+    from django.utils import translation
+
+    from tournaments.templatetags.tournament_tags import edit_summary
+
+    with translation.override("en"):
+        assert edit_summary(AuditLog.objects.get(tournament=t, action="edit")) == (
+            "new invite code"
+        )
+
+
+def test_an_invite_code_is_one_line(en_client, make_user):
+    staff = make_user("staff", is_staff=True)
+    with pytest.raises(actions.TournamentError, match="one line"):
+        actions.create_tournament(staff, name="Open avond", invite_code="a\tb")
+    en_client.force_login(staff)
+    page = en_client.post(
+        "/tournaments/new/", {"name": "Open avond", "invite_code": "a\tb", "format": "solo"}
+    ).content.decode()
+    assert "Use one line of text" in page and not Tournament.objects.exists()
 
 
 def test_a_draft_made_by_mistake_is_deleted_an_opened_tournament_is_not(

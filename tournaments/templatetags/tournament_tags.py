@@ -194,12 +194,16 @@ def edit_summary(log) -> str:
         "starts_at": _("start of the play window"),
         "ends_at": _("end of the play window"),
         "results_audience": _("who sees the results"),
+        "invite_code": _("invite code"),
     }
     parts = []
     for field in label:
         if field not in after:
             continue
         old, new = before.get(field), after[field]
+        if field == "invite_code":  # not shown: the trail is read by more than the invited
+            parts.append(_("new invite code") if new else _("no invite code any more"))
+            continue
         if field == "name":
             old, new = f"“{old}”", f"“{new}”"
         elif field in ("starts_at", "ends_at"):  # local ISO to the minute (_iso_local)
