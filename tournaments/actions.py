@@ -122,7 +122,8 @@ def can_view_tournament(user, tournament: Tournament) -> bool:
 def visible_closed_q(user, prefix: str = "") -> Q:
     """A filter on tournaments (`prefix`: the path to them, e.g. "tournament__") keeping
     the closed ones `user` may see: public results, and for a members-only club
-    tournament its members, organizers and entrants (staff see every one)."""
+    tournament its members, organizers and entrants (staff see every one): the rule of
+    can_view_tournament, whose organizers are the club's of today (not who created it)."""
     p = prefix
     q = Q(**{f"{p}club__isnull": True}) | Q(
         **{f"{p}results_audience": Tournament.Audience.EVERYONE}
@@ -131,7 +132,7 @@ def visible_closed_q(user, prefix: str = "") -> Q:
         if user.is_staff:
             return Q()
         q |= Q(**{f"{p}club__members": user}) | Q(**{f"{p}club__organizers": user})
-        q |= Q(**{f"{p}entries__player": user}) | Q(**{f"{p}created_by": user})
+        q |= Q(**{f"{p}entries__player": user})
     return Q(**{f"{p}status": Tournament.Status.CLOSED}) & q
 
 

@@ -112,3 +112,18 @@ def test_members_only_is_not_on_the_list_for_outsiders(closed_night, make_user, 
     assert link not in client.get("/tournaments/").content.decode()
     client.force_login(anna)
     assert link in client.get("/tournaments/").content.decode()
+
+
+def test_an_organizer_who_left_the_club_no_longer_sees_its_results(
+    closed_night, make_user, club, organizer, client
+):
+    """Who made a members-only tournament and then left the club is an outsider to it:
+    not on its pages, nor on a player's page (both follow the club's organizers today)."""
+    t, anna, ben = closed_night()
+    assert t.created_by == organizer
+    club.organizers.remove(organizer)
+    club.members.remove(organizer)
+    client.force_login(organizer)
+    assert client.get(f"/tournaments/{t.pk}/").status_code == 404
+    body = client.get("/players/anna/").content.decode()
+    assert f'href="/tournaments/{t.pk}/"' not in body and "Onder ons" not in body
