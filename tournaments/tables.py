@@ -445,28 +445,34 @@ def export(t: Tournament, reveal: bool | None = None) -> dict[str, Any]:
             }
         )
     return {
-        "tournament": {
-            "id": t.pk,
-            "name": t.name,
-            "format": t.format,
-            "status": t.status,
-            "rules": s.rules_spec,
-            "rounds": s.rounds,
-            "sets": s.sets,
-            "deals": s.deals,
-            "duplicate": s.duplicate,
-            "tie_carry": s.tie_carry,
-            "cut": s.cut,
-            "cut_fraction": s.cut_fraction,
-            "redraw": s.redraw,
-            "seed_commitment": t.seed_commitment,
-            "seed": t.seed if t.is_closed else None,
-        },
+        "tournament": export_info(t),
         "rounds": rounds_out,
         "standings": standings(t),
         # The audit trail: corrections (with the score before and after, and why),
         # replacements, removals.
         "corrections": exports.corrections(t),
+    }
+
+
+def export_info(t: Tournament) -> dict[str, Any]:
+    """A tournament of tables as its exports describe it (the seed once closed)."""
+    s = t.structure
+    return {
+        "id": t.pk,
+        "name": t.name,
+        "format": t.format,
+        "status": t.status,
+        "rules": s.rules_spec,
+        "rounds": s.rounds,
+        "sets": s.sets,
+        "deals": s.deals,
+        "duplicate": s.duplicate,
+        "tie_carry": s.tie_carry,
+        "cut": s.cut,
+        "cut_fraction": s.cut_fraction,
+        "redraw": s.redraw,
+        "seed_commitment": t.seed_commitment,
+        "seed": t.seed if t.is_closed else None,
     }
 
 

@@ -7,6 +7,7 @@ organizer who looks at results or deals before close is recorded in deals_seen_b
 
 from __future__ import annotations
 
+import json
 from functools import partial, wraps
 from urllib.parse import quote, urlencode
 
@@ -517,6 +518,20 @@ def export(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
         from . import table_views  # a tournament of tables has CSV files of its own
 
         return table_views.export(request, pk, kind)
+    if t.has_tables and kind.endswith(".json"):
+        # Its standings (those of its finished sets) with its own description; its
+        # deals are on the tables pages and in deals.csv, set by set.
+        if kind != "standings.json":
+            raise Http404("a tournament of tables shows its deals set by set")
+        from . import tables
+
+        data = {
+            "tournament": tables.export_info(t),
+            "standings": tables.standings(t),
+            "corrections": exports.corrections(t),
+        }
+        body = json.dumps(data, indent=2, ensure_ascii=False)
+        return _download(body, "application/json", f"tournament-{t.pk}-standings.json")
     name = f"tournament-{t.pk}"
     shown = _deals_shown_to(request, t)
     csv_files = {

@@ -394,3 +394,17 @@ def test_without_duplicate_no_duplicate_columns(club, organizer):
     assert len(overall) == 5 and all(r["sets"] == str(
         TableSeat.objects.filter(entry__player__username=r["player"]).count()
     ) for r in overall)  # fmt: skip
+
+
+def test_standings_json_describes_the_tournament_of_tables(played, organizer, client):
+    """export/standings.json of a tournament of tables: its own structure (deals per
+    set, tie rule, rules) and its standings, not the solo tournament's fields."""
+    t = played
+    client.force_login(organizer)
+    data = json.loads(client.get(f"/tournaments/{t.pk}/export/standings.json").content)
+    s = t.structure
+    info = data["tournament"]
+    assert (info["format"], info["deals"], info["tie_carry"]) == (t.format, s.deals, s.tie_carry)
+    assert info["rules"] == s.rules_spec and info["seed"] == t.seed
+    assert data["standings"] == json.loads(json.dumps(tables.standings(t)))
+    assert client.get(f"/tournaments/{t.pk}/export/travellers.json").status_code == 404
