@@ -36,6 +36,9 @@ def test_a_club_that_never_played_goes_with_its_last_organizer(make_user):
     code = club.invite_code
     client = _client(eve)
     assert account_actions.blockers(eve) == []
+    # The profile says so beside the form, before anything is asked.
+    profile = client.get("/accounts/profile/").content.decode()
+    assert "data-delete-notices" in profile and "De Kaarters van Eva" in profile
 
     # Told first, at the form: the account is still there.
     response = _delete(client, eve)
