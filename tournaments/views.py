@@ -15,7 +15,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.decorators import login_required
 from django.core.exceptions import PermissionDenied
-from django.db.models import Q
+from django.db.models import F, Q
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
@@ -692,7 +692,11 @@ def manage(request: HttpRequest, pk: int) -> HttpResponse:
     if t.has_tables:
         return redirect("tournaments:tables-organize", pk=t.pk)
     allowed = _results_already_open(request, t)
-    entries = t.entries.select_related("player", "game").order_by("rank", "joined_at")
+    # Ranked first, then the rest (removed, did not play, still playing) as they joined:
+    # NULLS LAST on SQLite too (PostgreSQL does so by itself).
+    entries = t.entries.select_related("player", "game").order_by(
+        F("rank").asc(nulls_last=True), "joined_at"
+    )
     rows = []
     for e in entries:
         state = e.game.state or {}
@@ -707,6 +711,8 @@ def manage(request: HttpRequest, pk: int) -> HttpResponse:
         "t": t,
         "rows": rows,
         "results_allowed": allowed,
+        # An organizer who plays may not look before finishing (no "show" link then).
+        "playing": actions.entry_of(request.user, t) is not None,
         # Corrections name scores: hidden like the results from an organizer still playing.
         "audit": t.audit.select_related("actor", "entry__player") if allowed else [],
         "correction_form": CorrectionForm(),

@@ -207,3 +207,26 @@ def test_a_removed_entry_frees_its_place(make_tournament, make_user, organizer):
     actions.remove_entry(e_anna.pk, organizer, "speelt niet mee")
     (e_ben,) = joined(t, ben)
     assert e_ben.status == "playing"
+
+
+def test_the_panel_lists_the_ranked_first_and_offers_a_playing_organizer_no_peek(
+    make_tournament, make_user, organizer, client
+):
+    """After close the ranked entries come first (a removed one or one that did not play
+    after them, on SQLite as on PostgreSQL); an organizer who plays is not offered the
+    standings before finishing (that link could only be refused)."""
+    t = make_tournament(seed="panel-order")
+    anna, ben, cor = make_user("anna"), make_user("ben"), make_user("cor")
+    e_anna, e_ben, e_cor = joined(t, anna, ben, cor)
+    actions.remove_entry(e_anna.pk, organizer, "weg")
+    finish(e_ben)
+    actions.close_tournament(t.pk, organizer)  # cor never played
+    client.force_login(organizer)
+    page = client.get(f"/tournaments/{t.pk}/manage/").content.decode()
+    assert page.index(">ben<") < page.index(">anna<") and page.index(">ben<") < page.index(">cor<")
+    running = make_tournament(name="Meespelen")  # no seed chosen: may play
+    joined(running, organizer, make_user("dirk"))
+    page = client.get(f"/tournaments/{running.pk}/manage/").content.decode()
+    hidden = page[page.index("data-results-hidden") :]
+    hidden = hidden[: hidden.index("</p>")]
+    assert f"/tournaments/{running.pk}/standings/" not in hidden
