@@ -290,6 +290,8 @@ def create_tournament(
         if club is not None and not club.is_organizer(actor):
             raise NotAllowed(N_("only the club's organizers can create its tournaments"))
     _one_line_name(name, seed or "", invite_code or "")
+    if live_start and starts_at is None:
+        raise TournamentError(N_("a live start needs a start time"), field="starts_at")
     engine.get_rules(rules)  # ValueError for an unknown preset, before anything is stored
     if deals is not None and not 1 <= deals <= MAX_FIXED_DEALS:
         raise TournamentError(N_("a game of fixed deals has 1 to 100 deals"))

@@ -314,6 +314,8 @@ class TournamentForm(forms.Form):
             self._clean_tables(data)
             return data
         start, end = data.get("starts_at"), data.get("ends_at")
+        if data.get("live_start") and start is None and "starts_at" not in self.errors:
+            self.add_error("starts_at", capfirst(_("a live start needs a start time")))
         if start and end and end <= start:
             raise forms.ValidationError(_("The play window ends before it starts."))
         if end and end <= timezone.now():

@@ -167,3 +167,17 @@ def test_a_slip_in_the_solo_fields_does_not_refuse_a_table_tournament(client, or
     t = Tournament.objects.get(name="Kampioenschap")
     assert response["Location"] == f"/tournaments/{t.pk}/tables/organize/"
     assert t.ends_at is None and t.fixed_deals is None and t.structure.deals == 8
+
+
+def test_a_solo_live_start_needs_a_start_time(client, organizer, club):
+    """A live start (everybody begins together) without a time would never begin: the
+    form says so at the start field, as the settings page does; the action refuses it."""
+    from tournaments import actions
+
+    client.force_login(organizer)
+    data = dict(BASE, club=club.pk, capacity=12, live_start="on")
+    page = client.post("/tournaments/new/", data).content.decode()
+    assert "Een live start heeft een beginuur nodig" in page
+    assert not Tournament.objects.filter(name="Kampioenschap").exists()
+    with pytest.raises(actions.TournamentError, match="needs a start time"):
+        actions.create_tournament(organizer, name="Live", club=club, live_start=True)
