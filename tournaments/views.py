@@ -8,6 +8,7 @@ organizer who looks at results or deals before close is recorded in deals_seen_b
 from __future__ import annotations
 
 import json
+import secrets
 from functools import partial, wraps
 from urllib.parse import quote, urlencode
 
@@ -620,11 +621,39 @@ def results_pdf(request: HttpRequest, pk: int) -> HttpResponse:
 # --- organizer panel -----------------------------------------------------------------------
 
 
+# The session's record of the create forms that made a tournament: key -> its id.
+CREATED_FORMS_KEY = "created_tournament_forms"
+
+
+def _made_by_this_form(request: HttpRequest, key: str) -> Tournament | None:
+    """The tournament this create form (its one-time `key`) already made in this session:
+    a form sent again (the browser's back button, a reload) makes no second one."""
+    pk = request.session.get(CREATED_FORMS_KEY, {}).get(key)
+    return Tournament.objects.filter(pk=pk).first() if key and pk else None
+
+
+def _remember_form(request: HttpRequest, key: str, t: Tournament) -> None:
+    made = dict(list(request.session.get(CREATED_FORMS_KEY, {}).items())[-19:])
+    made[key] = t.pk
+    request.session[CREATED_FORMS_KEY] = made
+
+
+def _after_create(t: Tournament):
+    if t.has_tables:
+        return redirect("tournaments:tables-organize", pk=t.pk)
+    return redirect("tournaments:manage", pk=t.pk)
+
+
 @account_required
 def create(request: HttpRequest) -> HttpResponse:
     form = TournamentForm(
         request.POST or None, user=request.user, club_slug=request.GET.get("club", "")
     )
+    form_key = request.POST.get("form_key", "")[:64] or secrets.token_urlsafe(12)
+    made = _made_by_this_form(request, form_key) if request.method == "POST" else None
+    if made is not None and actions.is_organizer(request.user, made):
+        messages.info(request, _("This form was sent before: the tournament it made is here."))
+        return _after_create(made)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         common = dict(
@@ -676,13 +705,13 @@ def create(request: HttpRequest) -> HttpResponse:
         except actions.TournamentError as exc:
             form.add_error(None, capfirst(exc.translated()))
         else:
-            if t.has_tables:
-                return redirect("tournaments:tables-organize", pk=t.pk)
-            return redirect("tournaments:manage", pk=t.pk)
+            _remember_form(request, form_key, t)
+            return _after_create(t)
     # Tournaments belong to a club: somebody who organizes none gets the way to one
     # instead of a form whose Club list is empty.
     no_club = not form.fields["club"].queryset.exists() and not request.user.is_staff
-    return render(request, "tournaments/create.html", {"form": form, "no_club": no_club})
+    context = {"form": form, "no_club": no_club, "form_key": form_key}
+    return render(request, "tournaments/create.html", context)
 
 
 @login_required

@@ -181,3 +181,22 @@ def test_a_solo_live_start_needs_a_start_time(client, organizer, club):
     assert not Tournament.objects.filter(name="Kampioenschap").exists()
     with pytest.raises(actions.TournamentError, match="needs a start time"):
         actions.create_tournament(organizer, name="Live", club=club, live_start=True)
+
+
+def test_the_create_form_sent_twice_makes_one_tournament(client, organizer, club):
+    """Back in the browser and Send again (or a reload that sends the form again): the
+    tournament the form made is shown, not a second one made."""
+    import re
+
+    client.force_login(organizer)
+    key = re.compile(r'name="form_key" value="([^"]+)"')
+    data = dict(BASE, club=club.pk, capacity=12)
+    data["form_key"] = key.search(client.get("/tournaments/new/").content.decode()).group(1)
+    first = client.post("/tournaments/new/", data)
+    again = client.post("/tournaments/new/", data, follow=True)
+    t = Tournament.objects.get(name="Kampioenschap")
+    assert again.redirect_chain[-1][0] == first["Location"] == f"/tournaments/{t.pk}/manage/"
+    assert "Dit formulier werd al verstuurd" in again.content.decode()
+    fresh = key.search(client.get("/tournaments/new/").content.decode()).group(1)
+    client.post("/tournaments/new/", {**data, "form_key": fresh})
+    assert Tournament.objects.filter(name="Kampioenschap").count() == 2  # a new form
