@@ -9,6 +9,13 @@ is skipped by WeasyPrint with a warning; the PDF is still made.
 
 Imported lazily by the view: loading WeasyPrint (Pango through cffi) costs time that
 no other page should pay.
+
+Layout time: WeasyPrint lays a flex container's content out again for every page it
+breaks across, and a grid's cells several times over to size its tracks. A page made
+into a PDF is therefore blocks, tables and floats when printed (body.t-results-print
+in static/tournaments/tournaments.css): with the site's flex body and a grid per deal's
+hands, 10 pages took 30 s instead of under 2. bench/pdf.py times it;
+tests/tournaments/test_pdf_speed_shape.py keeps the shape.
 """
 
 from __future__ import annotations
