@@ -256,6 +256,8 @@ def my_seat(t: Tournament, user) -> dict[str, Any] | None:
         "href": href,
         # When the set ends (the bots then finish a table still playing), or None.
         "deadline": tset.deadline,
+        # The set is over and the next one not drawn yet (a break between rounds).
+        "done": tset.status == TableSet.Status.DONE,
     }
 
 

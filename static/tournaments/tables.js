@@ -93,7 +93,7 @@ if (mySeat && table && table.dataset.live) {
       const res = await fetch(`${location.pathname}?format=json`, { credentials: "same-origin" });
       if (!res.ok) return;
       const data = await res.json();
-      const now = data.seat ? data.seat.href : null;
+      const now = data.seat && !data.seat.done ? data.seat.href : null;
       if (now !== before) reload();
     } catch (e) {
       // offline for a moment: the next poll tries again

@@ -385,6 +385,7 @@ def test_a_round_break_shows_the_next_draw_then_starts_it_at_its_time(
 ):
     import datetime as dt
 
+    from django.contrib.auth.models import User
     from django.utils import timezone
 
     from game import actions as game_actions
@@ -413,6 +414,14 @@ def test_a_round_break_shows_the_next_draw_then_starts_it_at_its_time(
     assert "data-next-draw" in page and "Ronde 2 begint om" in page
     screen = client.get(f"/tournaments/{t.pk}/tables/screen/").content.decode()
     assert "Volgende ronde om" in screen
+    # A player's page: their set is over and the next table is not drawn yet (not "you
+    # sit at table 2" with a way to a finished game).
+    client.force_login(User.objects.get(username="b0"))
+    mine = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
+    assert "data-set-done" in mine and "Ronde 1, set 1 is voorbij" in mine
+    assert "data-my-table" not in mine
+    assert client.get(f"/tournaments/{t.pk}/tables/?format=json").json()["seat"]["done"]
+    client.force_login(organizer)
     assert actions.tick(waiting.starts_at - dt.timedelta(seconds=1))["tables_started"] == 0
     assert actions.tick(waiting.starts_at)["tables_started"] == 1
     wait_until(lambda: len(actions.seatings_so_far(t)) == 2)
