@@ -22,6 +22,7 @@ import engine
 from . import scoring, tables
 from .exports import CsvStyle, _csv, csv_style, outside_sets_in_play, seat_name, trump_name
 from .models import Round, Table, TableSet, Tournament
+from .templatetags.tournament_tags import shown_hand
 
 BOT = "(bot)"  # a seat filled by a bot; usernames cannot hold parentheses
 STAND_IN = "(stand-in)"  # the same seat at a night in the room: a person with real cards
@@ -142,9 +143,9 @@ def deal_rows(t: Tournament) -> list[dict[str, Any]]:
                 }
                 if reveal:
                     spec = engine.deal_for(seed, b["deal"], rules)
-                    row["hands"] = [
-                        " ".join(engine.Card.parse(c).display() for c in h) for h in spec.texts()
-                    ]
+                    # As a table shows a hand: by suit, the trump first, high to low.
+                    trump = row["trump"] if row["trump"] in ("S", "H", "D", "C") else None
+                    row["hands"] = [" ".join(shown_hand(h, trump)) for h in spec.texts()]
                 out.append(row)
     return out
 

@@ -93,8 +93,16 @@ def test_csv_files_carry_the_structure_in_the_readers_style(played, organizer, c
             assert [int(d["ns_points"]), int(d["ew_points"])] == tab.board[k]["card_points"]
             assert d["dealer"] in ("Zuid", "West", "Noord", "Oost")
             assert d["corrected"] == "nee" and d["ns_written_played"] == ""
-            # Closed: the four hands, 8 cards each.
-            assert all(len(d[f"{x}_hand"].split()) == 8 for x in ("south", "west", "north", "east"))
+            # Closed: the four hands, 8 cards each, as the table shows them (by suit, the
+            # trump first, high to low), not in the order they were dealt.
+            trump = tab.board[k].get("trump") or None
+            order, ranks = hand_suit_order(trump), "10 A K Q J 9 8 7".split()
+            for x in ("south", "west", "north", "east"):
+                hand = d[f"{x}_hand"].split()
+                keys = [
+                    (order.index("SHDC"["♠♥♦♣".index(c[-1])]), ranks.index(c[:-1])) for c in hand
+                ]
+                assert len(hand) == 8 and keys == sorted(keys), (trump, hand)
     # Duplicate matchpoints per deal: 3 tables, a top of 4 shared by the directions;
     # South/North's over the tables sum to 3 x 2.
     by_deal = defaultdict(float)
