@@ -256,7 +256,10 @@ def ratings_csv(ratings, style: CsvStyle | None = None) -> str:
     """A ratings list (Rating rows, best first, players selected) as the page shows it."""
     style = style or csv_style()
     rows: list[list[Any]] = [["rank", "player", "rating", "tournaments"]]
-    for rank, r in enumerate(ratings, start=1):
+    rank, last = 0, None
+    for i, r in enumerate(ratings, start=1):
+        if r.value != last:  # an equal rating shares the place above it
+            rank, last = i, r.value
         rows.append([rank, r.player.get_username(), round(r.value, 1), r.events])
     return _csv(rows, style)
 

@@ -32,7 +32,15 @@ def ratings_list(request: HttpRequest) -> HttpResponse:
         name = f"ratings-{club.slug}.csv" if club else "ratings.csv"
         return _download(ratings_csv(rows.iterator(), style), "text/csv; charset=utf-8", name)
     page = Paginator(rows, PAGE).get_page(request.GET.get("page"))
-    page.first_rank = (page.number - 1) * PAGE + 1
+    # Each row's place: an equal rating shares the place of the first with it (also
+    # across a page's start), as in the CSV.
+    page.object_list = shown = list(page.object_list)
+    if shown:
+        rank = rows.filter(value__gt=shown[0].value).count() + 1
+        for i, r in enumerate(shown):
+            if i and r.value != shown[i - 1].value:
+                rank = page.start_index() + i
+            r.rank = rank
     mine = None
     if request.user.is_authenticated:
         mine = Rating.objects.filter(player=request.user, events__gt=0).first()

@@ -392,3 +392,28 @@ def test_partners_level_on_every_figure_share_a_rank_a_rating_draw_and_a_season_
     names = dict(Entry.objects.filter(tournament=t).values_list("pk", "player__username"))
     for a, b in partners:
         assert totals[names[a]] == totals[names[b]]
+
+
+def test_equal_ratings_share_their_place_on_every_page_and_in_the_csv(client, make_user):
+    """Two players with the same rating are level in the list: 1, 2, 2, 4 (the second
+    page goes on from there), on the page and in ratings.csv alike."""
+    from tournaments import rating_views
+
+    values = [1600.0, 1550.0, 1550.0, 1500.0, 1500.0, 1450.0]
+    for i, value in enumerate(values):
+        Rating.objects.create(player=make_user(f"r{i}"), value=value, events=1)
+
+    def places(html: str) -> list[int]:
+        body = html[html.index("<tbody") : html.index("</tbody>")]
+        return [int(n) for n in re.findall(r'<tr[^>]*><td class="num">(\d+)</td>', body)]
+
+    url = reverse("tournaments:ratings")
+    assert places(client.get(url).content.decode()) == [1, 2, 2, 4, 4, 6]
+    old, rating_views.PAGE = rating_views.PAGE, 4
+    try:
+        second = client.get(url + "?page=2").content.decode()
+    finally:
+        rating_views.PAGE = old
+    assert places(second) == [4, 6]
+    body = client.get(url + "?format=csv&sep=comma").content.decode("utf-8-sig")
+    assert [int(line.split(",")[0]) for line in body.splitlines()[1:]] == [1, 2, 2, 4, 4, 6]
