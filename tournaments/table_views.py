@@ -243,10 +243,14 @@ def replace(request: HttpRequest, pk: int) -> HttpResponse:
     if new_user is None or entry_id is None or not t.entries.filter(pk=entry_id).exists():
         messages.error(request, _("Choose a player and the username of an existing account."))
         return redirect("tournaments:tables-organize", pk=t.pk)
+    old_name = t.entries.select_related("player").get(pk=entry_id).player.get_username()
     try:
         actions.replace_player(entry_id, request.user, new_user, request.POST.get("reason", ""))
     except actions.TournamentError as exc:
         messages.error(request, capfirst(exc.translated()))
+    else:
+        names = {"old": old_name, "new": new_user.get_username()}
+        messages.success(request, _("%(new)s takes the place of %(old)s.") % names)
     return redirect("tournaments:tables-organize", pk=t.pk)
 
 

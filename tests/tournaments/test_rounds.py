@@ -493,6 +493,7 @@ def test_the_organizer_replaces_a_player_who_leaves(client, club, organizer, mak
     assert tables.my_seat(t, newcomer)["table"] == 1 and tables.my_seat(t, gone) is None
     organize = client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
     assert "verving sw1 door newcomer" in organize and "went home ill" in organize
+    assert "newcomer neemt de plaats in van sw1" in organize  # said once, as done
     # The one replaced (whose open table sends them to the tables page) is told by whom.
     client.force_login(gone)
     mine = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
