@@ -17,7 +17,7 @@ from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
-from . import actions, tables
+from . import actions, exports, tables
 from .models import Entry, Round, TableSet
 from .views import _may_view, _require_organizer, _tournament
 
@@ -155,7 +155,10 @@ def organize(request: HttpRequest, pk: int) -> HttpResponse:
         )
     if t.structure.cut_fraction:
         context["cut_percent"] = round(t.structure.cut_fraction * 100)
-    context["audit"] = t.audit.select_related("actor", "entry__player")
+    audit = t.audit.select_related("actor", "entry__player")
+    if actions.entry_of(request.user, t) is not None:  # an organizer who plays
+        audit = exports.outside_sets_in_play(t, audit)
+    context["audit"] = audit
     context["cut_changes"] = _cut_changes(t)
     return render(request, "tournaments/tables_organize.html", context)
 
@@ -321,7 +324,7 @@ def results_pdf(request: HttpRequest, pk: int) -> HttpResponse:
 def export(request: HttpRequest, pk: int, kind: str) -> HttpResponse:
     """CSV files of a tournament of tables (table_exports.CSV_FILES, and the audit
     trail as corrections.csv), in the reader's spreadsheet style (?sep= overrides)."""
-    from . import exports, table_exports
+    from . import table_exports
     from .views import _download
 
     t = _tournament(request, pk)

@@ -846,6 +846,18 @@ def test_an_organizer_who_plays_looks_at_another_tables_sheet_on_the_record(
     assert enter(client, t, other, organizer, 2, "H", 30).status_code == 302
     log = t.audit.get(action="sheet_seen_playing")
     assert log.actor == organizer and log.after["table"] == other.number
+    # Another organizer corrects a deal of a finished table of the set still played: the
+    # one who plays does not read that score in the organizer's view until the set is done.
+    helper = make_user("meehelper")
+    club.organizers.add(helper)
+    agree(client, t, other, helper)
+    actions.correct_table_deal(t.pk, helper, 1, 1, other.number, 1, [0, 20], "telfout")
+    client.force_login(organizer)
+    organize = client.get(reverse("tournaments:tables-organize", args=[t.pk])).content.decode()
+    assert "telfout" not in organize
+    client.force_login(helper)
+    organize = client.get(reverse("tournaments:tables-organize", args=[t.pk])).content.decode()
+    assert "telfout" in organize
     client.force_login(seated(own)[1])  # every player reads it in the tournament's log
     results = client.get(reverse("tournaments:tables-results", args=[t.pk])).content.decode()
     assert f"keek naar het scoreblad van ronde 1, set 1, tafel {other.number}" in results
