@@ -12,6 +12,10 @@ from game.levels import level_choices
 from game.models import CLOCK_CHOICES
 
 from .actions import (
+    MAX_SET_MINUTES,
+    MAX_TABLE_PLAYERS,
+    MAX_TABLE_ROUNDS,
+    MAX_TABLE_SETS,
     SCORE_LIMIT,
     TABLE_FORMATS,
     TournamentError,
@@ -108,7 +112,9 @@ class TournamentForm(forms.Form):
         empty_value=True,
     )
     bot_level = forms.ChoiceField(label=_("Bot level"), choices=())
-    capacity = forms.IntegerField(label=_("Capacity"), min_value=1, max_value=10000, initial=10)
+    capacity = forms.IntegerField(
+        label=_("Capacity"), min_value=1, max_value=MAX_TABLE_PLAYERS, initial=10
+    )
     starts_at = forms.DateTimeField(
         label=_("Play window start"),
         required=False,
@@ -164,14 +170,14 @@ class TournamentForm(forms.Form):
         label=_("Rounds"),
         required=False,
         initial=1,
-        max_value=20,
+        max_value=MAX_TABLE_ROUNDS,
         error_messages={"max_value": _("At most %(limit_value)s rounds.")},
     )
     sets = forms.IntegerField(
         label=_("Sets per round"),
         required=False,
         initial=3,
-        max_value=30,
+        max_value=MAX_TABLE_SETS,
         help_text=_("Rotating partners: 3 (or 6, 9): each player partners each other once."),
         error_messages={"max_value": _("At most %(limit_value)s sets per round.")},
     )
@@ -234,7 +240,7 @@ class TournamentForm(forms.Form):
         label=_("Deadline of a set in minutes (optional)"),
         required=False,
         min_value=1,
-        max_value=600,
+        max_value=MAX_SET_MINUTES,
         help_text=_("At the deadline the bots finish the deals still being played."),
         error_messages={
             "min_value": _("A deadline of at least 1 minute, or empty for none."),
