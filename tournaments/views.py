@@ -7,6 +7,7 @@ organizer who looks at results or deals before close is recorded in deals_seen_b
 
 from __future__ import annotations
 
+import hashlib
 import json
 import secrets
 from functools import partial, wraps
@@ -625,16 +626,30 @@ def results_pdf(request: HttpRequest, pk: int) -> HttpResponse:
 CREATED_FORMS_KEY = "created_tournament_forms"
 
 
+def _form_sent(request: HttpRequest) -> str:
+    """What a create form sent, as one digest (its one-time key and token left out)."""
+    items = sorted(
+        (k, v)
+        for k, values in request.POST.lists()
+        if k not in ("csrfmiddlewaretoken", "form_key")
+        for v in values
+    )
+    return hashlib.sha256(json.dumps(items).encode()).hexdigest()
+
+
 def _made_by_this_form(request: HttpRequest, key: str) -> Tournament | None:
-    """The tournament this create form (its one-time `key`) already made in this session:
-    a form sent again (the browser's back button, a reload) makes no second one."""
-    pk = request.session.get(CREATED_FORMS_KEY, {}).get(key)
-    return Tournament.objects.filter(pk=pk).first() if key and pk else None
+    """The tournament this create form (its one-time `key`) already made in this session
+    from the same values: the form sent again (the browser's Back and Send, a reload)
+    makes no second one. Changed before sending again, it makes a new one."""
+    made = request.session.get(CREATED_FORMS_KEY, {}).get(key)
+    if not key or not made or made[1] != _form_sent(request):
+        return None
+    return Tournament.objects.filter(pk=made[0]).first()
 
 
 def _remember_form(request: HttpRequest, key: str, t: Tournament) -> None:
     made = dict(list(request.session.get(CREATED_FORMS_KEY, {}).items())[-19:])
-    made[key] = t.pk
+    made[key] = [t.pk, _form_sent(request)]
     request.session[CREATED_FORMS_KEY] = made
 
 

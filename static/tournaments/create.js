@@ -14,3 +14,14 @@ if (form) {
   radios.forEach((r) => r.addEventListener("change", show));
   show();
 }
+
+// The form's one-time key (views.create) stays with this page's place in the history:
+// back here with the browser's Back button (which fetches the page again, with a new
+// key), the form sent again carries the key it was first sent with, and the server
+// shows the tournament it made instead of making a second one.
+const key = document.querySelector("[data-create-form] [data-form-key]");
+if (key) {
+  const state = history.state || {};
+  if (state.formKey) key.value = state.formKey;
+  else history.replaceState({ ...state, formKey: key.value }, "");
+}

@@ -196,3 +196,30 @@ def test_the_new_tournament_form_works_without_script(request, browser, asgi_ser
         expect(page.locator("[data-start]")).to_be_visible()
     finally:
         _finish(request, ctx, page)
+
+
+def test_back_and_send_again_makes_no_second_tournament(request, browser, asgi_server):
+    """The browser's Back after making a tournament, then the same form sent again: the
+    tournament it made is shown, not a second one (the form's key stays with the page
+    in the history although Back fetches the page again)."""
+    ctx, page = _new_page(request, browser, viewport={"width": 1000, "height": 800})
+    try:
+        _sign_up(page, asgi_server, "organisator-terug")
+        page.goto(asgi_server + "/clubs/")
+        page.fill("form[action$='/clubs/new/'] input[name=name]", "De Terugknop")
+        page.locator("form[action$='/clubs/new/'] button").click()
+        page.locator("a.button[href*='/tournaments/new/']").click()
+        page.fill("input[name=name]", "Maar één keer")
+        page.locator("#content form [type=submit]").click()
+        page.wait_for_url("**/manage/")
+        made = page.url
+        page.go_back()
+        page.wait_for_url("**/tournaments/new/**")
+        expect(page.locator("input[name=name]")).to_have_value("Maar één keer")
+        page.locator("#content form [type=submit]").click()
+        page.wait_for_url("**/manage/")
+        assert page.url == made
+        expect(page.locator(".t-messages")).to_contain_text("Dit formulier werd al verstuurd")
+        assert not page.js_errors, page.js_errors
+    finally:
+        _finish(request, ctx, page)

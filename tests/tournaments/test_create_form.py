@@ -200,3 +200,6 @@ def test_the_create_form_sent_twice_makes_one_tournament(client, organizer, club
     fresh = key.search(client.get("/tournaments/new/").content.decode()).group(1)
     client.post("/tournaments/new/", {**data, "form_key": fresh})
     assert Tournament.objects.filter(name="Kampioenschap").count() == 2  # a new form
+    # Back, a value changed, and sent again: a new tournament was asked for.
+    client.post("/tournaments/new/", {**data, "capacity": 14})
+    assert Tournament.objects.filter(name="Kampioenschap", capacity=14).count() == 1
