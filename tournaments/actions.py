@@ -292,6 +292,12 @@ def create_tournament(
     _one_line_name(name, seed or "", invite_code or "")
     if live_start and starts_at is None:
         raise TournamentError(N_("a live start needs a start time"), field="starts_at")
+    if day is None and not 1 <= capacity <= MAX_TABLE_PLAYERS:  # the day list has its own
+        raise TournamentError(
+            N_("a tournament takes 1 to %(max)s players (asked: %(players)s)"),
+            {"max": MAX_TABLE_PLAYERS, "players": capacity},
+            field="capacity",
+        )
     engine.get_rules(rules)  # ValueError for an unknown preset, before anything is stored
     if deals is not None and not 1 <= deals <= MAX_FIXED_DEALS:
         raise TournamentError(N_("a game of fixed deals has 1 to 100 deals"))
@@ -1235,6 +1241,12 @@ def create_tables_tournament(
         fmt, players, rounds=rounds, sets=sets, deals=deals, cut=cut, cut_fraction=cut_fraction,
         in_room=in_room, clock=clock, set_minutes=set_minutes, duplicate=duplicate,
     )  # fmt: skip
+    if not 0 <= round_break <= MAX_SET_MINUTES:
+        raise TournamentError(
+            N_("a break between rounds is 0 to %(max)s minutes (asked: %(minutes)s)"),
+            {"max": MAX_SET_MINUTES, "minutes": round_break},
+            field="round_break",
+        )
     if redraw not in Structure.Redraw.values:
         raise TournamentError(
             N_("unknown redraw %(redraw)s: choose standing or random"),

@@ -196,6 +196,15 @@ def test_fewer_came_than_the_cut_was_made_for_the_start_is_not_refused():
             "not both [--cut]",
         ),
         (["--format", "knockout", "--players", "8"], "unknown --format"),
+        (
+            ["--format", "rotating", "--players", "8", "--round-break", "-1"],
+            "0 to 600 minutes (asked: -1) [--round-break]",
+        ),
+        (
+            ["--format", "rotating", "--players", "8", "--round-break", "100000"],
+            "0 to 600 minutes (asked: 100000) [--round-break]",
+        ),
+        (["--capacity", "1000000"], "1 to 10000 players (asked: 1000000) [--capacity]"),
         (["--format", "pairs", "--players", "2"], "at least 4 players"),
     ],
 )

@@ -32,6 +32,8 @@ OPTIONS = {
     "clock": "--clock",
     "format": "--format",
     "set_minutes": "--set-minutes",
+    "round_break": "--round-break",
+    "capacity": "--capacity",
 }
 
 
