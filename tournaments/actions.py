@@ -809,6 +809,8 @@ def correct_score(entry_id: int, actor, score: int, reason: str) -> Entry:
         _not_at_tables(entry.tournament)
         if entry.status != Entry.Status.FINISHED:
             raise TournamentError(N_("only a finished entry's score can be corrected"))
+        if int(score) == entry.score:  # nothing to correct: no line in the trail
+            raise TournamentError(N_("the corrected score is the score already written"))
         before = entry.score
         entry.score = int(score)
         entry.save(update_fields=["score"])

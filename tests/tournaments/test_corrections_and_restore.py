@@ -204,3 +204,6 @@ def test_a_correction_out_of_range_is_refused_not_a_server_error(
     assert entry.score == new
     with pytest.raises(actions.TournamentError, match="from -100000 to 100000"):
         actions.correct_score(entry.pk, organizer, 10**15, "typo")
+    with pytest.raises(actions.TournamentError, match="score already written"):
+        actions.correct_score(entry.pk, organizer, new, "nog eens")
+    assert AuditLog.objects.filter(action="correct_score").count() == 1
