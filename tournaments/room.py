@@ -223,6 +223,8 @@ def _check_open(tab: Table, user) -> tuple[Tournament, int | None]:
     side = side_of(tab, user)
     if side is None and not actions.is_organizer(user, t):
         raise NotAllowed(N_("only the players at this table and the organizers enter its score"))
+    if t.is_closed:
+        raise TournamentError(N_("this table's sheet is closed: the tournament has closed"))
     if t.status != Tournament.Status.RUNNING:
         raise TournamentError(N_("the tournament is not running"))
     if ended_early(tab, t.structure):

@@ -729,6 +729,10 @@ def test_closed_mid_set_the_pages_say_so_and_offer_nothing_to_enter(client, nigh
     sheet = client.get(sheet_url(t, tab)).content.decode()
     assert "data-sheet-closed" in sheet and "haar blad telt niet mee" in sheet
     assert "data-sheet-form" not in sheet and "data-change" not in sheet
+    # A phone that still had the form open: told why.
+    late = enter(client, t, tab, people[0], 2, "S", 20)
+    late = client.get(late["Location"]).content.decode()
+    assert "het toernooi is gesloten" in late
     client.force_login(organizer)
     organize = client.get(reverse("tournaments:tables-organize", args=[t.pk])).content.decode()
     assert "data-sheet-link" not in organize and "tafels klaar" not in organize
