@@ -818,6 +818,8 @@ def test_the_audit_trail_tells_nothing_of_a_set_in_play(client, night, organizer
     for k, (trump, points) in enumerate(ENTRIES[first.number], start=1):
         enter(client, t, first, organizer, k, trump, points)
     agree(client, t, first, organizer)
+    # The set is done (on the production stack a worker finishes it, a moment later).
+    wait_until(lambda: TableSet.objects.get(pk=first.table_set_id).status == "done")
     text, page = trail(waiting)
     assert "room_agree" in text and "correct_table" in text and '""points"": 52' in text
     assert "telfout" in page and "0 – 20" in page
