@@ -1022,6 +1022,7 @@ def check_structure(
     in_room: bool = False,
     clock: int = 0,
     set_minutes: int | None = None,
+    round_break: int = 0,
     duplicate: bool = False,
 ) -> None:
     """Refuse, with why and what would work, a structure the format cannot serve. The
@@ -1085,6 +1086,12 @@ def check_structure(
             N_("a set's deadline is 1 to %(max)s minutes, or none (asked: %(minutes)s)"),
             {"max": MAX_SET_MINUTES, "minutes": set_minutes},
             field="set_minutes",
+        )
+    if not 0 <= round_break <= MAX_SET_MINUTES:
+        raise TournamentError(
+            N_("a break between rounds is 0 to %(max)s minutes (asked: %(minutes)s)"),
+            {"max": MAX_SET_MINUTES, "minutes": round_break},
+            field="round_break",
         )
     if fmt == Tournament.Format.ROTATING and sets % 3:
         raise TournamentError(
@@ -1241,14 +1248,9 @@ def create_tables_tournament(
 
     check_structure(
         fmt, players, rounds=rounds, sets=sets, deals=deals, cut=cut, cut_fraction=cut_fraction,
-        in_room=in_room, clock=clock, set_minutes=set_minutes, duplicate=duplicate,
+        in_room=in_room, clock=clock, set_minutes=set_minutes, round_break=round_break,
+        duplicate=duplicate,
     )  # fmt: skip
-    if not 0 <= round_break <= MAX_SET_MINUTES:
-        raise TournamentError(
-            N_("a break between rounds is 0 to %(max)s minutes (asked: %(minutes)s)"),
-            {"max": MAX_SET_MINUTES, "minutes": round_break},
-            field="round_break",
-        )
     if redraw not in Structure.Redraw.values:
         raise TournamentError(
             N_("unknown redraw %(redraw)s: choose standing or random"),

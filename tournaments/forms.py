@@ -61,6 +61,7 @@ STRUCTURE_FIELDS = {
     "redraw": "redraw",
     "clock": "clock",
     "set_minutes": "set_minutes",
+    "round_break": "round_break",
     "duplicate": "duplicate",
 }
 
@@ -369,6 +370,7 @@ class TournamentForm(forms.Form):
                 in_room=bool(data.get("in_room")),
                 clock=data.get("clock") or 0,
                 set_minutes=data.get("set_minutes"),
+                round_break=data.get("round_break") or 0,
                 duplicate=bool(data.get("duplicate")),
             )
         except TournamentError as exc:

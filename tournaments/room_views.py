@@ -17,7 +17,7 @@ from django.views.decorators.cache import never_cache
 from engine.scoresheet import Line
 
 from . import actions, room, tables
-from .models import AuditLog, Table, Tournament
+from .models import AuditLog, Table, TableSet, Tournament
 from .table_views import _int, _require_tables, _seat_label
 from .views import _require_organizer, _tournament
 
@@ -142,7 +142,7 @@ def _unseen_by_a_playing_organizer(user, t, tab: Table) -> bool:
     sheet tells results on cards they may still have to play (in duplicate), so they
     look only when they must (a table asks for help), once per table and on the record
     (the tournament's log, for every player to see), as with the deals to print."""
-    if t.is_closed or tab.table_set.status != "playing":
+    if t.is_closed or tab.table_set.status != TableSet.Status.PLAYING:
         return False
     if actions.entry_of(user, t) is None:
         return False

@@ -144,8 +144,7 @@ def deal_rows(t: Tournament) -> list[dict[str, Any]]:
                 if reveal:
                     spec = engine.deal_for(seed, b["deal"], rules)
                     # As a table shows a hand: by suit, the trump first, high to low.
-                    trump = row["trump"] if row["trump"] in ("S", "H", "D", "C") else None
-                    row["hands"] = [" ".join(shown_hand(h, trump)) for h in spec.texts()]
+                    row["hands"] = [" ".join(shown_hand(h, row["trump"])) for h in spec.texts()]
                 out.append(row)
     return out
 

@@ -813,17 +813,16 @@ def manage_edit(request: HttpRequest, pk: int) -> HttpResponse:
                 % {"names": names},
             )
             form = EditTournamentForm(tournament=t)
-            context = {"t": t, "form": form, "back": back}
-            return render(request, "tournaments/manage_edit.html", context)
-        try:
-            changes = {name: form.cleaned_data[name] for name in changed}
-            actions.edit_tournament(t.pk, request.user, **changes)
-        except actions.TournamentError as exc:
-            field = STRUCTURE_FIELDS.get(exc.field or "", exc.field)  # "players": capacity
-            form.add_error(field if field in form.fields else None, capfirst(exc.translated()))
         else:
-            messages.success(request, _("The tournament's settings are saved."))
-            return redirect(back, pk=t.pk)
+            try:
+                changes = {name: form.cleaned_data[name] for name in changed}
+                actions.edit_tournament(t.pk, request.user, **changes)
+            except actions.TournamentError as exc:
+                field = STRUCTURE_FIELDS.get(exc.field or "", exc.field)  # "players": capacity
+                form.add_error(field if field in form.fields else None, capfirst(exc.translated()))
+            else:
+                messages.success(request, _("The tournament's settings are saved."))
+                return redirect(back, pk=t.pk)
     return render(request, "tournaments/manage_edit.html", {"t": t, "form": form, "back": back})
 
 
