@@ -206,6 +206,7 @@ def _own_profile(
         context["delete_blockers"] = actions.blockers(request.user)
         # What deleting also does (a club run alone goes, or is closed): told at the form.
         context["delete_notices"] = actions.notices(request.user)
+        context["delete_notices_seen"] = _notices_digest(actions.notices_key(request.user))
     return render(request, "accounts/profile.html", context, status=status)
 
 
@@ -266,6 +267,12 @@ def change_email(request: HttpRequest) -> HttpResponse:
 DELETE_NOTICES_KEY = "delete_account_notices"
 
 
+def _notices_digest(told: list[list]) -> str:
+    """What the profile's deletion form showed (`actions.notices_key`), sent back with
+    it: a send from a form that showed the notices of today needs no second password."""
+    return hashlib.sha256(json.dumps(told).encode()).hexdigest()[:16] if told else ""
+
+
 @sensitive_post_parameters("password")
 @login_required
 @_post_from_profile
@@ -273,14 +280,16 @@ def delete_account(request: HttpRequest) -> HttpResponse:
     """Delete (make anonymous) the logged-in account, confirmed with its password; what
     stands in the way is said at the form (accounts/actions.py). What the deletion does
     besides (a club run alone removed or closed, `actions.notices`) is told first: the
-    first confirmation shows it, the password given again goes ahead (unless it changed
-    in between: then it is told again)."""
+    profile's form shows it beside the password (and sends back what it showed), else
+    the first confirmation shows it and the password given again goes ahead; either
+    way, notices that changed in between are told again."""
     if is_guest(request.user):  # a guest has nothing to confirm with; logging out ends it
         return redirect("profile")
     form, status = _password_confirmed(request, PasswordConfirmForm, auto_id="id_delete_%s")
     if not status:
         told = actions.notices_key(request.user)
-        if told and request.session.get(DELETE_NOTICES_KEY) != told:
+        shown = request.POST.get("notices_seen") == _notices_digest(told)
+        if told and not shown and request.session.get(DELETE_NOTICES_KEY) != told:
             request.session[DELETE_NOTICES_KEY] = told
             for notice in actions.notices(request.user):
                 form.add_error(None, notice)

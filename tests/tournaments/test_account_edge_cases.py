@@ -5,6 +5,7 @@ results), and names a browser cannot reach as a path (".", "..") are not given o
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import pytest
 from django.contrib.auth import get_user_model
@@ -121,6 +122,37 @@ def test_nothing_more_is_asked_when_no_club_is_left_behind(club, organizer, make
     club.members.add(anna)
     assert account_actions.notices(anna) == []
     assert _delete(_client(anna), anna)["Location"] == "/accounts/deleted/"
+
+
+def _seen(page: str) -> str:
+    """The notices the profile's deletion form showed, as it sends them back."""
+    match = re.search(r'name="notices_seen" value="([0-9a-f]*)"', page)
+    assert match, "the deletion form carries what it showed"
+    return match.group(1)
+
+
+def test_the_profiles_form_that_showed_the_notices_needs_the_password_once(make_user):
+    eve = make_user("eve")
+    club = actions.create_club(eve, "Eén keer vragen")
+    client = _client(eve)
+    seen = _seen(client.get("/accounts/profile/").content.decode())
+    # Something changed after the page was shown (a second club run alone): told again.
+    other = actions.create_club(eve, "Nog een club")
+    response = client.post(
+        "/accounts/profile/delete/", {"password": "pw-eve-123", "notices_seen": seen}
+    )
+    page = response.content.decode()
+    assert response.status_code == 200 and "Nog een club" in page
+    eve.refresh_from_db()
+    assert eve.is_active
+    # The page as it stands now, sent with the password: done at once.
+    seen = _seen(client.get("/accounts/profile/").content.decode())
+    client = _client(eve)  # a fresh session: nothing was told in it
+    response = client.post(
+        "/accounts/profile/delete/", {"password": "pw-eve-123", "notices_seen": seen}
+    )
+    assert response["Location"] == "/accounts/deleted/"
+    assert not Club.objects.filter(pk__in=[club.pk, other.pk]).exists()
 
 
 @pytest.mark.parametrize("name", [".", "..", "...."])
