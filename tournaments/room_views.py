@@ -34,8 +34,13 @@ def _room_table(t, round_number: int, set_number: int, number: int) -> Table:
     return tab
 
 
+class BadDoublings(ValueError):
+    """The doublings the form sent are not a number."""
+
+
 def _line_from(post) -> Line:
-    """The deal as the form sent it; ValueError for what is not a number."""
+    """The deal as the form sent it; ValueError for points that are not a number,
+    BadDoublings for doublings that are not one."""
     trump = post.get("trump", "")
     blind = trump == "blind"
     if trump in ("none", "blind"):
@@ -43,7 +48,10 @@ def _line_from(post) -> Line:
     elif trump not in room.TRUMP_CHOICES:
         trump = trump or "?"  # refused by name by the scoresheet
     points = int(post.get("points", ""))
-    doublings = int(post.get("doublings") or 0)
+    try:
+        doublings = int(post.get("doublings") or 0)
+    except ValueError:
+        raise BadDoublings from None
     return Line(trump, points, blind, doublings, post.get("all_tricks") == "on")
 
 
@@ -85,6 +93,9 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
                 deal = _int(request.POST.get("deal"))
                 try:
                     line = _line_from(request.POST)
+                except BadDoublings:
+                    messages.error(request, _("Choose the announcements from the list."))
+                    return redirect(f"{here}?deal={deal or ''}")
                 except ValueError:
                     messages.error(request, _("Enter the points as a whole number."))
                     return redirect(f"{here}?deal={deal or ''}")

@@ -148,6 +148,11 @@ def test_deals_are_entered_in_order_and_checked_by_the_rules(client, night):
         enter(client, t, tab, south, 1, args.pop("trump"), args.pop("points"), **args)
         tab.refresh_from_db()
         assert tab.sheet == [], bad
+    # Announcements (doublings) that are not a number are told as such, not as points.
+    client.get(sheet_url(t, tab))  # the messages above are shown and gone
+    enter(client, t, tab, south, 1, "H", 40, doublings="x")
+    page = client.get(sheet_url(t, tab) + "?deal=1").content.decode()
+    assert "Kies het kloppen uit de lijst" in page and "geheel getal" not in page
     with pytest.raises(actions.TournamentError, match="0 to 60"):
         room.enter_deal(t.pk, 1, 1, tab.number, south, 1, Line("H", 61))
     with pytest.raises(actions.TournamentError, match="announcements"):
