@@ -33,6 +33,7 @@ from game import actions as game_actions
 
 from . import rankings
 from .models import Entry, ExportArchive, TableSet, Tournament
+from .ratings import with_places
 
 STANDINGS_COLUMNS = [
     "rank", "player", "score", "game_score", "corrected", "matchpoints", "matchpoints_pct",
@@ -256,10 +257,7 @@ def ratings_csv(ratings, style: CsvStyle | None = None) -> str:
     """A ratings list (Rating rows, best first, players selected) as the page shows it."""
     style = style or csv_style()
     rows: list[list[Any]] = [["rank", "player", "rating", "tournaments"]]
-    rank, last = 0, None
-    for i, r in enumerate(ratings, start=1):
-        if r.value != last:  # an equal rating shares the place above it
-            rank, last = i, r.value
+    for rank, r in with_places(ratings):  # an equal rating shares the place above it
         rows.append([rank, r.player.get_username(), round(r.value, 1), r.events])
     return _csv(rows, style)
 

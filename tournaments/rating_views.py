@@ -36,10 +36,8 @@ def ratings_list(request: HttpRequest) -> HttpResponse:
     # across a page's start), as in the CSV.
     page.object_list = shown = list(page.object_list)
     if shown:
-        rank = rows.filter(value__gt=shown[0].value).count() + 1
-        for i, r in enumerate(shown):
-            if i and r.value != shown[i - 1].value:
-                rank = page.start_index() + i
+        first = rows.filter(value__gt=shown[0].value).count() + 1
+        for rank, r in ratings.with_places(shown, page.start_index(), first):
             r.rank = rank
     mine = None
     if request.user.is_authenticated:

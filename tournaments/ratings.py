@@ -49,6 +49,27 @@ def deltas(ratings, ranks, k: float = K) -> np.ndarray:
     return k / (n - 1) * (pair_results(ranks) - expected).sum(axis=1)
 
 
+def with_places(rows, start: int = 1, first: int | None = None):
+    """(place, row) for rows sorted best rating first, the first at position `start`:
+    an equal rating shares the place of the first row with it. `first` is the first
+    row's place when it shares one with rows before these (a page of the list).
+
+    >>> from types import SimpleNamespace as R
+    >>> [p for p, _ in with_places([R(value=v) for v in (1600, 1550, 1550, 1500)])]
+    [1, 2, 2, 4]
+    >>> [p for p, _ in with_places([R(value=v) for v in (1550, 1500)], start=51, first=49)]
+    [49, 52]
+    """
+    place, last = None, None
+    for i, row in enumerate(rows, start=start):
+        if place is None:
+            place = first or i
+        elif row.value != last:
+            place = i
+        last = row.value
+        yield place, row
+
+
 def pair_results(ranks) -> np.ndarray:
     """result[i, j]: 1 if player i ranked above player j, 0.5 level, 0 below (and 0 on
     the diagonal). Row sums over n - 1 are the share of the field finished above (the

@@ -45,6 +45,13 @@ def test_the_expected_result_moves_less_than_the_upset():
     assert ratings.deltas([1500], [1]).tolist() == [0.0]
 
 
+def test_the_module_examples_hold():
+    import doctest
+
+    result = doctest.testmod(ratings)
+    assert result.attempted > 0 and result.failed == 0
+
+
 def closed_room_night(seed: str) -> Tournament:
     """Eight simulated players through a duplicate night (fast: no online play)."""
     t = create(
