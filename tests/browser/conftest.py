@@ -315,3 +315,24 @@ def assert_fits_the_phone(page, width: int, what: str) -> None:
         assert inner <= outer, f"a table of {what} is {inner}px in a {outer}px box"
     for gap in page.evaluate(CARD_GAPS_JS):
         assert -1 <= gap["top"] <= 1 and -1 <= gap["bottom"] <= 1, (what, gap)
+
+
+PASSWORD = "Klaver-Aas-77"  # every account the browser tests sign up
+
+
+def sign_up(page, base: str, name: str) -> None:
+    """A new account, signed up on the site's own page (and so logged in)."""
+    page.goto(base + "/accounts/signup/")
+    page.fill("input[name=username]", name)
+    page.fill("input[name=password1]", PASSWORD)
+    page.fill("input[name=password2]", PASSWORD)
+    page.locator("#content form [type=submit]").click()
+    page.wait_for_url(lambda url: "/signup/" not in url)
+
+
+def open_new_tournament_form(page, base: str, club: str) -> None:
+    """As the logged-in user: a club made on the clubs page, then its "New tournament"."""
+    page.goto(base + "/clubs/")
+    page.fill("form[action$='/clubs/new/'] input[name=name]", club)
+    page.locator("form[action$='/clubs/new/'] button").click()
+    page.locator("a.button[href*='/tournaments/new/']").click()

@@ -10,13 +10,12 @@ import time
 
 import pytest
 
-from tests.browser.conftest import _finish, _new_page
+from tests.browser.conftest import _finish, _new_page, sign_up
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
 pytestmark = pytest.mark.django_db
 
-PASSWORD = "Klaver-Aas-77"
 
 # Everything this page's table shows is up to date and it waits on nobody but itself.
 STATUS_JS = """() => {
@@ -38,15 +37,6 @@ def four(request, browser):
         _finish(request, ctx, pg)
 
 
-def _sign_up(page, base: str, name: str) -> None:
-    page.goto(base + "/accounts/signup/")
-    page.fill("input[name=username]", name)
-    page.fill("input[name=password1]", PASSWORD)
-    page.fill("input[name=password2]", PASSWORD)
-    page.locator("#content form [type=submit]").click()
-    page.wait_for_url(lambda url: "/signup/" not in url)
-
-
 def _play_one(page) -> bool:
     """Make this page's move if it is this page's turn; True if it did."""
     status = page.evaluate(STATUS_JS)
@@ -62,7 +52,7 @@ def _play_one(page) -> bool:
 
 def test_four_people_play_a_whole_game_one_leaves_and_comes_back(four, asgi_server):
     host, west, north, east = four
-    _sign_up(host, asgi_server, "tafel-gastheer")
+    sign_up(host, asgi_server, "tafel-gastheer")
     host.goto(asgi_server + "/tables/new/")
     host.select_option("select[name=clock]", "0")
     host.locator("[data-create-table]").click()

@@ -11,30 +11,21 @@ import uuid
 
 import pytest
 
-from tests.browser.conftest import assert_fits_the_phone
+from tests.browser.conftest import (
+    PASSWORD,
+    assert_fits_the_phone,
+    open_new_tournament_form,
+    sign_up,
+)
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
 pytestmark = pytest.mark.django_db
 
-PASSWORD = "Klaver-Aas-77"
-
-
-def _sign_up(page, base: str, name: str) -> None:
-    page.goto(base + "/accounts/signup/")
-    page.fill("input[name=username]", name)
-    page.fill("input[name=password1]", PASSWORD)
-    page.fill("input[name=password2]", PASSWORD)
-    page.locator("#content form [type=submit]").click()
-    page.wait_for_url(lambda url: "/signup/" not in url)
-
 
 def _club_tournament(page, base: str) -> int:
     """A club and an open tournament made on the organizer's pages; its id."""
-    page.goto(base + "/clubs/")
-    page.fill("form[action$='/clubs/new/'] input[name=name]", "De Lange Troef")
-    page.locator("form[action$='/clubs/new/'] button").click()
-    page.locator("a.button[href*='/tournaments/new/']").click()
+    open_new_tournament_form(page, base, "De Lange Troef")
     page.fill("input[name=name]", "Woensdagavond")
     page.locator("#content form [type=submit]").click()
     page.wait_for_url("**/manage/")
@@ -42,7 +33,7 @@ def _club_tournament(page, base: str) -> int:
 
 
 def test_empty_live_standings_keep_saying_why(page, asgi_server):
-    _sign_up(page, asgi_server, "qa-organizer")
+    sign_up(page, asgi_server, "qa-organizer")
     pk = _club_tournament(page, asgi_server)
 
     page.goto(f"{asgi_server}/tournaments/{pk}/standings/")
@@ -80,7 +71,7 @@ def test_form_controls_on_a_phone_are_finger_sized_in_readable_type(phone_page, 
     zoom the page in on focus) in a box a finger hits. The bot level and the rules on the
     home page were 13px type, 19px high."""
     page = phone_page
-    _sign_up(page, asgi_server, "qa-phone")
+    sign_up(page, asgi_server, "qa-phone")
     pk = _club_tournament(page, asgi_server)
     seen = set()
     for path in (
@@ -145,7 +136,7 @@ def test_the_lobby_fits_a_phone_and_names_rules_and_bots(phone_page, asgi_server
 
 
 def test_a_refused_page_is_the_sites_own_and_says_why(page, asgi_server):
-    _sign_up(page, asgi_server, "qa-player")
+    sign_up(page, asgi_server, "qa-player")
     page.goto(asgi_server + "/tournaments/today/")
     day = page.url.rstrip("/").split("/")[-1]
     # Today's standings before playing today's game: refused, with the reason, in Dutch,
@@ -232,7 +223,7 @@ def test_an_organizer_shares_the_club_and_hands_it_over_on_a_phone(
     organizer takes a third member out of the club: two taps each for what takes
     somebody out. The club always keeps an organizer, and every step fits the phone."""
     founder = phone_page
-    _sign_up(founder, asgi_server, "qa-founder")
+    sign_up(founder, asgi_server, "qa-founder")
     founder.goto(asgi_server + "/clubs/")
     founder.fill("form[action$='/clubs/new/'] input[name=name]", "De Vette Manille")
     founder.locator("form[action$='/clubs/new/'] button").click()
@@ -245,7 +236,7 @@ def test_an_organizer_shares_the_club_and_hands_it_over_on_a_phone(
 
     for name in ("qa-third", "qa-second"):  # the page stays signed in as qa-second
         page.context.clear_cookies()
-        _sign_up(page, asgi_server, name)
+        sign_up(page, asgi_server, name)
         page.goto(invite)
         page.locator("#content form button").click()
         page.wait_for_url(club_url)
@@ -282,7 +273,7 @@ def test_a_player_deletes_the_account_on_a_phone(phone_page, asgi_server):
     """The profile's last part, on a phone: what goes and what stays, the password, one
     button; then the account is gone (logged out, the old name no longer logs in)."""
     page = phone_page
-    _sign_up(page, asgi_server, "qa-goodbye")
+    sign_up(page, asgi_server, "qa-goodbye")
     page.goto(asgi_server + "/accounts/profile/")
     part = page.locator("[data-delete-account]")
     part.locator("summary").click()

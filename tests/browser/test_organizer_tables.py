@@ -16,8 +16,13 @@ import time
 
 import pytest
 
-from tests.browser.conftest import _finish, _new_page, assert_fits_the_phone
-from tests.browser.test_four_people import _sign_up
+from tests.browser.conftest import (
+    _finish,
+    _new_page,
+    assert_fits_the_phone,
+    open_new_tournament_form,
+    sign_up,
+)
 from tests.browser.test_rounds_live import _manage
 from tests.browser.test_rounds_live import server as rounds_server  # noqa: F401 - fixture
 
@@ -48,14 +53,11 @@ def test_an_organizer_runs_a_rotating_duplicate_knockout_from_the_browser(
     base, env = rounds_server
     org, anna = two_phones
     # Names of its own: on the production stack every browser test shares one database.
-    _sign_up(org, base, "tafelorganisator")
-    _sign_up(anna, base, "annemie")
+    sign_up(org, base, "tafelorganisator")
+    sign_up(anna, base, "annemie")
 
     # A club, then "New tournament" on its page.
-    org.goto(base + "/clubs/")
-    org.fill("form[action$='/clubs/new/'] input[name=name]", "De Lange Troef")
-    org.locator("form[action$='/clubs/new/'] button").click()
-    org.locator("a.button[href*='/tournaments/new/']").click()
+    open_new_tournament_form(org, base, "De Lange Troef")
     tables_part = org.locator("[data-for-format='tables']")
     solo_part = org.locator("[data-for-format='solo']")
     expect(tables_part).to_be_hidden()  # solo is the default: its fields only
@@ -175,11 +177,8 @@ def test_the_new_tournament_form_works_without_script(request, browser, asgi_ser
     format's refusal comes back in Dutch at its field, and a valid one is made."""
     ctx, page = _new_page(request, browser, java_script_enabled=False, **PHONE)
     try:
-        _sign_up(page, asgi_server, "organisator-zonder-script")
-        page.goto(asgi_server + "/clubs/")
-        page.fill("form[action$='/clubs/new/'] input[name=name]", "Klaverjas Zonder Script")
-        page.locator("form[action$='/clubs/new/'] button").click()
-        page.locator("a.button[href*='/tournaments/new/']").click()
+        sign_up(page, asgi_server, "organisator-zonder-script")
+        open_new_tournament_form(page, asgi_server, "Klaverjas Zonder Script")
         expect(page.locator("[data-for-format='tables']")).to_be_visible()
         expect(page.locator("[data-for-format='solo']")).to_be_visible()
         _fits(page)
@@ -204,11 +203,8 @@ def test_back_and_send_again_makes_no_second_tournament(request, browser, asgi_s
     in the history although Back fetches the page again)."""
     ctx, page = _new_page(request, browser, viewport={"width": 1000, "height": 800})
     try:
-        _sign_up(page, asgi_server, "organisator-terug")
-        page.goto(asgi_server + "/clubs/")
-        page.fill("form[action$='/clubs/new/'] input[name=name]", "De Terugknop")
-        page.locator("form[action$='/clubs/new/'] button").click()
-        page.locator("a.button[href*='/tournaments/new/']").click()
+        sign_up(page, asgi_server, "organisator-terug")
+        open_new_tournament_form(page, asgi_server, "De Terugknop")
         page.fill("input[name=name]", "Maar één keer")
         page.locator("#content form [type=submit]").click()
         page.wait_for_url("**/manage/")

@@ -11,8 +11,7 @@ import re
 
 import pytest
 
-from tests.browser.conftest import _finish, _new_page, assert_fits_the_phone
-from tests.browser.test_four_people import _sign_up
+from tests.browser.conftest import _finish, _new_page, assert_fits_the_phone, sign_up
 from tests.browser.test_organizer_tables import PHONE
 from tests.browser.test_rounds_live import _manage
 from tests.browser.test_rounds_live import server as rounds_server  # noqa: F401 - fixture
@@ -35,7 +34,7 @@ def test_a_night_in_the_room_on_four_phones(rounds_server, four_phones):  # noqa
     org = four_phones[0]
     names = [f"zaalspeler-{k}" for k in range(4)]
     for page, name in zip(four_phones, names, strict=True):
-        _sign_up(page, base, name)
+        sign_up(page, base, name)
     org.goto(base + "/clubs/")
     org.fill("form[action$='/clubs/new/'] input[name=name]", "De Echte Kaarten")
     org.locator("form[action$='/clubs/new/'] button").click()

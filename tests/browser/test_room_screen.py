@@ -91,12 +91,12 @@ def test_the_room_screen_follows_each_table_done(
 ):
     """A table's score sheet agreed on a phone: the big screen says "1 of 2 tables done"
     and marks that table by itself (nobody reloads a projector)."""
-    from tests.browser.test_four_people import _sign_up
+    from tests.browser.conftest import sign_up
 
     base, env = rounds_server
     ctx, org = _new_page(request, browser, viewport={"width": 1000, "height": 800})
     try:
-        _sign_up(org, base, "zaalbaas")
+        sign_up(org, base, "zaalbaas")
         screen = ctx.new_page()  # the organizer's laptop on the projector
         screen.set_viewport_size({"width": 1920, "height": 1080})
         errors = []

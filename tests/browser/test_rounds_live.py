@@ -15,8 +15,8 @@ import time
 
 import pytest
 
-from tests.browser.conftest import ROOT, _finish, _new_page, _server_env, _wait_http
-from tests.browser.test_four_people import _play_one, _sign_up
+from tests.browser.conftest import ROOT, _finish, _new_page, _server_env, _wait_http, sign_up
+from tests.browser.test_four_people import _play_one
 from tests.helpers import free_port, start_uvicorn
 
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -77,7 +77,7 @@ def test_four_people_and_twelve_bots_play_two_rounds_with_a_live_start(server, f
     base, env = server
     names = [f"speler-{k}" for k in range(4)]
     for page, name in zip(four, names, strict=True):
-        _sign_up(page, base, name)
+        sign_up(page, base, name)
     out = _manage(
         env, "create_tournament", "--format", "rotating", "--players", "16", "--rounds", "2",
         "--sets", "3", "--deals", "1", "--duplicate", "--open", "--starts-in", "45",
