@@ -91,7 +91,7 @@ def test_the_room_screen_follows_each_table_done(
 ):
     """A table's score sheet agreed on a phone: the big screen says "1 of 2 tables done"
     and marks that table by itself (nobody reloads a projector)."""
-    from tests.browser.conftest import sign_up
+    from tests.browser.conftest import PASSWORD, sign_up
 
     base, env = rounds_server
     ctx, org = _new_page(request, browser, viewport={"width": 1000, "height": 800})
@@ -112,6 +112,23 @@ def test_the_room_screen_follows_each_table_done(
         pk = re.search(r"id: (\d+)", made.stdout).group(1)
         screen.goto(f"{base}/tournaments/{pk}/tables/screen/")
         assert screen.locator("[data-progress-done]").get_attribute("data-progress-done") == "0"
+        # A small screen turning its pages every 3 s: while no table is done the room is
+        # finding its tables, and "The tables" stays in sight.
+        small_ctx, small = _new_page(request, browser, viewport={"width": 1280, "height": 400})
+        small.goto(f"{base}/accounts/login/")  # the organizer's second laptop
+        small.fill("input[name=username]", "zaalbaas")
+        small.fill("input[name=password]", PASSWORD)
+        with small.expect_navigation():
+            small.locator("#content form [type=submit]").click()
+        small.goto(f"{base}/tournaments/{pk}/tables/screen/?every=3")
+        tall, seating_bottom = small.evaluate(
+            """() => [document.documentElement.scrollHeight,
+                     document.querySelector("[data-screen-seating]").getBoundingClientRect().bottom]"""
+        )
+        assert tall > 400 >= seating_bottom, (tall, seating_bottom)  # pages to turn
+        small.evaluate("window.ys = []; setInterval(() => window.ys.push(window.scrollY), 250)")
+        small.wait_for_timeout(7_000)  # two turns
+        assert max(small.evaluate("window.ys")) == 0
         org.goto(f"{base}/tournaments/{pk}/tables/1/1/table/1/sheet/")
         org.locator("label.t-suit", has_text="♥").click()
         org.fill("input[name=points]", "38")
@@ -122,6 +139,11 @@ def test_the_room_screen_follows_each_table_done(
         screen.wait_for_selector("[data-progress-done='1']", timeout=20_000)
         assert "done" in screen.locator("[data-screen-table='1']").get_attribute("class")
         assert "1 van 2 tafels klaar" in screen.locator("[data-progress-done]").inner_text()
+        # A table is done: the small screen turns to the standings again.
+        small.wait_for_selector("[data-progress-done='1']", timeout=20_000)
+        small.wait_for_function("() => window.scrollY > 0", timeout=10_000)
+        assert not small.js_errors, small.js_errors
+        _finish(request, small_ctx, small)
         assert not errors, errors
     finally:
         _finish(request, ctx, org)
