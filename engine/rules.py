@@ -166,7 +166,9 @@ class RuleSet:
         None: to the target, as the preset) and ``tie_carry`` (False: each deal stands
         on its own, a tie doubles nothing; True: the next deal counts double; None: as
         the preset's)."""
-        carry = self.preset.tie_doubles_next if tie_carry is None else bool(tie_carry)
+        if tie_carry is not None and not isinstance(tie_carry, bool):
+            raise TypeError(f"tie_carry={tie_carry!r}: True, False or None")
+        carry = self.preset.tie_doubles_next if tie_carry is None else tie_carry
         return self.replace(deals=deals, tie_doubles_next=carry)
 
     def replace(self, **changes) -> RuleSet:

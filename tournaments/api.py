@@ -185,7 +185,7 @@ def _tables_info(t: Tournament) -> dict[str, Any]:
     s = t.structure
     return {
         "deals": s.deals,
-        "tie_carry": s.tie_carry,
+        "tie_carry": s.ties_double,
         "game_rules": s.rules_spec,
         "structure": {
             "rounds": s.rounds,

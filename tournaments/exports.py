@@ -53,7 +53,7 @@ def _info(t: Tournament) -> dict[str, Any]:
         "format": t.format,
         "rules": t.rules,
         "deals": t.fixed_deals,
-        "tie_carry": t.tie_carry,
+        "tie_carry": t.ties_double,
         "game_rules": t.game_rules,
         "bot_level": t.bot_level,
         "status": t.status,

@@ -104,7 +104,7 @@ class TournamentForm(forms.Form):
     tie_carry = forms.TypedChoiceField(
         label=_("After a tie (30–30)"),
         choices=[
-            ("carry", _("the next deal counts double (as the rules say)")),
+            ("carry", _("as the rules say (flemish: the next deal counts double)")),
             ("own", _("each deal stands on its own")),
         ],
         initial="carry",

@@ -216,9 +216,16 @@ class Tournament(models.Model):
         (``"flemish deals=12 tie=own"``); a game row stores exactly this."""
         return game_rules(self.rules, self.fixed_deals, self.tie_carry)
 
+    @property
+    def ties_double(self) -> bool:
+        """Whether a tie doubles the next deal in its games (`TournamentStructure.ties_double`)."""
+        return engine.get_rules(self.game_rules).tie_doubles_next
+
 
 def game_rules(rules: str, deals: int | None, tie_carry: bool) -> str:
-    """The rules text of a tournament's games; ValueError for a bad preset or count."""
+    """The rules text of a tournament's games; ValueError for a bad preset or count.
+    `tie_carry` keeps the preset's rule after a tie (a tie doubles the next deal in
+    flemish, nothing in french and malilla); off, each deal stands on its own."""
     return engine.get_rules(rules, deals=deals, tie_carry=None if tie_carry else False).spec
 
 
@@ -427,10 +434,13 @@ class Structure(models.Model):
     @property
     def rules_spec(self) -> str:
         """The tables' rules text: the preset with N deals and the tie option."""
-        import engine
+        return game_rules(self.tournament.rules, self.deals, self.tie_carry)
 
-        rules = engine.get_rules(self.tournament.rules)
-        return rules.with_options(deals=self.deals, tie_carry=self.tie_carry).spec
+    @property
+    def ties_double(self) -> bool:
+        """Whether a tie doubles the next deal at the tables: `tie_carry` keeps the
+        preset's rule (french and malilla double nothing), off never doubles."""
+        return engine.get_rules(self.rules_spec).tie_doubles_next
 
 
 class Round(models.Model):

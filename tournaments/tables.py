@@ -469,7 +469,7 @@ def export_info(t: Tournament) -> dict[str, Any]:
         "sets": s.sets,
         "deals": s.deals,
         "duplicate": s.duplicate,
-        "tie_carry": s.tie_carry,
+        "tie_carry": s.ties_double,
         "cut": s.cut,
         "cut_fraction": s.cut_fraction,
         "redraw": s.redraw,

@@ -205,3 +205,11 @@ def test_cli_selfplay_and_replay_with_fixed_deals(tmp_path):
 def test_cli_refuses_zero_deals():
     out = run("selfplay", "--deals", "0")
     assert out.returncode == 2 and "1 to 100 deals" in out.stderr
+
+
+def test_the_tie_option_is_a_boolean_or_none():
+    # A word ("own") is not taken for "true": the caller meant the opposite.
+    with pytest.raises(TypeError, match="tie_carry"):
+        get_rules("flemish", tie_carry="own")
+    assert get_rules("flemish", tie_carry=False).spec == "flemish tie=own"
+    assert get_rules("malilla", tie_carry=None).tie_doubles_next is False

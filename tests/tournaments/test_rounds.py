@@ -689,3 +689,20 @@ def test_the_solo_pages_of_a_tournament_of_tables_lead_to_its_own(
         response = client.get(f"/tournaments/{t.pk}/{path}")
         assert response.status_code == 302, path
         assert response["Location"] == f"/tournaments/{t.pk}/tables/", path
+
+
+@pytest.mark.parametrize("preset", ["french", "malilla"])
+def test_tables_of_presets_without_doubling_never_double_after_a_tie(preset):
+    """The tie option's default is "as the rules say": french and malilla double
+    nothing after a tie (RULES §8), at tables as in a solo tournament."""
+    t = create(
+        "--rules", preset, "--format", "pairs", "--players", "8", "--rounds", "1",
+        "--sets", "2", "--open",
+    )  # fmt: skip
+    s = t.structure
+    assert s.rules_spec == f"{preset} deals=8" and s.ties_double is False
+    assert engine.get_rules(s.rules_spec).tie_doubles_next is False
+    assert exported(t)["tournament"]["tie_carry"] is False
+    flemish = create("--format", "pairs", "--players", "8", "--rounds", "1", "--sets", "2")
+    assert flemish.structure.ties_double is True
+    assert flemish.structure.rules_spec == "flemish deals=8"
