@@ -14,6 +14,8 @@ card still prints and parses as text:
 'harten aas'
 >>> Card.parse("AH") > Card.parse("KH")   # higher rank, same suit
 True
+>>> int(Card.parse("7S")), bool(Card.parse("7S"))   # every card is true, 7♠ too
+(0, True)
 """
 
 from __future__ import annotations
@@ -157,6 +159,10 @@ class Card(int):
         if lang == "fr":
             return f"{rank} de {suit}"
         return f"{suit} {rank}"
+
+    def __bool__(self) -> bool:
+        """Every card is true, 7♠ (the int 0) too: ``if spec.turned:`` means "a card"."""
+        return True
 
     def __str__(self) -> str:
         return CARD_TEXT[self]

@@ -170,3 +170,24 @@ def test_parse_suit_accepts_letters_symbols_names_and_no_trump(text, index):
 def test_parse_suit_rejects_unknown_suit():
     with pytest.raises(ValueError, match="unknown suit"):
         parse_suit("X")
+
+
+def test_every_card_is_true_the_seven_of_spades_too():
+    # 7♠ is the int 0: without Card.__bool__ it would be false, and `if spec.turned:`
+    # would read a deal turned on 7♠ as a deal with no turned card.
+    assert int(Card("7S")) == 0
+    assert all(bool(c) for c in CARDS)
+    assert Card("7S") or False
+
+
+def test_a_deal_turned_on_the_seven_of_spades_has_a_turned_card():
+    from engine import deal_for
+
+    seed = next(
+        f"turned-7s-{i}"
+        for i in range(2000)
+        if deal_for(f"turned-7s-{i}", 1, "french").turned == Card("7S")
+    )
+    spec = deal_for(seed, 1, "french")
+    assert spec.turned is not None and str(spec.turned) == "7S"
+    assert spec.turned  # typed Card|None: a card is always true
