@@ -1,7 +1,8 @@
 from django.contrib import admin
-from django.urls import include, path
+from django.urls import include, path, re_path
 
 from ops.views import admin_login
+from tournaments import api
 
 urlpatterns = [
     # Before admin.site.urls: the admin's login under the site's failed-login limit.
@@ -14,5 +15,6 @@ urlpatterns = [
     path("tournaments/", include("tournaments.urls")),
     path("clubs/", include("tournaments.club_urls")),
     path("api/v1/", include("tournaments.api_urls")),  # public read API, docs/api.md
+    re_path(r"^api/(?P<path>.*)$", api.not_found),  # another version: a JSON 404 too
     path("", include("game.urls")),
 ]

@@ -15,6 +15,7 @@ docs/api.md; field names are part of the contract of /api/v1/.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from functools import wraps
 from typing import Any
@@ -22,8 +23,8 @@ from urllib.parse import urlencode
 
 from django.contrib.auth.models import AnonymousUser
 from django.db.models import Count, Q, QuerySet
-from django.http import HttpRequest, JsonResponse
-from django.urls import reverse
+from django.http import HttpRequest, HttpResponse, HttpResponsePermanentRedirect, JsonResponse
+from django.urls import Resolver404, resolve, reverse
 from django.views.decorators.csrf import csrf_exempt
 
 from . import actions, exports, rankings
@@ -34,6 +35,8 @@ API_VERSION = "1"
 LIST_LIMITS = (20, 100)
 ROWS_LIMITS = (100, 1000)
 ALLOWED_METHODS = ("GET", "HEAD")
+INTEGER = re.compile(r"-?[0-9]+")  # digits only (and a sign, refused by its minimum)
+MAX_OFFSET = 10**9  # past every list: a larger offset is the same empty page
 PUBLIC = AnonymousUser()
 
 
@@ -84,19 +87,20 @@ def _int_param(request: HttpRequest, name: str, default: int, minimum: int) -> i
     raw = request.GET.get(name)
     if raw is None or raw == "":
         return default
-    try:
-        value = int(raw)
-    except ValueError:
-        raise ApiError(400, "bad_parameter", f"'{name}' must be an integer.") from None
+    if not INTEGER.fullmatch(raw):  # int() would take " 1", "+1" and "1_000" too
+        raise ApiError(400, "bad_parameter", f"'{name}' must be an integer.")
+    value = int(raw[:40])  # beyond that, only "very large" matters
     if value < minimum:
         raise ApiError(400, "bad_parameter", f"'{name}' must be at least {minimum}.")
     return value
 
 
 def _page_bounds(request: HttpRequest, limits: tuple[int, int]) -> tuple[int, int]:
+    """The page asked for; an offset past any list there can be is taken as the end
+    (an empty page), never handed to the database as it is."""
     default, largest = limits
     limit = min(_int_param(request, "limit", default, 1), largest)
-    offset = _int_param(request, "offset", 0, 0)
+    offset = min(_int_param(request, "offset", 0, 0), MAX_OFFSET)
     return limit, offset
 
 
@@ -403,5 +407,18 @@ def traveller(request: HttpRequest, pk: int, number: int) -> dict[str, Any]:
 
 
 @csrf_exempt
-def not_found(request: HttpRequest, path: str = "") -> JsonResponse:
+def not_found(request: HttpRequest, path: str = "") -> HttpResponse:
+    """An unknown address under /api/: JSON, as every answer of the API. An endpoint
+    written without its closing slash is sent to it (as Django's APPEND_SLASH does for
+    the pages)."""
+    if not request.path.endswith("/") and request.method in ALLOWED_METHODS:
+        try:
+            match = resolve(request.path + "/")
+        except Resolver404:
+            match = None
+        if match is not None and match.func is not not_found:
+            query = request.META.get("QUERY_STRING", "")
+            return HttpResponsePermanentRedirect(
+                request.path + "/" + (f"?{query}" if query else "")
+            )
     return error_response(request, 404, "not_found", "No such API endpoint.")

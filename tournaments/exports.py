@@ -107,6 +107,20 @@ def _audit_logs(t: Tournament) -> tuple[list, dict[int, str]]:
     return logs, {u.pk: u.get_username() for u in users}
 
 
+# An invite code in the trail's data (a settings edit): the trail is read by more than
+# the invited (the export page, the public API), so the code itself never shows.
+INVITE_CODE_HIDDEN = "(hidden)"
+
+
+def _trail_data(value: Any, names: dict[int, str]) -> Any:
+    """An audit entry's before/after as the exports show it: accounts by name, an
+    invite code hidden (that there was one stays: "" is none)."""
+    data = _named(value, names)
+    if isinstance(data, dict) and data.get("invite_code"):
+        data = {**data, "invite_code": INVITE_CODE_HIDDEN}
+    return data
+
+
 def corrections(t: Tournament) -> list[dict[str, Any]]:
     logs, names = _audit_logs(t)
     return [
@@ -116,8 +130,8 @@ def corrections(t: Tournament) -> list[dict[str, Any]]:
             "action": log.action,
             "entry": log.entry_id,
             "player": log.entry.player.get_username() if log.entry else None,
-            "before": _named(log.before, names),
-            "after": _named(log.after, names),
+            "before": _trail_data(log.before, names),
+            "after": _trail_data(log.after, names),
             "reason": log.reason,
         }
         for log in logs
@@ -316,8 +330,8 @@ def corrections_csv(t: Tournament, style: CsvStyle | None = None) -> str:
                 audit_description(log, t),
                 log.entry_id,
                 log.entry.player.get_username() if log.entry else None,
-                json.dumps(_named(log.before, names), ensure_ascii=False),
-                json.dumps(_named(log.after, names), ensure_ascii=False),
+                json.dumps(_trail_data(log.before, names), ensure_ascii=False),
+                json.dumps(_trail_data(log.after, names), ensure_ascii=False),
                 log.reason,
             ])  # fmt: skip
     return _csv(rows, style)

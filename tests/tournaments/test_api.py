@@ -301,9 +301,23 @@ def test_page_size_is_bounded_and_bad_values_are_400(many_public, client):
     beyond = get(client, f"{API}/tournaments/?offset=500")
     assert beyond["tournaments"] == [] and beyond["page"]["count"] == 7
     assert beyond["page"]["previous"] is not None
-    for bad in ("limit=0", "limit=-3", "limit=ten", "offset=-1", "offset=1.5"):
+    for bad in ("limit=0", "limit=-3", "limit=ten", "offset=-1", "offset=1.5", "limit=%201",
+                "limit=%2B5", "offset=1_000"):  # fmt: skip
         error = get(client, f"{API}/tournaments/?{bad}", status=400)
         assert error["error"]["code"] == "bad_parameter"
+    # An offset past what a database takes is the same empty page, not an error.
+    for huge in ("9223372036854775808", "9" * 60):
+        far = get(client, f"{API}/tournaments/?offset={huge}")
+        assert far["tournaments"] == [] and far["page"]["count"] == 7
+
+
+def test_an_endpoint_without_its_slash_and_another_version(client):
+    response = client.get(f"{API}/tournaments?status=closed")
+    assert response.status_code == 301
+    assert response["Location"] == f"{API}/tournaments/?status=closed"
+    for url in ("/api/v2/", "/api/v2/tournaments/", "/api/"):
+        error = get(client, url, status=404)
+        assert error["error"]["code"] == "not_found"
 
 
 def test_standings_and_traveller_rows_page_too(closed, client):

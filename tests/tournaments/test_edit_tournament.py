@@ -183,6 +183,16 @@ def test_the_invite_code_changes_and_the_old_one_no_longer_lets_in(en_client, ma
         assert edit_summary(AuditLog.objects.get(tournament=t, action="edit")) == (
             "new invite code"
         )
+    # Nor do the exports' data, read by every player who may download them, nor the
+    # public API once the results are for everyone.
+    from tournaments import exports
+
+    for text in (exports.standings_json(t), exports.corrections_csv(t)):
+        assert "NIEUW" not in text and "OUD" not in text and "(hidden)" in text
+    actions.close_tournament(t.pk, staff)
+    api = en_client.get(f"/api/v1/tournaments/{t.pk}/standings/").json()
+    (edit,) = [c for c in api["corrections"] if c["action"] == "edit"]
+    assert edit["before"]["invite_code"] == edit["after"]["invite_code"] == "(hidden)"
 
 
 def test_an_invite_code_is_one_line(en_client, make_user):
