@@ -425,11 +425,15 @@ def arrive(game_pk: int, index: int, user) -> bool:
 
 def record_event(game: Game) -> tuple[str, str | None]:
     """(Event, Site) of the game's record: a tournament's game (a club night, the day
-    list) is named after its tournament and club; a solo game is "Manillen"."""
+    list, a table of a tournament of rounds) is named after its tournament and club;
+    any other game is "Manillen"."""
     try:
         t = game.tournament_entry.tournament  # reverse one-to-one: no import of tournaments
     except ObjectDoesNotExist:
-        return "Manillen", None
+        try:
+            t = game.tournament_table.table_set.round.tournament
+        except ObjectDoesNotExist:
+            return "Manillen", None
     return t.name, (t.club.name if t.club_id else None)
 
 

@@ -706,3 +706,23 @@ def test_tables_of_presets_without_doubling_never_double_after_a_tie(preset):
     flemish = create("--format", "pairs", "--players", "8", "--rounds", "1", "--sets", "2")
     assert flemish.structure.ties_double is True
     assert flemish.structure.rules_spec == "flemish deals=8"
+
+
+def test_a_players_data_names_the_tournament_of_their_tables_games():
+    """The data download's record of a game at a tournament's table is named after the
+    tournament and its club, as the tournament's records export names it."""
+    from django.contrib.auth import get_user_model
+
+    from accounts import actions as account_actions
+
+    t = create(
+        "--format", "pairs", "--players", "4", "--rounds", "1", "--sets", "1",
+        "--deals", "1", "--open", "--name", "Tafelavond",
+    )  # fmt: skip
+    run("simulate_tournament", str(t.pk), "--players", "4", "--prefix", "data-speler")
+    t.refresh_from_db()
+    assert t.status == Tournament.Status.CLOSED
+    player = get_user_model().objects.get(username="data-speler-1")
+    (game,) = account_actions.personal_data(player)["games"]  # the one table it sat at
+    rec = engine.records.read_text(game["record"])
+    assert rec.tags["Event"] == "Tafelavond"
