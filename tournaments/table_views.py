@@ -313,10 +313,12 @@ def results_pdf_bytes(t, request: HttpRequest | None = None, base_url: str = "ht
 
 def results_pdf(request: HttpRequest, pk: int) -> HttpResponse:
     """The printable results as PDF; the same gates as the page."""
-    from .views import _download
+    from .views import _download, load_pdf, pdf_unavailable
 
     t = _tournament(request, pk)
     _results_allowed(request, t)
+    if load_pdf() is None:
+        return pdf_unavailable(request, reverse("tournaments:tables-results", args=[t.pk]))
     data = results_pdf_bytes(t, request, request.build_absolute_uri("/"))
     return _download(data, "application/pdf", f"tournament-{t.pk}-results.pdf")
 

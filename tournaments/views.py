@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import logging
 import secrets
 from functools import partial, wraps
 from urllib.parse import quote, urlencode
@@ -44,6 +45,8 @@ from .forms import (
 )
 from .models import Club, DealPlay, DealResult, Entry, Structure, Tournament, TournamentDeal
 from .templatetags.tournament_tags import SUIT_SYMBOLS, shown_hand
+
+logger = logging.getLogger(__name__)
 
 SEATS = (gettext_lazy("South"), gettext_lazy("West"), gettext_lazy("North"), gettext_lazy("East"))
 
@@ -600,6 +603,23 @@ def results_print(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "tournaments/results_print.html", context)
 
 
+def load_pdf():
+    """tournaments.pdf, or None when WeasyPrint cannot load here (its Pango library is
+    missing: deploy/README.md names the packages). Imported only for a PDF: loading
+    WeasyPrint costs time no other page should pay."""
+    try:
+        from . import pdf
+    except (OSError, ImportError):
+        logger.exception("the results PDF cannot be made: WeasyPrint does not load")
+        return None
+    return pdf
+
+
+def pdf_unavailable(request: HttpRequest, print_url: str) -> HttpResponse:
+    """The answer when no PDF can be made on this server: the printable page instead."""
+    return render(request, "tournaments/pdf_unavailable.html", {"print_url": print_url}, status=503)
+
+
 def results_pdf(request: HttpRequest, pk: int) -> HttpResponse:
     """The printable results page as PDF; the same gates as results_print."""
     t = _tournament(request, pk)
@@ -608,8 +628,9 @@ def results_pdf(request: HttpRequest, pk: int) -> HttpResponse:
         from . import table_views
 
         return table_views.results_pdf(request, pk)
-    from . import pdf  # WeasyPrint loads Pango: only for this view
-
+    pdf = load_pdf()
+    if pdf is None:
+        return pdf_unavailable(request, reverse("tournaments:results", args=[t.pk]))
     html = render_to_string(
         "tournaments/results_print.html",
         _results_print_context(t, _deals_shown_to(request, t)),

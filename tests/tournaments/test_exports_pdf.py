@@ -76,3 +76,22 @@ def test_fetcher_reads_static_files_from_disk_and_refuses_the_rest(monkeypatch):
     ):
         with pytest.raises(ValueError):
             fetcher.fetch(url)
+
+
+def test_without_the_pdf_library_the_printable_page_is_offered(ranked, client, monkeypatch):
+    """A server whose WeasyPrint cannot load (no Pango) answers with the printable page
+    to use instead, not a server error."""
+    import sys
+
+    t, alice = ranked
+    import tournaments
+
+    monkeypatch.delitem(sys.modules, "tournaments.pdf", raising=False)
+    monkeypatch.delattr(tournaments, "pdf", raising=False)
+    monkeypatch.setitem(sys.modules, "weasyprint", None)  # importing it now fails
+    client.force_login(alice)
+    response = client.get(f"/tournaments/{t.pk}/results.pdf")
+    assert response.status_code == 503
+    page = response.content.decode()
+    assert "data-pdf-unavailable" in page and f'href="/tournaments/{t.pk}/results/"' in page
+    assert "Geen pdf op deze server" in page
