@@ -22,6 +22,7 @@ True
 
 from __future__ import annotations
 
+import calendar
 import hashlib
 import json
 import re
@@ -76,6 +77,33 @@ _SCORE_RE = re.compile(
 _END_RE = re.compile(r"^End\s+(\d+)-(\d+)\s+(boom|deal_limit|deals)$")
 _RESULT_RE = re.compile(r"^(\d+)-(\d+)$")
 _DATE_RE = re.compile(r"^(\d{4}|\?{4})\.(\d\d|\?\?)\.(\d\d|\?\?)$")
+_MONTH_DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)  # February: 29 in a leap year
+
+
+def valid_date(text: str) -> bool:
+    """A Date tag as PGN writes it: ``YYYY.MM.DD``, a real date, where any part may be
+    unknown (``????``, ``??``); the known parts must fit one (month 01-12, a day the
+    month has: 2026.02.29 is refused, ????.02.29 is not).
+
+    >>> [valid_date(d) for d in ("2026.11.30", "????.??.??", "2026.11.??", "2024.02.29")]
+    [True, True, True, True]
+    >>> [valid_date(d) for d in ("2026.13.45", "2026.02.29", "2026.00.10", "2026.04.31")]
+    [False, False, False, False]
+    """
+    m = _DATE_RE.match(text)
+    if not m:
+        return False
+    year, month, day = (None if "?" in g else int(g) for g in m.groups())
+    if month is not None and not 1 <= month <= 12:
+        return False
+    if day is None:
+        return True
+    if month is None:
+        return 1 <= day <= 31
+    longest = _MONTH_DAYS[month - 1]
+    if month == 2 and year is not None and not calendar.isleap(year):
+        longest = 28
+    return 1 <= day <= longest
 
 
 # --------------------------------------------------------------------------- data
@@ -378,8 +406,10 @@ def _tags_for(game: Game, seed: str, tags: dict | None) -> dict[str, str]:
     for k in TAIL_TAGS:
         if k in generated:
             out[k] = generated[k]
-    if not _DATE_RE.match(out["Date"]):
-        raise ValueError(f"Date is written YYYY.MM.DD (?? for unknown parts), got {out['Date']!r}")
+    if not valid_date(out["Date"]):
+        raise ValueError(
+            f"Date is a real date written YYYY.MM.DD (?? for unknown parts), got {out['Date']!r}"
+        )
     return out
 
 
@@ -720,8 +750,11 @@ def _check_tags(rec: GameRecord) -> tuple[str, Any]:
         raise _err(f"missing Games tag: a {rules_name} record has one (was it cut short?)", end)
     if rec.tags["Commitment"].strip().lower() != commitment(seed):
         raise _err("Commitment does not match the Seed", tl.get("Commitment", "tags.Commitment"))
-    if "Date" in rec.tags and not _DATE_RE.match(rec.tags["Date"]):
-        raise _err(f"bad Date {rec.tags['Date']!r}: write YYYY.MM.DD", tl.get("Date", "tags.Date"))
+    if "Date" in rec.tags and not valid_date(rec.tags["Date"]):
+        raise _err(
+            f"bad Date {rec.tags['Date']!r}: a real date written YYYY.MM.DD (?? for unknown parts)",
+            tl.get("Date", "tags.Date"),
+        )
     result = rec.tags["Result"]
     if result != "*" and not _RESULT_RE.match(result):
         raise _err(
@@ -1112,12 +1145,43 @@ def _ints2(v, name, where) -> tuple[int, int]:
     return (v[0], v[1])
 
 
+def _list_of(item: dict, key: str, where) -> list:
+    """``item[key]`` when it is a list, ``[]`` when absent; anything else (``null`` too,
+    which the schema does not allow) is refused."""
+    v = item.get(key, [])
+    if not isinstance(v, list):
+        raise _err(f"{key!r} must be a list", where)
+    return v
+
+
+def _shown(v) -> str:
+    """A JSON value as JSON shows it (``null``, ``3``), for error messages."""
+    try:
+        return json.dumps(v)
+    except (TypeError, ValueError):
+        return repr(v)
+
+
+def decode_text(data: bytes) -> str:
+    """Record bytes as text: UTF-8 (a byte-order mark allowed), else an InvalidRecord."""
+    try:
+        return data.decode("utf-8-sig")
+    except UnicodeDecodeError as e:
+        raise InvalidRecord(
+            f"not UTF-8 text: byte 0x{data[e.start]:02x} at offset {e.start} (a record is UTF-8)"
+        ) from None
+
+
 def _parse_json(data) -> GameRecord:
-    if isinstance(data, (str, bytes)):
+    if isinstance(data, bytes):
+        data = decode_text(data)
+    if isinstance(data, str):
         try:
             data = json.loads(data)
         except json.JSONDecodeError as e:
             raise InvalidRecord(f"not JSON: {e.msg}", e.lineno) from None
+        except RecursionError:
+            raise InvalidRecord("not a record: JSON nested too deeply") from None
     if not isinstance(data, dict):
         raise InvalidRecord("a JSON record is an object")
     fmt = data.get("format", FORMAT)
@@ -1156,11 +1220,11 @@ def _parse_json(data) -> GameRecord:
             if a not in (LOOK, BLIND, NO_TRUMP_ACTION, "trump:S", "trump:H", "trump:D", "trump:C"):
                 raise _err(f"bad trump action {a!r}", f"{wd}, trump")
         dr.bidding = list(trump)
-        for a in item.get("announcements", []):
+        for a in _list_of(item, "announcements", f"{wd}, announcements"):
             if not (isinstance(a, list) and len(a) == 2 and a[1] in (MEE, TEGEN, PASS)):
                 raise _err(f'bad announcement {a!r}: write ["E", "mee"]', f"{wd}, announcements")
             dr.announcements.append((_seat(str(a[0]), f"{wd}, announcements"), a[1]))
-        for k, t in enumerate(item.get("tricks", []), 1):
+        for k, t in enumerate(_list_of(item, "tricks", f"{wd}, tricks"), 1):
             wt = f"{wd}, trick {k}"
             dr.where[f"trick{k}"] = wt
             cards = _need(t, "cards", list, wt)
@@ -1178,12 +1242,19 @@ def _parse_json(data) -> GameRecord:
                 raise _err(f"a trick has one to four cards, got {len(parsed)}", wt)
             if k > 8:
                 raise _err("a deal has eight tricks", wt)
-            leader = t.get("leader")
-            if leader is not None and _seat(str(leader), wt) != parsed[0][0]:
-                raise _err("leader is not the first card's seat", wt)
+            # leader is optional but, when given, a seat (null is not one); winner and
+            # points may be null (an unfinished trick).
+            if "leader" in t:
+                leader = t["leader"]
+                if not isinstance(leader, str):
+                    raise _err(f"leader must be a seat S W N E, got {_shown(leader)}", wt)
+                if _seat(leader, wt) != parsed[0][0]:
+                    raise _err("leader is not the first card's seat", wt)
             winner = t.get("winner")
+            if winner is not None and not isinstance(winner, str):
+                raise _err(f"winner must be a seat S W N E or null, got {_shown(winner)}", wt)
             points = t.get("points")
-            if points is not None and not isinstance(points, int):
+            if points is not None and (not isinstance(points, int) or isinstance(points, bool)):
                 raise _err("points must be an integer", wt)
             dr.tricks.append(
                 TrickRecord(
@@ -1233,7 +1304,7 @@ def read_record(data) -> GameRecord:
     if isinstance(data, dict):
         return read_json(data)
     if isinstance(data, bytes):
-        data = data.decode("utf-8")
+        data = decode_text(data)
     s = data.lstrip()
     if s.startswith("{") and not s.startswith("{Deal"):
         return read_json(data)
@@ -1243,5 +1314,5 @@ def read_record(data) -> GameRecord:
 __all__ = [
     "FORMAT", "GameRecord", "DealRecord", "TrickRecord", "ScoreRecord", "write_text", "read_text",
     "write_json", "read_json", "read_record", "dumps_json", "sort_hand", "split_text", "read_many",
-    "digest", "one_line", "is_one_line",
+    "digest", "one_line", "is_one_line", "valid_date", "decode_text",
 ]  # fmt: skip

@@ -726,3 +726,71 @@ def test_older_records_without_actions_and_digest_still_read():
         i = find(lines_of(text), lambda x: x.startswith("[Rules"))
         other = "malilla" if rec.rules != "malilla" else "flemish"
         rejected(corrupt(text, i, f'[Rules "{other}"]'), "the Rules tag was changed", i + 1)
+
+
+# --------------------------------------------------------------------------- JSON shapes, dates
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("tricks", None, r"deal 1, tricks: 'tricks' must be a list"),
+        ("tricks", {"1": []}, r"deal 1, tricks: 'tricks' must be a list"),
+        ("announcements", None, r"deal 1, announcements: 'announcements' must be a list"),
+        ("announcements", "E:mee", r"deal 1, announcements: 'announcements' must be a list"),
+    ],
+)
+def test_json_null_or_non_list_tricks_and_announcements_are_invalid(field, value, message):
+    bad = json.loads(json.dumps(write_json(finished())))
+    bad["deals"][0][field] = value
+    with pytest.raises(InvalidRecord, match=message):
+        read_json(bad)
+
+
+@pytest.mark.parametrize("leader", [None, 0, ["S"]])
+def test_json_trick_leader_when_given_is_a_seat(leader):
+    bad = json.loads(json.dumps(write_json(finished())))
+    bad["deals"][0]["tricks"][0]["leader"] = leader
+    with pytest.raises(InvalidRecord, match=r"deal 1, trick 1: leader must be a seat"):
+        read_json(bad)
+    del bad["deals"][0]["tricks"][0]["leader"]  # optional: absent is fine
+    assert read_json(bad).actions == finished().actions
+
+
+def test_json_trick_points_are_not_a_boolean():
+    bad = json.loads(json.dumps(write_json(finished())))
+    bad["deals"][0]["tricks"][0]["points"] = True
+    with pytest.raises(InvalidRecord, match="points must be an integer"):
+        read_json(bad)
+
+
+def test_record_bytes_that_are_not_utf8_are_invalid():
+    with pytest.raises(InvalidRecord, match="not UTF-8"):
+        read_record(b'{"tags": {"Event": "caf\xe9"}, "deals": []}')
+    with pytest.raises(InvalidRecord, match="not UTF-8"):
+        read_json(b"\xff\xfe{}")
+    with pytest.raises(InvalidRecord, match="not UTF-8"):
+        read_record(record_text().encode("latin-1", "replace") + b"; \xe9\n")
+    assert read_record(b"\xef\xbb\xbf" + record_text().encode()).actions == finished().actions
+
+
+def test_json_nested_too_deeply_is_invalid():
+    with pytest.raises(InvalidRecord, match="nested too deeply"):
+        read_json('{"a":' * 100_000 + "1" + "}" * 100_000)
+
+
+@pytest.mark.parametrize(
+    "date", ["2026.13.45", "2026.02.29", "2026.04.31", "2026.00.01", "2026.01.00", "????.??.32"]
+)
+def test_a_date_that_is_not_a_real_date_is_refused(date):
+    text = record_text()
+    i = find(lines_of(text), lambda x: x.startswith("[Date"))
+    rejected(corrupt(text, i, f'[Date "{date}"]'), "bad Date", i + 1)
+    with pytest.raises(ValueError, match="real date"):
+        write_text(finished(), {"Date": date})
+
+
+@pytest.mark.parametrize(
+    "date", ["2024.02.29", "2026.12.31", "????.??.??", "2026.??.??", "2026.11.??", "????.02.29"]
+)
+def test_real_dates_and_unknown_parts_are_accepted(date):
+    rec = read_text(write_text(finished(), {"Date": date}))
+    assert rec.tags["Date"] == date
