@@ -11,6 +11,7 @@ import os
 import secrets
 import statistics
 import sys
+import unicodedata
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -23,6 +24,7 @@ from .messages import SEAT_NAMES, explain
 from .records import (
     SEAT_LETTERS,
     GameRecord,
+    decode_text,
     read_many,
     read_record,
     sort_hand,
@@ -65,8 +67,27 @@ UI: dict[str, dict[str, str]] = {
         "bad_input": "I do not understand {text!r}: {reason}",
         "bye": "Bye. Seed {seed}: replay with --seed {seed}",
         "saved": "Record saved to {path}",
+        "not_saved": "Could not save the record to {path}: {error}. The record follows; keep it:",
         "wij": "WIJ",
         "zij": "ZIJ",
+        "col_dealer": "dealer",
+        "col_trump": "trump",
+        "deal_line": "Deal {n}: dealer {dealer}",
+        "turned": "turned {card}",
+        "seed_rules": "seed {seed}, rules {rules}",
+        "verify_ok": "OK: commitment {commitment} matches seed {seed}",
+        "verify_failed": "FAILED: the commitment does not match seed {seed}",
+        "published": "published",
+        "computed": "computed",
+        "verify_deals": "rules {rules}, deals 1..{n}",
+        "result": "Result {result} ({reason}, {winner})",
+        "draw": "draw",
+        "unfinished": "Result * (unfinished, WIJ {a} - ZIJ {b})",
+        "replay_ok": "OK: the record replays and every score line matches",
+        "reason_boom": "target reached",
+        "reason_deal_limit": "deal limit reached",
+        "reason_match": "match over",
+        "reason_deals": "all deals played",
     },
     "nl": {
         "welcome": (
@@ -99,8 +120,27 @@ UI: dict[str, dict[str, str]] = {
         "bad_input": "Ik begrijp {text!r} niet: {reason}",
         "bye": "Tot ziens. Seed {seed}: opnieuw met --seed {seed}",
         "saved": "Verslag bewaard in {path}",
+        "not_saved": "Kon het verslag niet bewaren in {path}: {error}. Hier is het; bewaar het:",
         "wij": "WIJ",
         "zij": "ZIJ",
+        "col_dealer": "gever",
+        "col_trump": "troef",
+        "deal_line": "Spel {n}: gever {dealer}",
+        "turned": "omgedraaid: {card}",
+        "seed_rules": "seed {seed}, regels {rules}",
+        "verify_ok": "OK: vastlegging {commitment} hoort bij seed {seed}",
+        "verify_failed": "MISLUKT: de vastlegging hoort niet bij seed {seed}",
+        "published": "gepubliceerd",
+        "computed": "berekend",
+        "verify_deals": "regels {rules}, spellen 1..{n}",
+        "result": "Uitslag {result} ({reason}, {winner})",
+        "draw": "gelijk",
+        "unfinished": "Uitslag * (niet uitgespeeld, WIJ {a} - ZIJ {b})",
+        "replay_ok": "OK: het verslag speelt opnieuw af en elke scoreregel klopt",
+        "reason_boom": "doel bereikt",
+        "reason_deal_limit": "maximum aantal spellen bereikt",
+        "reason_match": "match gedaan",
+        "reason_deals": "alle spellen gespeeld",
     },
     "fr": {
         "welcome": (
@@ -133,14 +173,67 @@ UI: dict[str, dict[str, str]] = {
         "bad_input": "Je ne comprends pas {text!r} : {reason}",
         "bye": "Au revoir. Seed {seed} : rejouez avec --seed {seed}",
         "saved": "Partie enregistrée dans {path}",
+        "not_saved": (
+            "Impossible d'enregistrer la partie dans {path} : {error}. La voici ; conservez-la :"
+        ),
         "wij": "NOUS",
         "zij": "EUX",
+        "col_dealer": "donneur",
+        "col_trump": "atout",
+        "deal_line": "Donne {n} : donneur {dealer}",
+        "turned": "retournée : {card}",
+        "seed_rules": "seed {seed}, règles {rules}",
+        "verify_ok": "OK : l'engagement {commitment} correspond à la seed {seed}",
+        "verify_failed": "ÉCHEC : l'engagement ne correspond pas à la seed {seed}",
+        "published": "publié",
+        "computed": "calculé",
+        "verify_deals": "règles {rules}, donnes 1..{n}",
+        "result": "Résultat {result} ({reason}, {winner})",
+        "draw": "égalité",
+        "unfinished": "Résultat * (inachevée, NOUS {a} - EUX {b})",
+        "replay_ok": "OK : la partie se rejoue et chaque ligne de score correspond",
+        "reason_boom": "objectif atteint",
+        "reason_deal_limit": "nombre maximal de donnes atteint",
+        "reason_match": "match terminé",
+        "reason_deals": "toutes les donnes jouées",
     },
 }
 
 
 def t(lang: str, key: str, **kw) -> str:
     return UI.get(lang, UI["en"])[key].format(**kw)
+
+
+def reason_text(lang: str, reason: str) -> str:
+    """Why a game ended (``Outcome.reason``) in words; an unknown code as it is."""
+    return UI.get(lang, UI["en"]).get(f"reason_{reason}", reason)
+
+
+# Characters shown escaped when a record's text is printed: C0/C1 controls (ESC would
+# drive the terminal), every character at which a line is cut (a newline in a tag would
+# fake a header line), and the bidirectional controls that reorder what follows them.
+_BIDI = frozenset("\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")
+
+
+def _escaped(ch: str) -> bool:
+    return (
+        ch in _BIDI
+        or unicodedata.category(ch) in ("Cc", "Zl", "Zp")
+        or len(("a" + ch + "a").splitlines()) > 1
+    )
+
+
+def shown(text: str) -> str:
+    r"""``text`` safe to print on one terminal line: control characters, line breaks and
+    bidi controls escaped as ``repr`` writes them (``\x1b``, ``\n``, ``\u2028``), and a
+    backslash doubled so that what is shown is unambiguous.
+
+    >>> print(shown("Café \x1b[2J\nDe Kroon"))
+    Café \x1b[2J\nDe Kroon
+    >>> print(shown("C:\\club \u202eevil"))
+    C:\\club \u202eevil
+    """
+    return "".join("\\\\" if ch == "\\" else repr(ch)[1:-1] if _escaped(ch) else ch for ch in text)
 
 
 def score_line(lang: str, n: int, card_points, mult: int, written, total) -> str:
@@ -193,7 +286,8 @@ def show_board(g: Game, lang: str, out: TextIO) -> None:
         return
     w, z = UI[lang]["wij"], UI[lang]["zij"]
     print(f"{UI[lang]['board']}:", file=out)
-    print(f"  {'#':>3} {'dealer':<7} {'trump':<6} {'x':>2} {w:>5} {z:>5}", file=out)
+    dealer, trump = UI[lang]["col_dealer"], UI[lang]["col_trump"]
+    print(f"  {'#':>3} {dealer:<7} {trump:<6} {'x':>2} {w:>5} {z:>5}", file=out)
     ta = tb = 0
     for r in board:
         ta += r["written"][0]
@@ -244,91 +338,116 @@ def parse_input(text: str, g: Game) -> str:
 
 
 def play(args, inp: TextIO = sys.stdin, out: TextIO = sys.stdout) -> int:
+    """A game in the terminal; with ``--record`` the record is saved however it ends (the
+    path was checked before play; should writing still fail, the record goes to stdout)."""
     from .bots import get_bot
 
     lang = args.lang
     seed = args.seed if args.seed is not None else secrets.token_hex(6)
     g = Game(seed, args.rules)
     bot = get_bot(args.bot)
-    print(t(lang, "welcome", seed=seed, rules=g.rules.spec), file=out)
-    announced_deal = 0
+    saved = True
     try:
-        while not g.is_terminal():
-            deal = g.deal
-            if g.deal_number != announced_deal:
-                announced_deal = g.deal_number
-                print("", file=out)
-                print(
-                    t(
-                        lang,
-                        "deal",
-                        n=g.deal_number,
-                        game=g.game_index + 1,
-                        dealer=seat_name(deal.dealer, lang),
-                    ),
-                    file=out,
-                )
-                if deal.turned is not None:
-                    print(t(lang, "trump_is", trump=deal.turned.display()), file=out)
-            seat = g.to_move
-            assert seat is not None
-            if seat == 0:
-                action = _ask(g, lang, inp, out)
-                if action is None:
-                    print(t(lang, "bye", seed=seed), file=out)
-                    return 0
-            else:
-                action = bot_action(g, bot, seat)
-                print(
-                    "  "
-                    + t(lang, "said", seat=seat_name(seat, lang), action=show_action(action, lang)),
-                    file=out,
-                )
-            n_tricks = len(deal.tricks)
-            g.apply_action(action)
-            if len(deal.tricks) > n_tricks:
-                tr = deal.tricks[-1]
-                print(
-                    "  -> " + t(lang, "won", seat=seat_name(tr.winner, lang), points=tr.points),
-                    file=out,
-                )
-            if deal.phase == DONE:
-                r = deal.result
-                assert r is not None
-                done_game = (
-                    g.games[-1]
-                    if g.games and sum(x.deals for x in g.games) == deal.number
-                    else None
-                )
-                total = done_game.scores if done_game else g.scores
-                print(
-                    score_line(lang, deal.number, r.card_points, r.multiplier, r.written, total),
-                    file=out,
-                )
-                if done_game is None:
-                    show_board(g, lang, out)
-                elif not g.is_terminal():
-                    print(
-                        t(lang, "game_end", game=done_game.index + 1, a=total[0], b=total[1]),
-                        file=out,
-                    )
-        o = g.outcome
-        assert o is not None
-        print(
-            t(lang, "over", a=o.scores[0], b=o.scores[1], reason=o.reason, score=g.score_for(0)),
-            file=out,
-        )
-        return 0
+        code = _play_game(g, bot, seed, lang, inp, out)
     finally:
         if args.record:
-            path = Path(args.record)
-            tags = {"Event": "python -m engine play", "South": "you", "West": f"bot:{args.bot}",
-                    "North": f"bot:{args.bot}", "East": f"bot:{args.bot}"}  # fmt: skip
-            if path.suffix == ".json":
-                path.write_text(write_json(g, tags, as_string=True), encoding="utf-8")
-            else:
-                path.write_text(write_text(g, tags), encoding="utf-8")
-            print(t(lang, "saved", path=path), file=out)
+            saved = save_record(g, args, out)
+    return code if saved else 1
+
+
+def save_record(g: Game, args, out: TextIO) -> bool:
+    """Write the game's record to ``args.record`` (JSON for ``.json``). If that fails, say
+    so on stderr and print the record itself to ``out`` so that the game is not lost."""
+    lang = args.lang
+    path = Path(args.record)
+    tags = {"Event": "python -m engine play", "South": "you", "West": f"bot:{args.bot}",
+            "North": f"bot:{args.bot}", "East": f"bot:{args.bot}"}  # fmt: skip
+    text = write_json(g, tags, as_string=True) if path.suffix == ".json" else write_text(g, tags)
+    try:
+        path.write_text(text, encoding="utf-8")
+    except OSError as e:
+        print(t(lang, "not_saved", path=path, error=e.strerror or e), file=sys.stderr)
+        out.write(text if text.endswith("\n") else text + "\n")
+        out.flush()
+        return False
+    print(t(lang, "saved", path=path), file=out)
+    return True
+
+
+def _play_game(g: Game, bot, seed: str, lang: str, inp: TextIO, out: TextIO) -> int:
+    print(t(lang, "welcome", seed=seed, rules=g.rules.spec), file=out)
+    announced_deal = 0
+    while not g.is_terminal():
+        deal = g.deal
+        if g.deal_number != announced_deal:
+            announced_deal = g.deal_number
+            print("", file=out)
+            print(
+                t(
+                    lang,
+                    "deal",
+                    n=g.deal_number,
+                    game=g.game_index + 1,
+                    dealer=seat_name(deal.dealer, lang),
+                ),
+                file=out,
+            )
+            if deal.turned is not None:
+                print(t(lang, "trump_is", trump=deal.turned.display()), file=out)
+        seat = g.to_move
+        assert seat is not None
+        if seat == 0:
+            action = _ask(g, lang, inp, out)
+            if action is None:
+                print(t(lang, "bye", seed=seed), file=out)
+                return 0
+        else:
+            action = bot_action(g, bot, seat)
+            print(
+                "  "
+                + t(lang, "said", seat=seat_name(seat, lang), action=show_action(action, lang)),
+                file=out,
+            )
+        n_tricks = len(deal.tricks)
+        g.apply_action(action)
+        if len(deal.tricks) > n_tricks:
+            tr = deal.tricks[-1]
+            print(
+                "  -> " + t(lang, "won", seat=seat_name(tr.winner, lang), points=tr.points),
+                file=out,
+            )
+        if deal.phase == DONE:
+            r = deal.result
+            assert r is not None
+            done_game = (
+                g.games[-1] if g.games and sum(x.deals for x in g.games) == deal.number else None
+            )
+            total = done_game.scores if done_game else g.scores
+            print(
+                score_line(lang, deal.number, r.card_points, r.multiplier, r.written, total),
+                file=out,
+            )
+            if done_game is None:
+                show_board(g, lang, out)
+            elif not g.is_terminal():
+                print(
+                    t(lang, "game_end", game=done_game.index + 1, a=total[0], b=total[1]),
+                    file=out,
+                )
+    o = g.outcome
+    assert o is not None
+    print(
+        t(
+            lang,
+            "over",
+            a=o.scores[0],
+            b=o.scores[1],
+            reason=reason_text(lang, o.reason),
+            score=g.score_for(0),
+        ),
+        file=out,
+    )
+    return 0
 
 
 def _ask(g: Game, lang: str, inp: TextIO, out: TextIO) -> str | None:
@@ -392,11 +511,12 @@ def _ask(g: Game, lang: str, inp: TextIO, out: TextIO) -> str | None:
 def replay(args, out: TextIO = sys.stdout) -> int:
     lang = args.lang
     try:
-        data = Path(args.file).read_text(encoding="utf-8") if args.file != "-" else sys.stdin.read()
+        raw = Path(args.file).read_bytes() if args.file != "-" else sys.stdin.buffer.read()
     except OSError as e:
         print(f"cannot read {args.file}: {e}", file=sys.stderr)
         return 2
     try:
+        data = decode_text(raw)  # not UTF-8: an invalid record like any other
         head = data.lstrip()
         if head.startswith("{") and not head.startswith("{Deal"):
             recs = [read_record(data)]  # JSON: one record
@@ -414,7 +534,7 @@ def replay(args, out: TextIO = sys.stdout) -> int:
 
 def print_record(rec: GameRecord, g: Game, lang: str, out: TextIO) -> None:
     for k, v in rec.tags.items():
-        print(f"{k}: {v}", file=out)
+        print(f"{k}: {shown(v)}", file=out)  # a tag's value may hold ESC, a newline...
     for d in rec.deals:
         print("", file=out)
         print(t(lang, "deal", n=d.number, game=d.game, dealer=seat_name(d.dealer, lang)), file=out)
@@ -448,11 +568,12 @@ def print_record(rec: GameRecord, g: Game, lang: str, out: TextIO) -> None:
     print("", file=out)
     if g.outcome:
         o = g.outcome
-        winner = {0: UI[lang]["wij"], 1: UI[lang]["zij"], None: "="}[o.winner]
-        print(f"Result {rec.result} ({o.reason}, {winner})", file=out)
+        winner = {0: UI[lang]["wij"], 1: UI[lang]["zij"], None: UI[lang]["draw"]}[o.winner]
+        # The reason as the record's Termination tag writes it (boom, deals, ...).
+        print(t(lang, "result", result=rec.result, reason=o.reason, winner=winner), file=out)
     else:
-        print(f"Result * (unfinished, WIJ {g.scores[0]} - ZIJ {g.scores[1]})", file=out)
-    print("OK: the record replays and every score line matches", file=out)
+        print(t(lang, "unfinished", a=g.scores[0], b=g.scores[1]), file=out)
+    print(t(lang, "replay_ok"), file=out)
 
 
 # --------------------------------------------------------------------------- selfplay
@@ -470,6 +591,11 @@ def play_out(seed: str, rules: str, bots_by_seat: list) -> Game:
 class Progress:
     def __init__(self, total: int, stream: TextIO, width: int = 30, enabled: bool = True) -> None:
         self.total, self.stream, self.width, self.enabled = total, stream, width, enabled
+
+    def interrupt(self) -> None:
+        """End the bar's line before a message."""
+        if self.enabled:
+            self.stream.write("\n")
 
     def update(self, done: int) -> None:
         if not self.enabled:
@@ -507,7 +633,11 @@ def selfplay(args, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
         return 2
     rec_dir = Path(args.record_dir) if args.record_dir else None
     if rec_dir:
-        rec_dir.mkdir(parents=True, exist_ok=True)
+        try:
+            rec_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as e:
+            print(f"--record-dir {args.record_dir}: cannot make it: {e.strerror or e}", file=err)
+            return 2
     label = [f"{names[0]} (A)", f"{names[1]} (B)"] if names[0] == names[1] else names
     points = [0, 0]  # card points per bot over all deals
     deals = 0
@@ -547,9 +677,13 @@ def selfplay(args, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
                     tags[("South", "West", "North", "East")[s]] = (
                         f"bot:{names[0] if (s & 1) == a_team else names[1]}"
                     )
-                (rec_dir / f"{seed}-{'ab'[swap]}.txt").write_text(
-                    write_text(g, tags), encoding="utf-8"
-                )
+                path = rec_dir / f"{seed}-{'ab'[swap]}.txt"
+                try:
+                    path.write_text(write_text(g, tags), encoding="utf-8")
+                except OSError as e:
+                    progress.interrupt()
+                    print(f"cannot write {path}: {e.strerror or e}; stopped", file=err)
+                    return 1
         points[0] += pair_pts[0]
         points[1] += pair_pts[1]
         deals += pair_deals
@@ -584,11 +718,11 @@ def selfplay(args, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
 # --------------------------------------------------------------------------- verify / deal
 def print_deal(seed: str, number: int, rules: str, lang: str, out: TextIO) -> None:
     spec = deal_for(seed, number, rules)
-    print(f"Deal {number}: dealer {seat_name(spec.dealer, lang)}", file=out)
+    print(t(lang, "deal_line", n=number, dealer=seat_name(spec.dealer, lang)), file=out)
     for s in range(4):
         print(f"  {seat_name(s, lang):<6} {show_cards(spec.hands[s])}", file=out)
     if spec.turned is not None:
-        print(f"  turned {spec.turned.display()}", file=out)
+        print("  " + t(lang, "turned", card=spec.turned.display()), file=out)
     hands = " ".join(f"{SEAT_LETTERS[s]}:" + " ".join(sort_hand(spec.hands[s])) for s in range(4))
     print(
         f"  Hands {hands}" + (f"  Turned {spec.turned}" if spec.turned is not None else ""),
@@ -597,13 +731,17 @@ def print_deal(seed: str, number: int, rules: str, lang: str, out: TextIO) -> No
 
 
 def verify(args, out: TextIO = sys.stdout) -> int:
+    lang = args.lang
+    seed = repr(args.seed)  # repr: control characters escaped
     if not verify_commitment(args.seed, args.commitment):
-        print(f"FAILED: the commitment does not match seed {args.seed!r}", file=out)
-        print(f"  published {args.commitment.strip().lower()}", file=out)
-        print(f"  computed  {commitment(args.seed)}", file=out)
+        print(t(lang, "verify_failed", seed=seed), file=out)
+        published, computed = UI[lang]["published"], UI[lang]["computed"]
+        width = max(len(published), len(computed))
+        print(f"  {published:<{width}} {shown(args.commitment.strip().lower())}", file=out)
+        print(f"  {computed:<{width}} {commitment(args.seed)}", file=out)
         return 1
-    print(f"OK: commitment {commitment(args.seed)} matches seed {args.seed!r}", file=out)
-    print(f"rules {args.rules}, deals 1..{args.deals}", file=out)
+    print(t(lang, "verify_ok", commitment=commitment(args.seed), seed=seed), file=out)
+    print(t(lang, "verify_deals", rules=args.rules, n=args.deals), file=out)
     for k in range(1, args.deals + 1):
         print_deal(args.seed, k, args.rules, args.lang, out)
     return 0
@@ -613,7 +751,7 @@ def deal_cmd(args, out: TextIO = sys.stdout) -> int:
     if args.number < 1:
         print("--number starts at 1", file=sys.stderr)
         return 2
-    print(f"seed {args.seed!r}, rules {args.rules}", file=out)
+    print(t(args.lang, "seed_rules", seed=repr(args.seed), rules=args.rules), file=out)
     print_deal(args.seed, args.number, args.rules, args.lang, out)
     return 0
 
@@ -630,6 +768,69 @@ def deal_count(text: str) -> int:
             f"{text!r}: a game of fixed deals has 1 to {MAX_FIXED_DEALS} deals"
         )
     return n
+
+
+MAX_VERIFY_DEALS = 1000  # verify prints deals 1..N; a tournament has far fewer
+
+
+def verify_deal_count(text: str) -> int:
+    """``verify --deals N``: 1 to MAX_VERIFY_DEALS deals to print."""
+    try:
+        n = int(text)
+    except ValueError:
+        n = 0
+    if not 1 <= n <= MAX_VERIFY_DEALS:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: the number of deals to print is 1 to {MAX_VERIFY_DEALS}"
+        )
+    return n
+
+
+def _writable_dir(path: Path) -> str | None:
+    """Why files cannot be created in ``path`` (or under it, once the missing directories
+    are made), or None when they can."""
+    p = path
+    while not p.exists():  # the nearest existing ancestor is where mkdir starts
+        if p.parent == p:
+            break
+        p = p.parent
+    if not p.is_dir():
+        return f"{p} is not a directory"
+    if not os.access(p, os.W_OK | os.X_OK):
+        return f"cannot write in {p}: permission denied"
+    return None
+
+
+def record_file(text: str) -> str:
+    """``play --record FILE``: checked before the game starts, so that a game is never
+    played for a record that cannot be saved (the directory must exist, as for any file
+    an editor saves; the file may exist and is replaced)."""
+    path = Path(text)
+    if not text or path.is_dir() or text.endswith(("/", os.sep)):
+        raise argparse.ArgumentTypeError(f"{text!r} is a directory, not a file")
+    parent = path.parent
+    if not parent.is_dir():
+        what = "is not a directory" if parent.exists() else "does not exist"
+        raise argparse.ArgumentTypeError(f"{text!r}: directory {str(parent)!r} {what}")
+    if path.exists() and not os.access(path, os.W_OK):
+        raise argparse.ArgumentTypeError(f"{text!r}: cannot write this file: permission denied")
+    if not os.access(parent, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: cannot write in directory {str(parent)!r}: permission denied"
+        )
+    return text
+
+
+def record_dir(text: str) -> str:
+    """``selfplay --record-dir DIR``: an existing directory we may write in, or one that
+    can be made (its nearest existing ancestor a directory we may write in)."""
+    path = Path(text)
+    if path.exists() and not path.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} exists and is not a directory")
+    why = _writable_dir(path)
+    if why:
+        raise argparse.ArgumentTypeError(f"{text!r}: {why}")
+    return text
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -672,7 +873,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("--lang", **lang)
     sp.add_argument(
-        "--record", metavar="FILE", help="save the game record here at the end (.json for JSON)"
+        "--record",
+        metavar="FILE",
+        type=record_file,
+        help="save the game record here at the end (.json for JSON); checked before play",
     )
     sp.set_defaults(func=lambda a: play(a))
 
@@ -693,7 +897,12 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sp.add_argument("--rules", **rules)
     game_options(sp)
-    sp.add_argument("--record-dir", metavar="DIR", help="write every game's record into DIR")
+    sp.add_argument(
+        "--record-dir",
+        metavar="DIR",
+        type=record_dir,
+        help="write every game's record into DIR (made if missing; checked before play)",
+    )
     sp.add_argument("--quiet", action="store_true", help="no progress bar on stderr")
     sp.set_defaults(func=lambda a: selfplay(a))
 
@@ -704,7 +913,13 @@ def build_parser() -> argparse.ArgumentParser:
     sp.add_argument(
         "--commitment", required=True, metavar="HEX", help="the published SHA-256 commitment"
     )
-    sp.add_argument("--deals", type=int, default=10, help="how many deals to print (default 10)")
+    sp.add_argument(
+        "--deals",
+        type=verify_deal_count,
+        default=10,
+        metavar="N",
+        help=f"how many deals to print, 1 to {MAX_VERIFY_DEALS} (default 10)",
+    )
     sp.add_argument("--rules", **rules)
     sp.add_argument("--lang", **lang)
     sp.set_defaults(func=lambda a: verify(a))

@@ -14,7 +14,7 @@ import pytest
 from engine import Game, IllegalMove, commitment, deal_for, explain
 from engine.bots import bot_seed, get_bot
 from engine.cli import mean_ci, parse_input, show_cards
-from engine.records import read_text, sort_hand, write_json
+from engine.records import read_text, sort_hand, write_json, write_text
 
 ROOT = Path(__file__).resolve().parents[2]
 GOLDEN = ROOT / "tests" / "engine" / "golden"
@@ -177,7 +177,8 @@ def test_replay_json_record(tmp_path):
     r = run("replay", str(path))
     assert r.returncode == 0, r.stderr
     assert "wint de slag" in r.stdout  # Dutch by default
-    assert f"Result {rec.result}" in r.stdout
+    assert f"Uitslag {rec.result} (" in r.stdout
+    assert "OK: het verslag speelt opnieuw af en elke scoreregel klopt" in r.stdout
 
 
 def test_replay_corrupt_record_exits_1_with_line_and_reason(tmp_path):
@@ -300,18 +301,18 @@ def test_verify_good_commitment_prints_the_deals():
         "3",
     )
     assert r.returncode == 0, r.stderr
-    assert "OK: commitment" in r.stdout
+    assert "OK: vastlegging" in r.stdout  # Dutch by default
     for k in (1, 2, 3):
         spec = deal_for("tournament-7", k)
         hands = " ".join(f"{'SWNE'[s]}:" + " ".join(sort_hand(spec.hands[s])) for s in range(4))
         assert f"Hands {hands}" in r.stdout
-    assert "Deal 4:" not in r.stdout
+    assert "Spel 4:" not in r.stdout and "Spel 3: gever" in r.stdout
 
 
 def test_verify_wrong_commitment_fails():
     r = run("verify", "--seed", "tournament-7", "--commitment", commitment("tournament-8"))
     assert r.returncode == 1
-    assert "FAILED" in r.stdout
+    assert "MISLUKT" in r.stdout
     assert "Hands" not in r.stdout
 
 
@@ -359,3 +360,243 @@ def test_play_table_rules_blind_question_when_south_deals():
     assert "(you have not looked at your cards yet)" in r.stdout
     assert "Blind no trump or look at your cards?" in r.stdout
     assert "South: " not in r.stdout.split("look at your cards?")[0]  # nothing shown before
+
+
+# --------------------------------------------------------------------------- bad input, paths
+def golden_game(name: str = "flemish-heuristic"):
+    rec = read_text((GOLDEN / f"{name}.txt").read_text(encoding="utf-8"))
+    return rec, rec.replay()
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "reason"),
+    [
+        ("tricks", None, "deal 1, tricks: 'tricks' must be a list"),
+        ("announcements", None, "deal 1, announcements: 'announcements' must be a list"),
+        ("leader", None, "deal 1, trick 1: leader must be a seat S W N E, got null"),
+    ],
+)
+def test_replay_json_with_null_where_a_list_or_seat_belongs_is_an_invalid_record(
+    tmp_path, field, value, reason
+):
+    rec, g = golden_game()
+    data = write_json(g, rec.tags)
+    if field == "leader":
+        data["deals"][0]["tricks"][0]["leader"] = value
+    else:
+        data["deals"][0][field] = value
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps(data), encoding="utf-8")
+    r = run("replay", str(path))
+    assert r.returncode == 1, r.stderr
+    assert r.stderr.strip() == f"{path}: invalid record: {reason}"
+
+
+def test_replay_a_file_that_is_not_utf8_is_an_invalid_record(tmp_path):
+    path = tmp_path / "latin1.txt"
+    text = (GOLDEN / "flemish-heuristic.txt").read_text(encoding="utf-8")
+    path.write_bytes(text.replace('[Event "', '[Event "Caf\u00e9 ').encode("latin-1", "replace"))
+    r = run("replay", str(path))
+    assert r.returncode == 1
+    assert r.stderr.startswith(f"{path}: invalid record: not UTF-8 text: byte 0xe9")
+    assert "Traceback" not in r.stderr
+    r = subprocess.run(
+        [sys.executable, "-m", "engine", "replay", "-"],
+        cwd=ROOT,
+        input=b"\xff\xfe[",
+        capture_output=True,
+        timeout=60,
+    )
+    assert r.returncode == 1
+    assert b"-: invalid record: not UTF-8" in r.stderr and b"Traceback" not in r.stderr
+
+
+def test_replay_shows_control_characters_in_tags_escaped(tmp_path):
+    rec, g = golden_game()
+    tags = dict(rec.tags)
+    tags["Event"] = "Club \x1b[2J\x1b[31mred\u202e"
+    tags["Site"] = "Caf\u00e9\nDate: 1999.01.01"
+    path = tmp_path / "tags.txt"
+    path.write_text(write_text(g, tags), encoding="utf-8")
+    r = run("replay", str(path), "--lang", "en")
+    assert r.returncode == 0, r.stderr
+    assert "\x1b" not in r.stdout and "\u202e" not in r.stdout
+    lines = r.stdout.splitlines()
+    assert "Event: Club \\x1b[2J\\x1b[31mred\\u202e" in lines
+    assert "Site: Caf\u00e9\\nDate: 1999.01.01" in lines
+    assert [x for x in lines if x.startswith("Date:")] == ["Date: 2026.11.30"]
+
+
+@pytest.mark.parametrize(
+    ("lang", "result", "ok"),
+    [
+        ("nl", "Uitslag {} (boom, WIJ)", "OK: het verslag speelt opnieuw af"),
+        ("en", "Result {} (boom, WIJ)", "OK: the record replays"),
+        ("fr", "Résultat {} (boom, NOUS)", "OK : la partie se rejoue"),
+    ],
+)
+def test_replay_ends_in_the_chosen_language(lang, result, ok):
+    rec, g = golden_game()
+    assert g.outcome.winner == 0 and g.outcome.reason == "boom"
+    r = run("replay", str(GOLDEN / "flemish-heuristic.txt"), "--lang", lang)
+    assert r.returncode == 0, r.stderr
+    end = r.stdout.rstrip().splitlines()[-2:]
+    assert end[0] == result.format(rec.result)
+    assert end[1].startswith(ok)
+
+
+def test_replay_of_an_unfinished_game_in_dutch(tmp_path):
+    g = Game("cli-unfinished")
+    bot = get_bot("random")
+    while len(g.actions) < 20:
+        s = g.to_move
+        g.apply_action(bot.act(g.observation(s), bot_seed(g.seed, g.deal_number, s)))
+    path = tmp_path / "unfinished.txt"
+    path.write_text(write_text(g), encoding="utf-8")
+    r = run("replay", str(path))
+    assert r.returncode == 0, r.stderr
+    a, b = g.scores
+    assert f"Uitslag * (niet uitgespeeld, WIJ {a} - ZIJ {b})" in r.stdout
+
+
+def test_deal_and_verify_name_the_turned_card_in_the_chosen_language():
+    spec = deal_for("s1", 4, "malilla")
+    shown_card = spec.turned.display()
+    for lang, line, head in [
+        ("nl", f"omgedraaid: {shown_card}", "Spel 4: gever "),
+        ("fr", f"retournée : {shown_card}", "Donne 4 : donneur "),
+        ("en", f"turned {shown_card}", "Deal 4: dealer "),
+    ]:
+        r = run("deal", "--seed", "s1", "--number", "4", "--rules", "malilla", "--lang", lang)
+        assert r.returncode == 0, r.stderr
+        assert "  " + line in r.stdout.splitlines(), (lang, r.stdout)
+        assert head in r.stdout
+        r = run(
+            "verify",
+            "--seed",
+            "s1",
+            "--commitment",
+            commitment("s1"),
+            "--deals",
+            "4",
+            "--rules",
+            "malilla",
+            "--lang",
+            lang,
+        )
+        assert r.returncode == 0, r.stderr
+        assert "  " + line in r.stdout.splitlines(), (lang, r.stdout)
+    r = run("verify", "--seed", "s1", "--commitment", commitment("s1"), "--deals", "1")
+    assert r.stdout.splitlines()[:2] == [
+        f"OK: vastlegging {commitment('s1')} hoort bij seed 's1'",
+        "regels flemish, spellen 1..1",
+    ]
+    r = run("verify", "--seed", "s1", "--commitment", "00", "--lang", "fr")
+    assert r.returncode == 1
+    assert r.stdout.startswith("ÉCHEC : l'engagement ne correspond pas à la seed 's1'")
+
+
+@pytest.mark.parametrize("deals", ["0", "-1", "1001", "1000000", "ten"])
+def test_verify_deals_out_of_bounds_is_a_usage_error(deals):
+    r = run("verify", "--seed", "s1", "--commitment", commitment("s1"), "--deals", deals)
+    assert r.returncode == 2
+    assert "argument --deals" in r.stderr and "1 to 1000" in r.stderr
+    assert r.stdout == ""
+
+
+def test_verify_prints_up_to_1000_deals():
+    r = run("verify", "--seed", "s1", "--commitment", commitment("s1"), "--deals", "1000")
+    assert r.returncode == 0, r.stderr
+    assert len(re.findall(r"^Spel \d+: gever ", r.stdout, re.M)) == 1000
+
+
+def test_play_board_headers_are_translated():
+    lines, _, _ = south_script("cli-board")  # a whole game: the board shows after each deal
+    r = run("play", "--seed", "cli-board", stdin="\n".join(lines) + "\n")
+    assert r.returncode == 0, r.stderr
+    assert re.search(r"^\s+# gever\s+troef\s+x\s+WIJ\s+ZIJ$", r.stdout, re.M), r.stdout[-2000:]
+    r = run("play", "--seed", "cli-board", "--lang", "fr", stdin="\n".join(lines) + "\n")
+    assert re.search(r"^\s+# donneur\s+atout\s+x\s+NOUS\s+EUX$", r.stdout, re.M)
+    assert re.search(
+        r"^Fin : NOUS \d+ - EUX \d+ \((objectif atteint|toutes les donnes jouées)", r.stdout, re.M
+    )
+
+
+@pytest.mark.parametrize(
+    ("record", "message"),
+    [
+        ("/nonexistent/x.txt", "directory '/nonexistent' does not exist"),
+        ("{tmp}", "is a directory, not a file"),
+        ("{tmp}/file.txt/x.txt", "directory '{tmp}/file.txt' is not a directory"),
+    ],
+)
+def test_play_record_path_is_checked_before_the_game(tmp_path, record, message):
+    (tmp_path / "file.txt").write_text("", encoding="utf-8")
+    record, message = record.format(tmp=tmp_path), message.format(tmp=tmp_path)
+    r = run("play", "--seed", "cli-path", "--record", record, stdin="q\n")
+    assert r.returncode == 2
+    assert "argument --record" in r.stderr and message in r.stderr
+    assert r.stdout == ""  # no game was started
+    assert "Traceback" not in r.stderr
+
+
+@pytest.mark.skipif(not os.path.exists("/dev/full"), reason="needs /dev/full")
+def test_play_a_record_that_cannot_be_written_at_the_end_goes_to_stdout():
+    lines, _, g = south_script("cli-full")
+    r = run("play", "--seed", "cli-full", "--lang", "en", "--record", "/dev/full",
+            stdin="\n".join(lines) + "\n")  # fmt: skip
+    assert r.returncode == 1
+    assert "Could not save the record to /dev/full" in r.stderr
+    assert "Traceback" not in r.stderr
+    text = r.stdout[r.stdout.index("; Manillen game record") :]
+    assert read_text(text).actions == g.actions  # the whole game, not lost
+
+
+def test_play_record_directory_gone_during_the_game_keeps_the_record(tmp_path, capsys):
+    import io
+
+    from engine.cli import build_parser, play
+
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    args = build_parser().parse_args(["play", "--seed", "cli-gone", "--record", str(sub / "g.txt")])
+    sub.rmdir()
+    out = io.StringIO()
+    assert play(args, io.StringIO("q\n"), out) == 1
+    assert f"Kon het verslag niet bewaren in {sub / 'g.txt'}" in capsys.readouterr().err
+    assert "; Manillen game record" in out.getvalue()
+    assert read_text(out.getvalue()[out.getvalue().index("; Manillen") :]).seed == "cli-gone"
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write anywhere")
+def test_play_record_in_a_read_only_directory_is_refused(tmp_path):
+    ro = tmp_path / "ro"
+    ro.mkdir()
+    ro.chmod(0o500)
+    try:
+        r = run("play", "--record", str(ro / "g.txt"), stdin="q\n")
+    finally:
+        ro.chmod(0o700)
+    assert r.returncode == 2
+    assert "permission denied" in r.stderr
+
+
+@pytest.mark.parametrize("kind", ["file", "under_a_file"])
+def test_selfplay_record_dir_is_checked_before_the_games(tmp_path, kind):
+    f = tmp_path / "file.txt"
+    f.write_text("", encoding="utf-8")
+    target = f if kind == "file" else f / "records"
+    r = run("selfplay", "--games", "1", "--bots", "random,random", "--record-dir", str(target))
+    assert r.returncode == 2
+    assert "argument --record-dir" in r.stderr
+    assert "not a directory" in r.stderr
+    assert "Traceback" not in r.stderr and r.stdout == ""
+
+
+def test_selfplay_record_dir_is_made_when_missing(tmp_path):
+    d = tmp_path / "a" / "b"
+    r = run(
+        "selfplay", "--games", "1", "--bots", "random,random", "--record-dir", str(d), "--quiet"
+    )
+    assert r.returncode == 0, r.stderr
+    assert sorted(p.name for p in d.iterdir()) == ["selfplay-1-a.txt", "selfplay-1-b.txt"]
