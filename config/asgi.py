@@ -6,8 +6,21 @@ import os
 from django.core.asgi import get_asgi_application
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "config.settings")
-# Django must be set up before the consumers (and so the models) are imported.
-django_asgi_app = get_asgi_application()
+# No persistent database connections in the ASGI process (Django's advice: a request's
+# sync code may run on a different thread each time, so a kept connection is one more
+# idle PostgreSQL backend per thread, never reused). DATABASE_CONN_MAX_AGE in the
+# environment still wins; Celery workers never import this module and keep theirs. The
+# variable is set only while the settings load, so processes started from here (tests)
+# do not inherit it.
+_conn_default = "DATABASE_CONN_MAX_AGE" not in os.environ
+if _conn_default:
+    os.environ["DATABASE_CONN_MAX_AGE"] = "0"
+try:
+    # Django must be set up before the consumers (and so the models) are imported.
+    django_asgi_app = get_asgi_application()
+finally:
+    if _conn_default:
+        os.environ.pop("DATABASE_CONN_MAX_AGE", None)
 
 from channels.auth import AuthMiddlewareStack  # noqa: E402
 from channels.routing import ProtocolTypeRouter, URLRouter  # noqa: E402

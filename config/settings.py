@@ -49,10 +49,29 @@ def env_int(name: str, default: int) -> int:
 DEBUG = env_bool("DEBUG", True)
 
 SECRET_KEY = os.environ.get("SECRET_KEY", "")
+# deploy/manillen.env.example's placeholder starts with this: a copied example file must
+# not serve production with a key everybody can read (it would pass `check --deploy`).
+EXAMPLE_SECRET_KEY_PREFIX = "change-me"
+# Below this a key is a placeholder, not a secret. `check --deploy` (run before every
+# start by manillen-migrate and compose's init) still asks for 50+; this shorter floor
+# leaves build-time runs with a throwaway key (collectstatic) working.
+SECRET_KEY_MIN_LENGTH = 16
 if not SECRET_KEY:
     if not DEBUG:
         raise ImproperlyConfigured("SECRET_KEY must be set when DEBUG is off")
     SECRET_KEY = "django-insecure-embedded-default-only-for-local-play"
+elif not DEBUG:
+    if SECRET_KEY.strip().lower().startswith(EXAMPLE_SECRET_KEY_PREFIX):
+        raise ImproperlyConfigured(
+            "SECRET_KEY is the example's placeholder (it starts with "
+            f"{EXAMPLE_SECRET_KEY_PREFIX!r}): set 50+ random characters, e.g. "
+            'python -c "import secrets; print(secrets.token_urlsafe(50))"'
+        )
+    if len(SECRET_KEY) < SECRET_KEY_MIN_LENGTH:
+        raise ImproperlyConfigured(
+            f"SECRET_KEY is {len(SECRET_KEY)} characters long: set 50+ random characters, "
+            'e.g. python -c "import secrets; print(secrets.token_urlsafe(50))"'
+        )
 
 ALLOWED_HOSTS = env_list("ALLOWED_HOSTS", "127.0.0.1,localhost,testserver" if DEBUG else "")
 if not DEBUG and not ALLOWED_HOSTS:
@@ -114,11 +133,31 @@ TEMPLATES = [
 
 # --- database -------------------------------------------------------------------------
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
+# Seconds a process keeps its database connection. The ASGI web process gets 0 from
+# config/asgi.py (Django: persistent connections are not for ASGI, where each request's
+# thread may differ); Celery workers and management commands keep the default.
+DATABASE_CONN_MAX_AGE = env_int("DATABASE_CONN_MAX_AGE", 60)
+# PgBouncer in transaction mode (or any pooler that hands a transaction, not a session,
+# to a client) breaks server-side cursors (QuerySet.iterator() on PostgreSQL): a cursor
+# declared in one transaction is gone in the next. DATABASE_POOLER=transaction, or
+# DISABLE_SERVER_SIDE_CURSORS=1, turns them off (Django's DISABLE_SERVER_SIDE_CURSORS).
+DATABASE_POOLER = os.environ.get("DATABASE_POOLER", "").strip().lower()
+if DATABASE_POOLER not in ("", "session", "transaction"):
+    raise ImproperlyConfigured(
+        f"DATABASE_POOLER={DATABASE_POOLER!r}: use transaction (PgBouncer's transaction "
+        "mode) or session, or leave it unset"
+    )
+DISABLE_SERVER_SIDE_CURSORS = env_bool(
+    "DISABLE_SERVER_SIDE_CURSORS", DATABASE_POOLER == "transaction"
+)
 if DATABASE_URL:
     try:
-        DATABASES = {"default": dj_database_url.parse(DATABASE_URL, conn_max_age=60)}
+        DATABASES = {
+            "default": dj_database_url.parse(DATABASE_URL, conn_max_age=DATABASE_CONN_MAX_AGE)
+        }
     except Exception as exc:  # dj_database_url raises several types for bad URLs
         raise ImproperlyConfigured(f"DATABASE_URL is not understood: {exc}") from exc
+    DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = DISABLE_SERVER_SIDE_CURSORS
 else:
     DATABASES = {
         "default": {
@@ -137,9 +176,13 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # --- channels + celery ------------------------------------------------------------------
 REDIS_URL = os.environ.get("REDIS_URL", "")
+# The channel layer may get a Redis of its own (deploy/README.md, scaling): the broker
+# and the cache stay on REDIS_URL.
+CHANNELS_REDIS_URL = os.environ.get("CHANNELS_REDIS_URL", "") or REDIS_URL
 if REDIS_URL:
-    if urlparse(REDIS_URL).scheme not in ("redis", "rediss", "unix"):
-        raise ImproperlyConfigured(f"REDIS_URL={REDIS_URL!r} must be a redis:// URL")
+    for _name, _url in (("REDIS_URL", REDIS_URL), ("CHANNELS_REDIS_URL", CHANNELS_REDIS_URL)):
+        if urlparse(_url).scheme not in ("redis", "rediss", "unix"):
+            raise ImproperlyConfigured(f"{_name}={_url!r} must be a redis:// URL")
     CHANNEL_LAYERS = {
         "default": {
             "BACKEND": "channels_redis.core.RedisChannelLayer",
@@ -153,7 +196,7 @@ if REDIS_URL:
                 # of 100, which a burst of sockets joining their groups reaches.
                 "hosts": [
                     {
-                        "address": REDIS_URL,
+                        "address": CHANNELS_REDIS_URL,
                         "socket_timeout": 15,
                         "max_connections": env_int("CHANNELS_MAX_CONNECTIONS", 1000),
                     }
@@ -279,6 +322,7 @@ STORAGES = {
 if not DEBUG:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+    LANGUAGE_COOKIE_SECURE = True
     SECURE_SSL_REDIRECT = env_bool("SECURE_SSL_REDIRECT", True)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = env_int("SECURE_HSTS_SECONDS", 60 * 60 * 24 * 30)

@@ -1,0 +1,129 @@
+"""Deployment settings read from the environment (config/settings.py, config/asgi.py):
+the example's SECRET_KEY is refused, a transaction pooler turns server-side cursors
+off, the channel layer may have its own Redis, the language cookie is secure in
+production, and the ASGI process keeps no persistent database connection."""
+
+from __future__ import annotations
+
+import os
+import runpy
+import subprocess
+import sys
+
+import pytest
+from django.core.exceptions import ImproperlyConfigured
+
+from tests.helpers import ROOT
+
+SETTINGS = str(ROOT / "config" / "settings.py")
+EXAMPLE = ROOT / "deploy" / "manillen.env.example"
+PROD = {
+    "DEBUG": "0",
+    "SECRET_KEY": "x7#kq2-" + "a9Zp4Lm1" * 8,
+    "ALLOWED_HOSTS": "manillen.example.org",
+}
+MANAGED = [
+    "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS", "DATABASE_URL",
+    "REDIS_URL", "DATABASE_NAME", "DATABASE_POOLER", "DISABLE_SERVER_SIDE_CURSORS",
+    "DATABASE_CONN_MAX_AGE", "CHANNELS_REDIS_URL",
+]  # fmt: skip
+
+
+def load(monkeypatch, **env) -> dict:
+    for name in MANAGED:
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    return runpy.run_path(SETTINGS)
+
+
+def example_value(name: str) -> str:
+    for line in EXAMPLE.read_text().splitlines():
+        if line.startswith(f"{name}="):
+            return line.split("=", 1)[1]
+    raise AssertionError(f"{name} is not in {EXAMPLE}")
+
+
+def test_the_example_secret_key_is_refused_in_production(monkeypatch):
+    key = example_value("SECRET_KEY")
+    with pytest.raises(ImproperlyConfigured, match="example's placeholder"):
+        load(monkeypatch, **{**PROD, "SECRET_KEY": key})
+    # Any key starting like it, too (an operator who only appended something).
+    with pytest.raises(ImproperlyConfigured, match="example's placeholder"):
+        load(monkeypatch, **{**PROD, "SECRET_KEY": "Change-me" + "q8Zr" * 15})
+
+
+@pytest.mark.parametrize("key", ["secret", "build-only", "x" * 15])
+def test_an_obviously_short_key_is_refused_in_production(monkeypatch, key):
+    with pytest.raises(ImproperlyConfigured, match="characters long"):
+        load(monkeypatch, **{**PROD, "SECRET_KEY": key})
+
+
+def test_keys_are_free_in_debug_and_a_real_key_passes(monkeypatch):
+    assert load(monkeypatch, DEBUG="1", SECRET_KEY="change-me")["SECRET_KEY"] == "change-me"
+    assert load(monkeypatch, **PROD)["SECRET_KEY"] == PROD["SECRET_KEY"]
+
+
+def test_a_transaction_pooler_turns_server_side_cursors_off(monkeypatch):
+    url = "postgres://u:p@pgbouncer.internal:6432/manillen"
+    plain = load(monkeypatch, DATABASE_URL=url)["DATABASES"]["default"]
+    assert plain["DISABLE_SERVER_SIDE_CURSORS"] is False
+    pooled = load(monkeypatch, DATABASE_URL=url, DATABASE_POOLER="transaction")
+    assert pooled["DATABASES"]["default"]["DISABLE_SERVER_SIDE_CURSORS"] is True
+    direct = load(monkeypatch, DATABASE_URL=url, DISABLE_SERVER_SIDE_CURSORS="1")
+    assert direct["DATABASES"]["default"]["DISABLE_SERVER_SIDE_CURSORS"] is True
+    with pytest.raises(ImproperlyConfigured, match="DATABASE_POOLER"):
+        load(monkeypatch, DATABASE_URL=url, DATABASE_POOLER="statement")
+
+
+def test_the_channel_layer_may_have_its_own_redis(monkeypatch):
+    s = load(monkeypatch, REDIS_URL="redis://main.internal:6379/0")
+    assert s["CHANNEL_LAYERS"]["default"]["CONFIG"]["hosts"][0]["address"] == (
+        "redis://main.internal:6379/0"
+    )
+    s = load(
+        monkeypatch,
+        REDIS_URL="redis://main.internal:6379/0",
+        CHANNELS_REDIS_URL="redis://layer.internal:6379/0",
+    )
+    assert s["CHANNEL_LAYERS"]["default"]["CONFIG"]["hosts"][0]["address"] == (
+        "redis://layer.internal:6379/0"
+    )
+    assert s["CELERY_BROKER_URL"] == "redis://main.internal:6379/0"
+    assert s["CACHES"]["default"]["LOCATION"] == "redis://main.internal:6379/0"
+    with pytest.raises(ImproperlyConfigured, match="CHANNELS_REDIS_URL"):
+        load(monkeypatch, REDIS_URL="redis://main.internal:6379/0", CHANNELS_REDIS_URL="http://x")
+
+
+def test_the_language_cookie_is_secure_in_production(monkeypatch):
+    assert load(monkeypatch, **PROD)["LANGUAGE_COOKIE_SECURE"] is True
+    assert "LANGUAGE_COOKIE_SECURE" not in load(monkeypatch, DEBUG="1")
+
+
+def _conn_max_age(module: str, **extra) -> str:
+    env = {k: v for k, v in os.environ.items() if k not in MANAGED}
+    env.update(
+        DJANGO_SETTINGS_MODULE="config.settings",
+        DATABASE_URL="postgres://u:p@db.invalid:5432/manillen",
+        **extra,
+    )
+    code = (
+        f"import {module}, os; from django.conf import settings; "
+        "print(settings.DATABASES['default']['CONN_MAX_AGE'], "
+        "os.environ.get('DATABASE_CONN_MAX_AGE', '-'))"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
+        timeout=120,
+    )  # fmt: skip
+    assert result.returncode == 0, result.stderr
+    return result.stdout.split()
+
+
+def test_the_asgi_process_keeps_no_persistent_connection_and_workers_do():
+    # The web process (config.asgi): 0, and the variable is not left for its children.
+    assert _conn_max_age("config.asgi") == ["0", "-"]
+    # A Celery worker (config.celery, no ASGI) keeps its connection 60 s.
+    assert _conn_max_age("config.celery") == ["60", "-"]
+    # An operator's value wins everywhere.
+    assert _conn_max_age("config.asgi", DATABASE_CONN_MAX_AGE="5") == ["5", "5"]
