@@ -54,23 +54,72 @@ def required_queues() -> list[str]:
     return list(settings.HEALTHZ_QUEUES or [settings.GAME_BOTS_QUEUE])
 
 
+class _EveryQueueAnswered(Exception):
+    """Raised from the reply callback to stop collecting replies (see check_workers)."""
+
+
 def check_workers() -> dict[str, Any]:
+    """Broadcast `active_queues` and collect the replies until every required queue has
+    a consumer, or HEALTHZ_TIMEOUT passes without a reply. Celery's inspect() waits the
+    whole timeout unless told how many replies to expect, which nobody knows here; so
+    the reply callback stops the collection once the answer is known (a healthy probe
+    takes a broker round trip, not the timeout). Replies that come later carry an expiry
+    (the broadcast's timeout) and are dropped by the next collection."""
     if settings.CELERY_TASK_ALWAYS_EAGER:
         return {"skipped": "embedded mode (tasks run in process)"}
     from config.celery import app
 
-    replies = app.control.inspect(timeout=settings.HEALTHZ_TIMEOUT).active_queues() or {}
-    consumed: dict[str, int] = {}
-    for queues in replies.values():
-        for queue in queues or []:
-            consumed[queue["name"]] = consumed.get(queue["name"], 0) + 1
     wanted = required_queues()
+    replies: dict[str, list] = {}
+    consumed: dict[str, int] = {}
+
+    def on_reply(body: dict) -> None:
+        for worker, queues in (body or {}).items():
+            if worker in replies:
+                continue
+            replies[worker] = queues or []
+            for queue in replies[worker]:
+                consumed[queue["name"]] = consumed.get(queue["name"], 0) + 1
+        if all(consumed.get(q) for q in wanted):
+            raise _EveryQueueAnswered
+
+    try:
+        app.control.broadcast(
+            "active_queues", reply=True, timeout=settings.HEALTHZ_TIMEOUT, callback=on_reply
+        )
+    except _EveryQueueAnswered:
+        pass
     missing = [q for q in wanted if not consumed.get(q)]
     if missing:
         raise RuntimeError(
             f"no worker consumes queue(s) {', '.join(missing)} ({len(replies)} worker(s) answered)"
         )
+    # "workers": those that answered before every queue had one (not all of them).
     return {"workers": len(replies), "queues": {q: consumed[q] for q in wanted}}
+
+
+_pdf_library: dict[str, Any] = {}
+
+
+def check_pdf() -> dict[str, Any]:
+    """Whether the results PDF's library (WeasyPrint, which loads Pango and its fonts
+    through cffi when imported) loads in this process. Optional: the site works without
+    it, only the PDF downloads do not, so it never fails /healthz. Remembered per
+    process (a library installed later needs a restart anyway)."""
+    if "result" not in _pdf_library:
+        try:
+            import weasyprint
+
+            _pdf_library["result"] = {"ok": True, "version": weasyprint.__version__}
+        except Exception as exc:  # noqa: BLE001 - OSError (no Pango), ImportError, ...
+            _pdf_library["result"] = {
+                "ok": False,
+                "warning": "the results PDF cannot be made: WeasyPrint does not load "
+                f"({type(exc).__name__}: {exc})"[:300]
+                + "; install libpango-1.0-0, libpangoft2-1.0-0, libharfbuzz-subset0 and "
+                "fonts-dejavu-core (deploy/README.md)",
+            }
+    return dict(_pdf_library["result"])
 
 
 BEAT_KEY = "ops:beat-seen"
@@ -114,4 +163,10 @@ def report() -> tuple[bool, dict[str, Any]]:
         checks["workers"] = {"ok": False, "error": "broker (Redis) unreachable", "ms": 0.0}
         checks["beat"] = {"ok": False, "error": "cache (Redis) unreachable", "ms": 0.0}
     ok = all(c["ok"] for c in checks.values())
-    return ok, {"status": "ok" if ok else "fail", "checks": checks}
+    body: dict[str, Any] = {"status": "ok" if ok else "fail", "checks": checks}
+    # Optional parts: reported, never a failure of the probe.
+    pdf = check_pdf()
+    body["optional"] = {"pdf": pdf}
+    if not pdf["ok"]:
+        body["warnings"] = [pdf["warning"]]
+    return ok, body

@@ -45,17 +45,37 @@ class TokenBucket:
         return False
 
 
-def client_address(request) -> str:
-    """The client's address. Behind N trusted proxies (TRUSTED_PROXY_COUNT), the N-th
-    address from the right of X-Forwarded-For; never a value a client could choose."""
+def forwarded_address(forwarded_for: str, remote: str) -> str:
+    """The client's address from an X-Forwarded-For value and the peer's address: behind
+    N trusted proxies (TRUSTED_PROXY_COUNT), the N-th address from the right of
+    X-Forwarded-For; never a value a client could choose."""
     proxies = settings.TRUSTED_PROXY_COUNT
     if proxies > 0:
-        forwarded = [
-            a.strip() for a in request.META.get("HTTP_X_FORWARDED_FOR", "").split(",") if a.strip()
-        ]
+        forwarded = [a.strip() for a in forwarded_for.split(",") if a.strip()]
         if len(forwarded) >= proxies:
             return forwarded[-proxies]
-    return request.META.get("REMOTE_ADDR", "") or "unknown"
+    return remote or "unknown"
+
+
+def client_address(request) -> str:
+    """The client's address of an HTTP request (see forwarded_address)."""
+    return forwarded_address(
+        request.META.get("HTTP_X_FORWARDED_FOR", ""), request.META.get("REMOTE_ADDR", "")
+    )
+
+
+def scope_client_address(scope) -> str:
+    """The same for an ASGI scope (a websocket): uvicorn runs with --no-proxy-headers, so
+    scope["client"] is the proxy's address; X-Forwarded-For is read from the headers
+    under the same TRUSTED_PROXY_COUNT rule as HTTP. Several X-Forwarded-For headers are
+    joined in order, as a WSGI/ASGI server joins them into one META value."""
+    values = [
+        value.decode("latin-1")
+        for name, value in scope.get("headers") or ()
+        if name.lower() == b"x-forwarded-for"
+    ]
+    client = scope.get("client") or ("", 0)
+    return forwarded_address(",".join(values), str(client[0] or ""))
 
 
 def over_limit(key: str, limit: int) -> int:

@@ -20,7 +20,7 @@ import threading
 
 from django.conf import settings
 
-from .ratelimit import TokenBucket
+from .ratelimit import TokenBucket, scope_client_address
 
 
 class ClosesOnce:
@@ -50,8 +50,9 @@ def budget_key(scope) -> str:
     user = scope.get("user")
     if user is not None and getattr(user, "is_authenticated", False):
         return f"user:{user.pk}"
-    client = scope.get("client") or ("unknown", 0)
-    return f"addr:{client[0]}"
+    # Behind the proxy scope["client"] is the proxy itself (uvicorn --no-proxy-headers):
+    # the visitor's address comes from X-Forwarded-For, trusted as for HTTP.
+    return f"addr:{scope_client_address(scope)}"
 
 
 class UserBudget:
