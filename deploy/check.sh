@@ -3,6 +3,7 @@
 #   - nginx -t on both sites (VPS and compose), with throwaway certificates;
 #   - systemd-analyze verify on every unit, paths pointed at this checkout's .venv;
 #   - compose.yaml: YAML, the services and the queues every worker must consume;
+#   - whether the results PDF's library (WeasyPrint: Pango, fonts) loads (a warning only);
 #   - manage.py check --deploy with production settings.
 # Each part is skipped (and said so) when its tool is missing.
 set -euo pipefail
@@ -95,6 +96,16 @@ env = s["web"]["environment"]
 assert env["REDIS_URL"].startswith("redis://") and env["DATABASE_URL"].startswith("postgres://")
 print("  ok    compose.yaml: services", ", ".join(sorted(s)), "| queues", ", ".join(sorted(queues)))
 PYCHECK
+
+echo "pdf"
+# The results PDF needs Pango and fonts (WeasyPrint loads them when imported): a warning,
+# not a failure; the site works without it, only the PDF downloads do not.
+if pdf=$("$PY" -c "import weasyprint; print(weasyprint.__version__)" 2>&1); then
+  ok "WeasyPrint $pdf loads (results PDF)"
+else
+  printf '  warn  WeasyPrint does not load, no results PDF: %s\n' "$(printf '%s' "$pdf" | tail -n 1)"
+  printf '        install libpango-1.0-0 libpangoft2-1.0-0 libharfbuzz-subset0 fonts-dejavu-core\n'
+fi
 
 echo "django"
 DEBUG=0 SECRET_KEY="check-only-$(head -c 48 /dev/urandom | base64 | tr -d '/+=')" \

@@ -23,7 +23,7 @@ def test_every_deployment_check_passes_and_none_is_skipped():
     out = result.stdout + result.stderr
     assert result.returncode == 0, out
     oks = [line for line in result.stdout.splitlines() if line.strip().startswith("ok")]
-    assert len(oks) == 5, out  # nginx ×2, systemd, compose, django
+    assert len(oks) == 6, out  # nginx ×2, systemd, compose, pdf, django
     assert "skip" not in result.stdout, out
 
 
