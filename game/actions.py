@@ -689,9 +689,9 @@ def _lock(public_id) -> Game:
 def sit(public_id, user, seat: int, code: str | None = None) -> Game:
     """`user` takes the free `seat` of a table that has not started. Exactly one of two
     people clicking the same seat gets it (the row lock; the unique constraints behind
-    it). Four people seated: the table starts by itself."""
-    if not getattr(user, "is_authenticated", False):
-        raise SeatRefused(N_("log in or play as a guest to take a seat"))
+    it). Four people seated: the table starts by itself. Nobody logged in (`user` None)
+    is told why the seat cannot be had first (started, taken), then to log in."""
+    anonymous = not getattr(user, "is_authenticated", False)
     if seat not in SEATS:
         raise SeatRefused(N_("there is no such seat"))
     with transaction.atomic():
@@ -705,11 +705,13 @@ def sit(public_id, user, seat: int, code: str | None = None) -> Game:
         if game.status != Game.Status.WAITING:
             raise SeatRefused(N_("this table has started: its seats can no longer change"))
         seats = seats_of(game)
-        if _holds(seats, user) is not None:
+        if not anonymous and _holds(seats, user) is not None:
             raise SeatRefused(N_("you already have a seat at this table"))
         target = seats[seat]
         if not target.is_free:
             raise SeatRefused(N_("this seat is taken"))
+        if anonymous:
+            raise SeatRefused(N_("log in or play as a guest to take a seat"))
         try:
             with transaction.atomic():
                 taken = Seat.objects.filter(pk=target.pk, user__isnull=True, bot_level="").update(
@@ -833,10 +835,20 @@ def _start(game: Game, seats: list[Seat]) -> None:
     _after_commit(game, eng, seats, events=[])
 
 
-def leave(public_id, user) -> Game:
-    """A person leaves a table. Before the start the seat becomes free (the host's
-    table closes); during play the bot keeps the seat and the others are told. When the
-    last person leaves a casual table, its game ends where it stands (`stop_game`)."""
+def _close_waiting(game: Game, seats: list[Seat]) -> None:
+    """A table that has not started is closed by its host: it goes, and whoever waits
+    at it is told (their waiting room reloads and finds it gone)."""
+    message = {"type": "table", "seq": game.seq, "table": {"status": "closed"}}
+    sends = [(g, [message]) for g in _table_groups(game, seats)]
+    transaction.on_commit(lambda sends=sends: send_to_groups(sends))
+    game.delete()
+
+
+def leave(public_id, user) -> Game | None:
+    """A person leaves a table. Before the start the seat becomes free, and the host's
+    leaving closes the table (None: it is gone); during play the bot keeps the seat and
+    the others are told. When the last person leaves a casual table, its game ends
+    where it stands (`stop_game`)."""
     with transaction.atomic():
         game = _lock(public_id)
         seats = seats_of(game)
@@ -845,7 +857,8 @@ def leave(public_id, user) -> Game:
             raise NotSeated(N_("you have no seat at this table"))
         if game.status == Game.Status.WAITING:
             if game.owner_id == user.pk:
-                raise SeatRefused(N_("the host keeps South's seat"))
+                _close_waiting(game, seats)
+                return None
             mine.user = None
             mine.save(update_fields=["user"])
             game.save(update_fields=["updated"])
@@ -887,11 +900,7 @@ def leave_all_tables(user) -> None:
     stay as they are."""
     hosted = Game.objects.select_for_update().filter(owner=user, status=Game.Status.WAITING)
     for game in hosted.exclude(visibility=Game.Visibility.PRIVATE):
-        seats = seats_of(game)
-        message = {"type": "table", "seq": game.seq, "table": {"status": "closed"}}
-        sends = [(g, [message]) for g in _table_groups(game, seats)]
-        transaction.on_commit(lambda sends=sends: send_to_groups(sends))
-        game.delete()
+        _close_waiting(game, seats_of(game))
     seated = (
         Seat.objects.filter(user=user, game__status__in=(Game.Status.WAITING, Game.Status.ACTIVE))
         .exclude(game__visibility=Game.Visibility.PRIVATE)

@@ -195,7 +195,17 @@ def start(request: HttpRequest, game_id) -> HttpResponse:
 
 @require_POST
 def leave(request: HttpRequest, game_id) -> HttpResponse:
-    return _do(request, game_id, lambda: actions.leave(game_id, request.user))
+    """Leave the table; the host of a table that has not started closes it, and goes
+    back to the open tables."""
+    closed = []
+
+    def call():
+        game = actions.leave(game_id, request.user)
+        closed.append(game is None)
+        return game
+
+    response = _do(request, game_id, call)
+    return redirect("lobby") if closed and closed[0] else response
 
 
 @require_POST

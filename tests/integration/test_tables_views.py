@@ -273,3 +273,28 @@ def engine_seat_of_move(game: Game, n: int) -> int:
 
     eng = engine.Game.replay(game.seed, game.rules, game.actions[: n - 1])
     return eng.to_move
+
+
+def test_the_host_closes_a_table_that_has_not_started(user, other_user):
+    host = _client(user)
+    game = _new_table(host)
+    visitor = _client(other_user)
+    visitor.post(f"/tables/{game.public_id}/sit/", {"seat": "2"})
+    page = host.get(f"/tables/{game.public_id}/").content.decode()
+    assert "data-close-table" in page
+    assert "data-close-table" not in visitor.get(f"/tables/{game.public_id}/").content.decode()
+    response = host.post(f"/tables/{game.public_id}/leave/")
+    assert response.status_code == 302 and response["Location"] == "/tables/"
+    assert not Game.objects.filter(pk=game.pk).exists()
+    assert host.get("/tables/?format=json").json()["tables"] == []
+    assert visitor.get(f"/tables/{game.public_id}/").status_code == 404
+
+
+def test_a_visitor_who_clicks_a_seat_just_taken_is_told_so(user):
+    host = _client(user)
+    game = _new_table(host)
+    assert _client().post(f"/tables/{game.public_id}/sit/", {"seat": "1"}).status_code == 302
+    late = _client().post(f"/tables/{game.public_id}/sit/", {"seat": "1"})
+    assert late.status_code == 409
+    page = late.content.decode()
+    assert "bezet" in page and "gast" not in page.split("data-error", 1)[1][:200]
