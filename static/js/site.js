@@ -1,9 +1,50 @@
-// Site-wide niceties: the language menu applies on change (the button stays for no-JS).
+// Site-wide niceties: the language menu. A choice picked from the list (mouse, a phone's
+// picker) applies at once; an arrow key or a typed letter only moves the choice (WCAG
+// 3.2.2), and Enter or the button applies it. The button stays for no-JS. After the
+// switch the reloaded page gives the focus back to the list.
 const form = document.querySelector(".lang-form");
 if (form) {
   const select = form.querySelector("select");
-  form.querySelector(".lang-go")?.setAttribute("hidden", "");
-  select?.addEventListener("change", () => form.submit());
+  const go = form.querySelector(".lang-go");
+  const FOCUS_KEY = "manillen-lang-focus";
+  let keyed = false; // a key is down on the list: its change is a step, not a choice
+  go?.setAttribute("hidden", "");
+  form.addEventListener("submit", () => {
+    try {
+      sessionStorage.setItem(FOCUS_KEY, "1");
+    } catch {
+      // storage refused (private mode): the page loads without the focus put back
+    }
+  });
+  select?.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") {
+      event.preventDefault();
+      form.requestSubmit();
+      return;
+    }
+    keyed = true;
+  });
+  select?.addEventListener("keyup", () => {
+    keyed = false;
+  });
+  select?.addEventListener("blur", () => {
+    keyed = false;
+  });
+  select?.addEventListener("change", () => {
+    if (keyed) {
+      go?.removeAttribute("hidden");
+    } else {
+      form.requestSubmit();
+    }
+  });
+  let back = false;
+  try {
+    back = sessionStorage.getItem(FOCUS_KEY) === "1";
+    sessionStorage.removeItem(FOCUS_KEY);
+  } catch {
+    back = false;
+  }
+  if (back) select?.focus();
 }
 
 // A rules choice shows the note of the rules chosen (the new-game form).
