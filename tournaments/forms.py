@@ -324,8 +324,9 @@ class TournamentForm(forms.Form):
         if data.get("live_start") and start is None and "starts_at" not in self.errors:
             self.add_error("starts_at", capfirst(_("a live start needs a start time")))
         if start and end and end <= start:
-            raise forms.ValidationError(_("The play window ends before it starts."))
-        if end and end <= timezone.now():
+            # At the end field: its input is marked invalid and names the message.
+            self.add_error("ends_at", _("The play window ends before it starts."))
+        elif end and end <= timezone.now():
             # Entirely in the past: a tournament nobody could ever play.
             self.add_error(
                 "ends_at", _("The play window would be over already: choose an end in the future.")
