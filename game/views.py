@@ -23,6 +23,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
+from django.utils.translation import pgettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 import engine
@@ -146,6 +147,8 @@ def render_table(request: HttpRequest, viewer, *, code="", error="", status=200)
         "set_deadline": tournament_table[2] if tournament_table and not stopped else None,
         # The board's teams from the viewer's seat (a spectator: South's side).
         "board_teams": _board_teams(viewer.seat, viewer.seats),
+        # Guests' names start with it: the felt draws it apart (left out on a phone).
+        "guest_prefix": GUEST_PREFIX,
         # A casual table everyone left: its game ended where it stood (actions.leave).
         "abandoned": stopped and not tournament_table and not hasattr(game, "tournament_entry"),
         # A tournament's table stopped where it stood (the tournament closed mid-set).
@@ -188,6 +191,28 @@ def record(request: HttpRequest, game_id) -> HttpResponse:
 SEAT_NAMES = (_lazy("South"), _lazy("West"), _lazy("North"), _lazy("East"))
 
 
+def card_name(card: str) -> str:
+    """A card's name for screen readers in the active language ("queen of hearts",
+    "harten vrouw", "dame de cœur"): the same strings as the table's script
+    (templates/game/table.html, static/js/table/cards.js spokenName)."""
+    rank, suit = card[:-1], card[-1]
+    ranks = {
+        "A": pgettext("card name", "ace"),
+        "K": pgettext("card name", "king"),
+        "Q": pgettext("card name", "queen"),
+        "J": pgettext("card name", "jack"),
+    }
+    suits = {
+        "S": pgettext("card name", "spades"),
+        "H": pgettext("card name", "hearts"),
+        "D": pgettext("card name", "diamonds"),
+        "C": pgettext("card name", "clubs"),
+    }
+    rank_word = ranks.get(rank, "10" if rank == "T" else rank)
+    template = pgettext("card name", "{rank} of {suit}")
+    return template.replace("{rank}", rank_word).replace("{suit}", suits[suit])
+
+
 def _seat_name(seat: int, me: int):
     return _lazy("You") if seat == me else SEAT_NAMES[seat]
 
@@ -225,11 +250,17 @@ def replay(request: HttpRequest, game_id) -> HttpResponse:
         "dealer_name": _seat_name(step.dealer, me),
         "winner_name": _seat_name(step.winner, me) if step.winner is not None else "",
         "cards": [
-            {**review.face(c), "seat": _seat_name(seat, me), "won": seat == step.winner}
+            {
+                **review.face(c),
+                "name": card_name(c),
+                "seat": _seat_name(seat, me),
+                "won": seat == step.winner,
+            }
             for seat, c in step.cards
         ],
         "hand": [
-            {**review.face(c), "played": c == mine} for c in review.sort_hand(step.hand, trump)
+            {**review.face(c), "name": card_name(c), "played": c == mine}
+            for c in review.sort_hand(step.hand, trump)
         ],
         "deals": [(s.deal, i + 1) for i, s in enumerate(steps) if s.trick == 1],
         "record_sealed": is_seed_sealed(game),

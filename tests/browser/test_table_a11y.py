@@ -17,7 +17,9 @@ pytestmark = pytest.mark.django_db
 
 SEQ_JS = "Number(document.getElementById('table-root').dataset.seq)"
 ACTIONABLE = "[data-trump], [data-announce], #hand [data-card][data-legal]"
-CARD_NAME = r"(Jij|West|Noord|Oost): (10|[AKQJ987])[\u2660\u2665\u2666\u2663]"
+CARD_NAME = (
+    r"(Jij|West|Noord|Oost): (schoppen|harten|ruiten|klaveren) (aas|heer|vrouw|boer|10|9|8|7)"
+)
 
 
 def _open_table(page, base: str) -> None:
@@ -180,11 +182,13 @@ def _english(page, base: str) -> None:
         page.locator("#lang-select").select_option("en")
 
 
+# Every line added to the move log (a line each: test_table_a11y_more.py).
 SR_WATCH_JS = """() => {
   window.srLines = [];
   const log = document.getElementById('sr-log');
-  new MutationObserver(() => window.srLines.push(log.textContent))
-    .observe(log, {childList: true, characterData: true, subtree: true});
+  new MutationObserver((records) => {
+    for (const r of records) for (const n of r.addedNodes) window.srLines.push(n.textContent);
+  }).observe(log, {childList: true});
 }"""
 
 
@@ -219,15 +223,15 @@ def test_the_viewers_own_lines_read_you_win_and_one_point(page, asgi_server):
         _act(page)
     page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
     # Then steps made up from the state on screen, through the table's own event path.
-    log = page.locator("#sr-log")
+    log = page.locator("#sr-log > *").last
     _event(page, 1, "QS", _trick_won_by(0, 1))
-    expect(log).to_have_text("West: Q\u2660. You win the trick (1 point)")
+    expect(log).to_have_text("West: queen of spades. You win the trick (1 point)")
     _event(page, 1, "KS", _trick_won_by(0, 9))
-    expect(log).to_have_text("West: K\u2660. You win the trick (9 points)")
+    expect(log).to_have_text("West: king of spades. You win the trick (9 points)")
     _event(page, 0, "AS", _trick_won_by(1, 1))
-    expect(log).to_have_text("You: A\u2660. West wins the trick (1 point)")
+    expect(log).to_have_text("You: ace of spades. West wins the trick (1 point)")
     _event(page, 0, "TS", _trick_won_by(1, 7))
-    expect(log).to_have_text("You: 10\u2660. West wins the trick (7 points)")
+    expect(log).to_have_text("You: 10 of spades. West wins the trick (7 points)")
     _event(page, 0, "trump:H", '() => ({trump_chosen: true, trump: "H", no_trump: false})')
     expect(log).to_have_text(re.compile(r"^You choose: Trump \u2665"))
     _event(page, 1, "trump:S", '() => ({trump_chosen: true, trump: "S", no_trump: false})')
@@ -236,7 +240,7 @@ def test_the_viewers_own_lines_read_you_win_and_one_point(page, asgi_server):
     # from the cards (were "( points)").
     three = '[[1, "7S"], [2, "8S"], [3, "9S"]]'
     _event(page, 3, "9S", f"() => ({{current_trick: {{leader: 1, cards: {three}}}, to_move: 0}})")
-    expect(log).to_have_text("East: 9\u2660")
+    expect(log).to_have_text("East: 9 of spades")
     _event(
         page,
         0,
@@ -244,7 +248,7 @@ def test_the_viewers_own_lines_read_you_win_and_one_point(page, asgi_server):
         "(prev) => ({deal_number: prev.deal_number + 1, tricks: [],"
         " current_trick: {leader: null, cards: []}})",
     )
-    expect(log).to_have_text("You: J\u2660. You win the trick (1 point)")
+    expect(log).to_have_text("You: jack of spades. You win the trick (1 point)")
     lines = page.evaluate("window.srLines")
     wrong = [x for x in lines if re.search(r"You wins|You chooses|\(1 points\)", x)]
     assert not wrong, lines

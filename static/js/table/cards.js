@@ -25,6 +25,21 @@ export function display(card) {
   return rankText(rank) + SUIT_SYMBOL[suit];
 }
 
+// A card's name for screen readers in the page's language ("queen of hearts", "harten
+// vrouw", "dame de cœur"): the keys card_name, rank_* and suitname_* of the table's
+// strings. Without them (no t), the symbols people see.
+export function spokenName(card, t) {
+  if (!t) return display(card);
+  const { rank, suit } = parse(card);
+  const rankKey = `rank_${rank}`;
+  const suitKey = `suitname_${suit}`;
+  // 7, 8, 9 and 10 are said as numbers, in the reader's own language.
+  const rankWord = "AKQJ".includes(rank) ? t(rankKey) : rankText(rank);
+  const suitWord = t(suitKey);
+  if (rankWord === rankKey || suitWord === suitKey) return display(card);
+  return t("card_name", { rank: rankWord, suit: suitWord });
+}
+
 export function isRed(card) {
   return RED.has(parse(card).suit);
 }

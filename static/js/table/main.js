@@ -2,7 +2,7 @@
 // follow the bots, and turns clicks and keys into actions for the server.
 import { GameSocket } from "./socket.js";
 import * as R from "./render.js";
-import { cardPoints, display, trickWinner } from "./cards.js";
+import { cardPoints, spokenName, trickWinner } from "./cards.js";
 import { tournamentClosed } from "./closed.js";
 
 const CARD_RE = /^[789JQKAT][SHDC]$/;
@@ -81,7 +81,7 @@ const ui = {
   deadline: null, // epoch ms by which the seat to move must move (a table's clock)
 };
 ui.deadline = ui.table.deadline ?? null;
-R.setView(ui.table.seat, ui.table.players);
+R.setView(ui.table.seat, ui.table.players, root.dataset.guestPrefix || "");
 
 // The bot plays the viewer's own seat (away, clock, left): nothing to click until
 // they take it back.
@@ -206,8 +206,8 @@ function syncEndModal() {
         inertByEnd.push(sib);
       }
     }
-    // Opened with the focus left behind (now inert): into the dialog.
-    if (!box.contains(document.activeElement)) R.focusables(box)[0]?.focus();
+    // Opened with the focus left behind (now inert): into the dialog, on its main action.
+    if (!box.contains(document.activeElement)) R.endMainAction(box)?.focus();
   } else if (!open && inertByEnd.length) {
     inertByEnd.splice(0).forEach((n) => {
       n.inert = false;
@@ -250,16 +250,25 @@ function drawClock() {
   // The clock counts a person's time: not while a bot plays the seat to move.
   const mover = ui.table.players?.[s.to_move];
   const botMoves = mover ? !mover.person || mover.bot_control : s.to_move !== s.seat;
+  const alert = $("#clock-alert");
   if (!ui.deadline || s.game_over || s.to_move === null || ui.closed || botMoves) {
     box.hidden = true;
+    if (alert?.textContent) alert.textContent = ""; // the next warning is new words
     return;
   }
   const left = Math.max(0, Math.ceil((ui.deadline - Date.now()) / 1000));
   box.hidden = false;
-  box.textContent = s.to_move === s.seat
+  const mine = s.to_move === s.seat;
+  box.textContent = mine
     ? t("clock_you", { n: left })
     : t("clock_left", { name: R.seatName(s.to_move, t), n: left });
   box.classList.toggle("urgent", left <= 5);
+  // The clock itself is not read out (it changes every second): the viewer's own turn
+  // with 5 s or less left is said once, assertively, per turn (per deadline).
+  if (mine && left <= 5 && left > 0 && ui.clockWarned !== ui.deadline && !botPlaysMe()) {
+    ui.clockWarned = ui.deadline;
+    if (alert) alert.textContent = t("clock_you", { n: left });
+  } else if (!mine && alert?.textContent) alert.textContent = "";
 }
 setInterval(drawClock, 500);
 
@@ -296,22 +305,38 @@ function dealNote(prev, next) {
   return `${head} ${t(own ? "nobody_writes_own" : "nobody_writes")}`;
 }
 
-// One line per step for screen readers (the table itself is drawn, not spoken).
+// One line per step for screen readers (the table itself is drawn, not spoken). The log
+// keeps the last lines (a live region whose text was replaced at every step had a screen
+// reader say only the last of several quick plays): each step is a line added, read out
+// as it comes (aria-relevant additions), the oldest taken away unsaid. Only what
+// everybody at the table saw: moves made, trump chosen, tricks won.
+const LOG_LINES = 12;
+function logLine(text) {
+  const log = $("#sr-log");
+  if (!log || !text) return;
+  const line = document.createElement("p");
+  line.textContent = text;
+  log.append(line);
+  while (log.children.length > LOG_LINES) log.firstElementChild.remove();
+}
+
 function announce(msg, next, done) {
   const name = R.seatName(msg.actor, t);
   const action = msg.action || "";
   let line = "";
   // The viewer's own lines have their own words ("You choose", "You win the trick").
-  if (CARD_RE.test(action)) line = t("played", { name, card: display(action) });
+  if (CARD_RE.test(action)) line = t("played", { name, card: spokenName(action, t) });
   else if (action.startsWith("trump:")) {
     line = t(R.isViewer(msg.actor) ? "you_chose" : "chose", { name, choice: R.choiceText(next, t) });
-  } else if (action) line = `${name}: ${t(`said_${action}`)}`;
+  } else if (action) {
+    line = R.isViewer(msg.actor) ? R.saidText(msg.actor, action, t) : `${name}: ${R.saidText(msg.actor, action, t)}`;
+  }
   if (done && done.winner !== null && done.winner !== undefined) {
     const pts = done.points ?? (next.tricks || []).at(-1)?.points ?? "";
     const key = `${R.isViewer(done.winner) ? "you_won_trick" : "won_trick"}${Number(pts) === 1 && pts !== "" ? "_one" : ""}`;
     line += `. ${t(key, { name: R.seatName(done.winner, t), n: pts })}`;
   }
-  if (line) $("#sr-log").textContent = line;
+  logLine(line);
 }
 
 function sleep(ms) {

@@ -1,6 +1,6 @@
 // Pure DOM rendering of one observation. No network, no timers: main.js decides
 // what to show when; these functions only draw it.
-import { display, isRed, parse, rankText, sortHand, SUIT_SYMBOL } from "./cards.js";
+import { display, isRed, parse, rankText, sortHand, spokenName, SUIT_SYMBOL } from "./cards.js";
 
 const SEAT_CLASS = ["south", "west", "north", "east"];
 const ANNOUNCE_ACTIONS = ["blind", "look", "mee", "tegen", "pass"];
@@ -20,12 +20,20 @@ function el(tag, attrs = {}, children = []) {
 // Whose eyes the table is drawn from: `me` is the viewer's seat (0 South for a
 // spectator), drawn at the bottom with the partner at the top; `players` names the
 // seats (from the snapshot's table facts). A solo game: me = 0, three bots.
-const view = { me: 0, person: true, players: null };
+const view = { me: 0, person: true, players: null, guestPrefix: "" };
 
-export function setView(me, players) {
+// guestPrefix: the start of every guest's name ("gast-"); drawn apart on the felt, so that
+// a phone can leave it out and show what tells the guests apart.
+export function setView(me, players, guestPrefix = null) {
   view.person = me !== null && me !== undefined;
   view.me = view.person ? me : 0;
   view.players = players || null;
+  if (guestPrefix !== null) view.guestPrefix = guestPrefix;
+}
+
+// A spectator's page: no side of its own, the result is told neutrally.
+export function isSpectator() {
+  return !view.person;
 }
 
 // The place on screen (0 bottom, 1 left, 2 top, 3 right) of an absolute seat.
@@ -44,7 +52,15 @@ export function ours(pair) {
 function labelSeat(box, seat, t) {
   const name = plainName(seat, t);
   const node = box.querySelector(".name");
-  node.textContent = name;
+  const prefix = view.guestPrefix;
+  const guest = prefix && name.length > prefix.length && name.startsWith(prefix) && !isViewer(seat);
+  if (guest) {
+    // The prefix is a span of its own, left out on a narrow screen (site.css): every
+    // guest read "gast-…" there. The whole name stays the title (and is read out).
+    node.replaceChildren(el("span", { class: "guest-prefix", text: prefix }), name.slice(prefix.length));
+  } else {
+    node.textContent = name;
+  }
   node.title = name;
   let tag = box.querySelector(".bot-tag");
   const botPlays = botPlaysPerson(seat);
@@ -81,11 +97,13 @@ export function seatName(seat, t) {
   return botPlaysPerson(seat) ? `${name} (${t("bot")})` : name;
 }
 
-export function cardFace(card, { tag = "span", attrs = {} } = {}) {
+// t: the table's strings, for the card's spoken name ("queen of hearts"); the face shows
+// the rank and the suit's symbol.
+export function cardFace(card, { tag = "span", attrs = {}, t = null } = {}) {
   const { rank, suit } = parse(card);
   const face = el(tag, {
     class: `card face ${isRed(card) ? "red" : "black"}`,
-    "aria-label": display(card),
+    "aria-label": spokenName(card, t),
     ...attrs,
   });
   face.append(
@@ -139,7 +157,8 @@ export function renderSeats(root, state, t) {
     const sub = box.querySelector(".seat-sub");
     const parts = [];
     if (state.dealer === seat) {
-      parts.push(document.createTextNode(t("deals")));
+      // The viewer's own seat reads "You deal", not "You deals".
+      parts.push(document.createTextNode(t(isViewer(seat) ? "you_deal" : "deals")));
       const choice = choiceNode(state, t);
       if (choice) parts.push(choice);
     }
@@ -147,7 +166,7 @@ export function renderSeats(root, state, t) {
       parts.push(document.createTextNode(t("turned", { card: display(state.turned_card) })));
     }
     for (const [who, word] of state.announcements || []) {
-      if (who === seat) parts.push(document.createTextNode(t(`said_${word}`)));
+      if (who === seat) parts.push(document.createTextNode(saidText(seat, word, t)));
     }
     sub.replaceChildren();
     parts.forEach((p, i) => {
@@ -163,6 +182,11 @@ export function renderSeats(root, state, t) {
   }
 }
 
+// What a seat announced ("is in"); the viewer's own: "You are in".
+export function saidText(seat, word, t) {
+  return t(isViewer(seat) ? `you_said_${word}` : `said_${word}`);
+}
+
 // cards: [[seat, "KS"], ...]; winner: seat or null once the trick is complete.
 // t: each card is named for screen readers with who played it ("West: 7♥").
 export function renderTrick(container, cards, { winner = null, collecting = false, leading = null, t = null } = {}) {
@@ -171,7 +195,7 @@ export function renderTrick(container, cards, { winner = null, collecting = fals
   container.classList.toggle("collecting", collecting);
   container.dataset.winner = winner === null ? "" : SEAT_CLASS[rel(winner)];
   for (const [seat, card] of cards) {
-    const label = t ? t("played", { name: seatName(seat, t), card: display(card) }) : display(card);
+    const label = t ? t("played", { name: seatName(seat, t), card: spokenName(card, t) }) : display(card);
     const face = cardFace(card, {
       attrs: { "data-trick-card": card, "data-seat": seat, role: "img", "aria-label": label },
     });
@@ -214,7 +238,7 @@ export function renderHand(container, state, { interactive, t, keyboard = false 
         type: "button",
         "data-card": card,
         "data-legal": ok || null,
-        "aria-label": myTurn && !ok ? `${display(card)} (${t("not_allowed_now")})` : display(card),
+        "aria-label": myTurn && !ok ? `${spokenName(card, t)} (${t("not_allowed_now")})` : spokenName(card, t),
       },
     });
     if (myTurn && !ok) btn.classList.add("dim");
@@ -419,17 +443,34 @@ export function renderEnd(box, state, t, reopen = null) {
   const winner = state.outcome ? state.outcome.winner : wij > zij ? myTeam : wij < zij ? 1 - myTeam : null;
   const [us, them] = ours(state.outcome?.games_won || state.games_won || [0, 0]);
   const match = state.outcome?.reason === "match";
-  box.querySelector("[data-end-title]").textContent =
-    winner === null || winner === undefined
-      ? t("draw")
-      : winner === myTeam
-        ? t(match ? "won_match" : state.deals ? "won_deals" : "won", { us, them })
-        : t(match ? "lost_match" : state.deals ? "lost_deals" : "lost", { us, them });
+  const own = box.querySelector(".end-score");
+  if (own) own.hidden = !view.person; // a spectator has no score of their own
+  let title;
+  if (!view.person) {
+    // A spectator has no side: who won, by the teams' seats, without "you" (the totals
+    // below are South–North's and West–East's: table.html).
+    title = winner === 0 ? t("ns_won") : winner === 1 ? t("we_won") : t("draw");
+  } else if (winner === null || winner === undefined) title = t("draw");
+  else if (winner === myTeam) title = t(match ? "won_match" : state.deals ? "won_deals" : "won", { us, them });
+  else title = t(match ? "lost_match" : state.deals ? "lost_deals" : "lost", { us, them });
+  box.querySelector("[data-end-title]").textContent = title;
   if (opening && !dismissed) {
     // Focus goes into the dialog: its main action, else its first control.
-    const main = box.querySelector("[data-tables-link], [data-standings-link], [data-new-game], [data-rematch]");
-    (main && main.offsetParent !== null ? main : focusables(box)[0])?.focus();
+    endMainAction(box)?.focus();
   }
+}
+
+// The dialog's main action, by what matters most: the tournament's tables, its standings
+// (before "a free game", which is not in the tournament), a rematch, another game; else
+// its first control.
+const MAIN_ACTIONS = ["[data-tables-link]", "[data-standings-link]", "[data-rematch]", "[data-new-game]"];
+export function endMainAction(box) {
+  for (const sel of MAIN_ACTIONS) {
+    const node = box.querySelector(sel);
+    const shown = node && !node.closest?.("[hidden]") && (node.getClientRects?.().length ?? 1) > 0;
+    if (shown) return node;
+  }
+  return focusables(box)[0] || null;
 }
 
 // The controls of a box that take the focus by Tab, in order (shown ones only).

@@ -1,0 +1,410 @@
+"""More of the table and the replay for screen-reader, keyboard and phone users: the
+replay names its cards, the move log keeps the last lines, the own clock is said at five
+seconds, the viewer's own seat reads "You deal", a tournament game's end dialog starts on
+the tournament, the table has a heading and cards named in the page's language, guests
+are told apart on a phone, and a spectator sees the result without a side."""
+
+from __future__ import annotations
+
+import os
+import re
+import subprocess
+import sys
+import uuid
+
+import pytest
+
+from tests.browser.conftest import _finish, _new_page, sign_up
+from tests.helpers import PRODUCTION_STACK, ROOT, TABLE_AT_REST_JS, start_new_game
+
+expect = pytest.importorskip("playwright.sync_api").expect
+
+pytestmark = pytest.mark.django_db
+
+SEQ_JS = "Number(document.getElementById('table-root').dataset.seq)"
+ACTIONABLE = "[data-trump], [data-announce], #hand [data-card][data-legal]"
+NL_CARD = r"(schoppen|harten|ruiten|klaveren) (aas|heer|vrouw|boer|10|9|8|7)"
+EN_CARD = r"(ace|king|queen|jack|10|9|8|7) of (spades|hearts|diamonds|clubs)"
+SYMBOLS = re.compile(r"[\u2660\u2665\u2666\u2663]")
+
+
+def _server_shell(tmp_path_factory, code: str) -> str:
+    """Run `code` in `manage.py shell` against the database of the session's server
+    (asgi_server: its SQLite file, or the test database on the production stack); its
+    output."""
+    env = {**os.environ, "DEBUG": "1"}
+    if PRODUCTION_STACK:
+        from django.db import connection
+
+        env["DATABASE_NAME"] = connection.settings_dict["NAME"]
+    else:
+        for key in ("DATABASE_URL", "DATABASE_NAME", "REDIS_URL"):
+            env.pop(key, None)
+        base = tmp_path_factory.getbasetemp()
+        found = {p.resolve() for p in base.glob("browser-server*/browser.sqlite3")}
+        assert len(found) == 1, found
+        (db,) = found
+        env["SQLITE_PATH"] = str(db)
+    done = subprocess.run(
+        [sys.executable, "manage.py", "shell", "-c", code],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    assert done.returncode == 0, done.stderr[-2000:]
+    return done.stdout
+
+
+def _language(page, base: str, lang: str) -> None:
+    page.goto(base + "/")
+    with page.expect_navigation():
+        page.locator("#lang-select").select_option(lang)
+
+
+def _open_table(page, base: str) -> None:
+    start_new_game(page, base)
+    page.wait_for_function("() => window.manillenTable !== undefined")
+
+
+def _act(page) -> None:
+    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+    seq = page.evaluate(SEQ_JS)
+    page.locator(ACTIONABLE).first.click()
+    page.wait_for_function(f"s => {SEQ_JS} > s", arg=seq)
+
+
+def _event(page, actor: int, action: str, patch: str = "() => ({})") -> None:
+    """A step as the server sends it, made up from the state on screen."""
+    page.evaluate(
+        f"""() => {{
+          const u = manillenTable.ui, prev = u.state;
+          const next = {{...prev, ...({patch})(prev)}};
+          manillenTable.onMessage({{type: "event", seq: u.seq + 1, actor: {actor},
+            action: "{action}", state: next}});
+        }}"""
+    )
+
+
+def _snapshot(page, patch: str) -> None:
+    """A snapshot of the state on screen changed by `patch` (as after a reconnect)."""
+    page.evaluate(
+        f"""() => {{
+          const u = manillenTable.ui;
+          manillenTable.onMessage({{type: "snapshot", seq: u.seq + 1,
+            state: {{...u.state, ...({patch})(u.state)}}}});
+        }}"""
+    )
+
+
+GAME_OVER = """() => ({phase: "game_over", game_over: true, to_move: null, legal: [],
+    outcome: {winner: 1, scores: [40, 104]}, scores: [40, 104]})"""
+
+
+# --- 1. the replay ----------------------------------------------------------------------
+
+
+def test_the_replay_names_every_card_for_a_screen_reader(page, asgi_server, tmp_path_factory):
+    _open_table(page, asgi_server)
+    public_id = page.url.rstrip("/").split("/")[-1]
+    _server_shell(
+        tmp_path_factory,
+        "from game import actions; from game.models import Game; "
+        f"actions.autoplay(Game.objects.get(public_id='{public_id}').pk)",
+    )
+    page.goto(f"{asgi_server}/game/{public_id}/replay/?step=3")
+    trick = page.locator("[data-trick] [data-trick-card]")
+    expect(trick).to_have_count(4)
+    snapshot = page.locator("main").aria_snapshot()
+    named = re.findall(r'img "([^"]+)"', snapshot)
+    # The four cards of the trick and the six of the hand before it (the third trick),
+    # each by its Dutch name.
+    assert len(named) == 10, snapshot
+    assert all(re.fullmatch(NL_CARD + r"( \(gespeeld\))?", n) for n in named), named
+    assert sum(n.endswith("(gespeeld)") for n in named) == 1, named
+    # The seat before each card of the trick is read with it.
+    assert re.search(r'listitem:\s*- text: Jij\s*- img "' + NL_CARD, snapshot), snapshot
+    # Still drawn with the symbols.
+    expect(trick.first.locator(".suit")).to_have_text(SYMBOLS)
+    _language(page, asgi_server, "en")
+    page.goto(f"{asgi_server}/game/{public_id}/replay/?step=3")
+    named = re.findall(r'img "([^"]+)"', page.locator("main").aria_snapshot())
+    assert len(named) == 10 and all(re.fullmatch(EN_CARD + r"( \(played\))?", n) for n in named)
+    assert not page.js_errors, page.js_errors
+
+
+# --- 2. the move log --------------------------------------------------------------------
+
+
+def _trick_won_by(seat: int, points: int) -> str:
+    return f"""(prev) => ({{
+      tricks: [...(prev.tricks || []), {{cards: [[1, "7S"], [2, "8S"], [3, "9S"], [0, "JS"]],
+        winner: {seat}, points: {points}}}],
+      current_trick: {{leader: {seat}, cards: []}}, to_move: {seat}}})"""
+
+
+def test_the_move_log_keeps_the_last_plays_and_names_only_cards_played(page, asgi_server):
+    _language(page, asgi_server, "en")
+    _open_table(page, asgi_server)
+    page.locator("#fast-play").check()
+    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+    log = page.locator("#sr-log")
+    expect(log).to_have_attribute("aria-live", "polite")
+    expect(log).to_have_attribute("aria-relevant", "additions")
+    for _ in range(4):  # real moves: South's and the bots' between them
+        _act(page)
+    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+    # Every card the log names was played (tricks so far and the one on the table).
+    check = page.evaluate(
+        """async () => {
+          const C = await import('/static/js/table/cards.js');
+          const dict = {};
+          for (const n of document.querySelectorAll('#i18n [data-k]')) {
+            dict[n.dataset.k] = n.textContent.trim();
+          }
+          const t = (k, p = {}) => (dict[k] ?? k)
+            .replace(/\\{(\\w+)\\}/g, (m, x) => (x in p ? p[x] : m));
+          const s = manillenTable.ui.state;
+          const played = [...(s.tricks || []).flatMap((x) => x.cards),
+            ...(s.current_trick?.cards || [])].map(([, c]) => C.spokenName(c, t));
+          const all = [];
+          for (const r of 'SHDC') for (const k of '789JQKAT') all.push(C.spokenName(k + r, t));
+          const lines = [...document.querySelectorAll('#sr-log > *')].map((n) => n.textContent);
+          const named = lines.flatMap((l) => all.filter((c) => l.includes(c)));
+          return {lines, named, played};
+        }"""
+    )
+    assert len(check["lines"]) >= 4, check
+    assert check["named"] and set(check["named"]) <= set(check["played"]), check
+    # Quick plays one after the other: each is a line of its own, none replaced.
+    before = log.locator("> *").count()
+    _event(page, 1, "QS", "() => ({current_trick: {leader: 1, cards: [[1, 'QS']]}})")
+    _event(page, 2, "KS", "() => ({current_trick: {leader: 1, cards: [[1, 'QS'], [2, 'KS']]}})")
+    _event(page, 3, "AS", _trick_won_by(3, 9))
+    lines = log.locator("> *")
+    expect(lines).to_have_count(min(before + 3, 12))
+    texts = lines.all_text_contents()
+    assert texts[-3:] == [
+        "West: queen of spades",
+        "North: king of spades",
+        "East: ace of spades. East wins the trick (9 points)",
+    ], texts
+    # Old lines go: the log stays short.
+    for i in range(14):
+        _event(
+            page, 1, "7H", f"() => ({{current_trick: {{leader: 1, cards: [[1, '7H']]}}, n: {i}}})"
+        )
+    expect(lines).to_have_count(12)
+    assert not page.js_errors, page.js_errors
+
+
+# --- 3. the clock -----------------------------------------------------------------------
+
+
+def test_the_own_clock_is_said_once_at_five_seconds(page, asgi_server):
+    _language(page, asgi_server, "en")
+    _open_table(page, asgi_server)
+    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+    alert = page.locator("#clock-alert")
+    expect(alert).to_have_attribute("aria-live", "assertive")
+    page.evaluate(
+        """() => {
+          window.alertWrites = 0;
+          new MutationObserver(() => window.alertWrites++).observe(
+            document.getElementById('clock-alert'),
+            {childList: true, characterData: true, subtree: true});
+          manillenTable.ui.deadline = Date.now() + 20000;
+          manillenTable.draw();
+        }"""
+    )
+    expect(page.locator("#clock")).to_be_visible()
+    page.wait_for_timeout(700)
+    assert page.evaluate("window.alertWrites") == 0  # 20 s left: nothing said
+    page.evaluate("() => { manillenTable.ui.deadline = Date.now() + 4500; }")
+    expect(alert).to_have_text(re.compile(r"^Your turn: [45] s$"))
+    page.wait_for_timeout(1600)  # the clock counts on: said once
+    assert page.evaluate("window.alertWrites") == 1
+    assert not page.js_errors, page.js_errors
+
+
+# --- 4. the viewer's own seat -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("lang", "deal", "said_in", "said_pass"),
+    [
+        ("en", "You deal", "You are in", "You pass"),
+        ("fr", "Vous donnez", "Vous doublez", "Vous passez"),
+        ("nl", "Jij deelt", "Jij gaat mee", "Jij past"),
+    ],
+)
+def test_the_viewers_own_seat_reads_you_deal(page, asgi_server, lang, deal, said_in, said_pass):
+    _language(page, asgi_server, lang)
+    _open_table(page, asgi_server)
+    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+    _snapshot(page, '() => ({dealer: 0, announcements: [[0, "mee"], [1, "pass"]]})')
+    sub = page.locator(".seat-south .seat-sub")
+    expect(sub).to_contain_text(re.compile("^" + deal))
+    expect(sub).to_contain_text(said_in)
+    west = page.locator(".seat-west .seat-sub")
+    expect(west).not_to_contain_text(said_pass)  # the others keep the third person
+    _event(page, 0, "pass")
+    expect(page.locator("#sr-log > *").last).to_have_text(said_pass)
+    _event(page, 1, "pass")
+    expect(page.locator("#sr-log > *").last).not_to_have_text(said_pass)
+    assert not page.js_errors, page.js_errors
+
+
+# --- 5. a tournament game's end dialog --------------------------------------------------
+
+
+def test_a_tournament_games_end_dialog_focuses_the_tournament_first(
+    page, asgi_server, tmp_path_factory
+):
+    name = f"qa-speler-{uuid.uuid4().hex[:6]}"
+    sign_up(page, asgi_server, name)
+    tag = uuid.uuid4().hex[:6]
+    out = _server_shell(
+        tmp_path_factory,
+        f"""
+from django.contrib.auth import get_user_model
+from tournaments import actions
+users = get_user_model().objects
+player = users.get(username="{name}")
+org = users.create_user("qa-org-{tag}", password="x-Klaver-Aas-77")
+club = actions.create_club(org, "De Troef {tag}")
+t = actions.create_tournament(org, name="Donderdag", club=club, open_now=True)
+club.members.add(player)
+entry = actions.join(t.pk, player)
+print("game:", entry.game.public_id)
+""",
+    )
+    public_id = re.search(r"game: (\S+)", out).group(1)
+    page.goto(f"{asgi_server}/game/{public_id}/")
+    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+    expect(page.locator("#end [data-new-game]")).to_be_attached()  # "Een vrij spel"
+    page.locator("#btn-scores").focus()
+    _snapshot(page, GAME_OVER)
+    expect(page.locator("#end")).to_be_visible()
+    focused = page.evaluate("document.activeElement.outerHTML.slice(0, 80)")
+    assert "data-standings-link" in focused, focused
+    # The same with the focus nowhere in particular (it is put into the dialog then).
+    page.reload()
+    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+    page.evaluate("() => document.activeElement && document.activeElement.blur()")
+    page.evaluate("() => { document.getElementById('end').hidden = true; }")
+    _snapshot(page, GAME_OVER)
+    focused = page.evaluate("document.activeElement.outerHTML.slice(0, 80)")
+    assert "data-standings-link" in focused, focused
+    assert not page.js_errors, page.js_errors
+
+
+# --- 6. heading, score, card names ------------------------------------------------------
+
+
+def test_the_table_has_a_heading_a_named_score_and_cards_in_its_language(page, asgi_server):
+    _open_table(page, asgi_server)
+    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+    expect(page.get_by_role("heading", level=1)).to_have_text("Manillen — aan tafel")
+    toolbar = page.locator(".toolbar").aria_snapshot()
+    assert re.search(r"Score\s+WIJ\s+\d+\s+·\s+ZIJ\s+\d+", toolbar.replace("\n", " ")), toolbar
+    for _ in range(6):
+        if page.locator("#hand [data-card]").count():
+            break
+        _act(page)
+        page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+    cards = page.locator("#hand [data-card]")
+    names = cards.evaluate_all("els => els.map(e => e.getAttribute('aria-label'))")
+    assert names and all(re.match(NL_CARD + r"( \(mag nu niet\))?$", n) for n in names), names
+    expect(cards.first.locator(".suit")).to_have_text(SYMBOLS)  # still drawn as symbols
+    assert not page.js_errors, page.js_errors
+
+
+# --- 7. guests on a phone ---------------------------------------------------------------
+
+
+@pytest.fixture
+def small_phone(request, browser):
+    ctx, pg = _new_page(
+        request, browser, viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True
+    )
+    yield pg
+    _finish(request, ctx, pg)
+
+
+def test_guests_are_told_apart_on_a_small_phone(small_phone, asgi_server):
+    page = small_phone
+    _open_table(page, asgi_server)
+    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+    # Three guests at the table (a table message; sent again should the page's own
+    # snapshot arrive after it).
+    page.wait_for_function(
+        """() => {
+          const west = document.querySelector('.seat-west .name');
+          if (west.title === 'gast-bartholomeus') return true;
+          manillenTable.onMessage({type: "table", table: {players: [
+            {person: true, name: "gast-annelies", bot_control: false},
+            {person: true, name: "gast-bartholomeus", bot_control: false},
+            {person: true, name: "gast-christophe", bot_control: false},
+            {person: false, name: "", bot_control: false}]}});
+          return false;
+        }""",
+        polling=200,
+    )
+    west = page.locator(".seat-west .name")
+    north = page.locator(".seat-north .name")
+    expect(west).to_have_attribute("title", "gast-bartholomeus")  # the whole name
+    shown = [n.evaluate("e => e.innerText") for n in (west, north)]
+    assert shown == ["bartholomeus", "christophe"], shown
+    # What fits of each on the felt still differs (not "gast-…" twice).
+    starts = [
+        n.evaluate(
+            """e => { const r = document.createRange(); r.selectNodeContents(e);
+              const box = e.getBoundingClientRect();
+              return [...e.innerText].slice(0, 3).join('') + ':' + (box.width > 0); }"""
+        )
+        for n in (west, north)
+    ]
+    assert starts == ["bar:true", "chr:true"], starts
+    # On a wide screen the prefix stays.
+    page.set_viewport_size({"width": 1200, "height": 900})
+    expect(west).to_have_text("gast-bartholomeus")
+    assert west.evaluate("e => e.innerText") == "gast-bartholomeus"
+    assert not page.js_errors, page.js_errors
+
+
+# --- 8. a spectator's result ------------------------------------------------------------
+
+
+def test_a_spectator_sees_the_result_without_a_side(page, browser, request, asgi_server):
+    host = page
+    host.goto(asgi_server + "/tables/new/")  # as a guest
+    host.select_option("select[name=clock]", "0")
+    host.locator("[data-create-table]").click()
+    host.wait_for_url("**/tables/*/")
+    for seat in (1, 2, 3):
+        host.locator(f"[data-add-bot='{seat}']").click()
+        host.wait_for_load_state()
+    host.locator("[data-start]").click()
+    host.wait_for_function("() => window.manillenTable !== undefined")
+    url = host.url.split("?")[0]
+    ctx, watcher = _new_page(request, browser, viewport={"width": 1200, "height": 900})
+    try:
+        watcher.goto(url)
+        watcher.wait_for_function("() => window.manillenTable !== undefined")
+        expect(watcher.locator("[data-spectator]")).to_be_visible()
+        _snapshot(watcher, GAME_OVER)
+        end = watcher.locator("#end")
+        expect(end).to_be_visible()
+        expect(end.locator("[data-end-title]")).to_have_text("West–Oost winnen")
+        text = end.inner_text()
+        assert "Zuid–Noord" in text and "West–Oost" in text, text
+        assert not re.search(r"Verloren|Gewonnen|Jouw score|jij|WIJ|ZIJ", text), text
+        expect(end.locator(".end-score")).to_be_hidden()
+        # The player at the table still reads it from their side.
+        _snapshot(host, GAME_OVER)
+        expect(host.locator("#end [data-end-title]")).to_have_text(re.compile("^Verloren"))
+        expect(host.locator("#end .end-score")).to_be_visible()
+        assert not watcher.js_errors, watcher.js_errors
+    finally:
+        _finish(request, ctx, watcher)
