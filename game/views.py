@@ -132,6 +132,8 @@ def render_table(request: HttpRequest, viewer, *, code="", error="", status=200)
         # A table of several people (not a solo game): rematch, leave, names, chat.
         "is_table": people > 1 or game.visibility != Game.Visibility.PRIVATE,
         "ws_path": game.ws_path + (f"?code={code}" if code else ""),
+        # A private table's code: its next game (same code) is reached with it too.
+        "code": code,
         "seq": game.seq,
         "error": error,
         # A running tournament's game: no record link (the download is a 404 until close).

@@ -383,3 +383,30 @@ def test_bots_play_at_a_persons_pace_while_nobody_plays_at_the_table(
     actions.connect(game.public_id, user)
     actions.take_back(game.public_id, user)
     assert actions._alone_pace(actions.seats_of(game)) == 0
+
+
+def test_a_private_tables_next_game_is_reached_with_its_code(user, other_user, third_user):
+    """Whoever watches a private table (with its code) follows the link to its next game
+    with the code, and a spectator is offered no switch that saves the players' pace."""
+    from django.test import Client
+
+    game = actions.create_table(user, rules="flemish", bot_level="heuristic", private=True)
+    code = game.join_code
+    actions.add_bot(game.public_id, user, 1)
+    actions.sit(game.public_id, other_user, 2, code=code)
+    actions.add_bot(game.public_id, user, 3)
+    actions.start(game.public_id, user)
+    actions.autoplay(_people_turn(game.public_id).pk)
+    new = actions.rematch(game.public_id, user)
+    assert new.join_code == code
+    watcher = Client()
+    watcher.force_login(third_user)
+    page = watcher.get(f"/tables/{game.public_id}/?code={code}").content.decode()
+    link = f'href="/tables/{new.public_id}/?code={code}" data-rematch-link'
+    assert link in page
+    assert watcher.get(f"/tables/{new.public_id}/?code={code}").status_code == 200
+    assert 'data-fast-play-url=""' in page
+    player = Client()
+    player.force_login(other_user)
+    mine = player.get(f"/tables/{game.public_id}/").content.decode()
+    assert f'data-fast-play-url="/game/{game.public_id}/fast/"' in mine

@@ -237,7 +237,9 @@ function drawTable() {
   }
   const link = $("[data-rematch-link]");
   if (link && ui.table.rematch) {
-    link.href = `/tables/${ui.table.rematch}/`;
+    // A private table's next game has the same code: the link keeps it.
+    const code = new URLSearchParams(window.location.search).get("code");
+    link.href = `/tables/${ui.table.rematch}/${code ? `?code=${encodeURIComponent(code)}` : ""}`;
     link.hidden = false;
   }
   drawClock();
