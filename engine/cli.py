@@ -757,17 +757,20 @@ def deal_cmd(args, out: TextIO = sys.stdout) -> int:
 
 
 # --------------------------------------------------------------------------- argparse
-def deal_count(text: str) -> int:
-    """``--deals N``: a whole number of deals, 1 to MAX_FIXED_DEALS."""
+def _count_from_1(text: str, top: int, bounds: str) -> int:
+    """A whole number from 1 to `top`; else argparse's error, `bounds` saying why."""
     try:
         n = int(text)
     except ValueError:
         n = 0
-    if not 1 <= n <= MAX_FIXED_DEALS:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: a game of fixed deals has 1 to {MAX_FIXED_DEALS} deals"
-        )
+    if not 1 <= n <= top:
+        raise argparse.ArgumentTypeError(f"{text!r}: {bounds.format(top=top)}")
     return n
+
+
+def deal_count(text: str) -> int:
+    """``--deals N``: a whole number of deals, 1 to MAX_FIXED_DEALS."""
+    return _count_from_1(text, MAX_FIXED_DEALS, "a game of fixed deals has 1 to {top} deals")
 
 
 MAX_VERIFY_DEALS = 1000  # verify prints deals 1..N; a tournament has far fewer
@@ -775,15 +778,7 @@ MAX_VERIFY_DEALS = 1000  # verify prints deals 1..N; a tournament has far fewer
 
 def verify_deal_count(text: str) -> int:
     """``verify --deals N``: 1 to MAX_VERIFY_DEALS deals to print."""
-    try:
-        n = int(text)
-    except ValueError:
-        n = 0
-    if not 1 <= n <= MAX_VERIFY_DEALS:
-        raise argparse.ArgumentTypeError(
-            f"{text!r}: the number of deals to print is 1 to {MAX_VERIFY_DEALS}"
-        )
-    return n
+    return _count_from_1(text, MAX_VERIFY_DEALS, "the number of deals to print is 1 to {top}")
 
 
 def _writable_dir(path: Path) -> str | None:

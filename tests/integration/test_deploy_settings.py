@@ -6,7 +6,6 @@ production, and the ASGI process keeps no persistent database connection."""
 from __future__ import annotations
 
 import os
-import runpy
 import subprocess
 import sys
 
@@ -14,6 +13,7 @@ import pytest
 from django.core.exceptions import ImproperlyConfigured
 
 from tests.helpers import ROOT
+from tests.integration.test_settings import MANAGED, load
 
 SETTINGS = str(ROOT / "config" / "settings.py")
 EXAMPLE = ROOT / "deploy" / "manillen.env.example"
@@ -22,19 +22,6 @@ PROD = {
     "SECRET_KEY": "x7#kq2-" + "a9Zp4Lm1" * 8,
     "ALLOWED_HOSTS": "manillen.example.org",
 }
-MANAGED = [
-    "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS", "CSRF_TRUSTED_ORIGINS", "DATABASE_URL",
-    "REDIS_URL", "DATABASE_NAME", "DATABASE_POOLER", "DISABLE_SERVER_SIDE_CURSORS",
-    "DATABASE_CONN_MAX_AGE", "CHANNELS_REDIS_URL",
-]  # fmt: skip
-
-
-def load(monkeypatch, **env) -> dict:
-    for name in MANAGED:
-        monkeypatch.delenv(name, raising=False)
-    for name, value in env.items():
-        monkeypatch.setenv(name, value)
-    return runpy.run_path(SETTINGS)
 
 
 def example_value(name: str) -> str:
