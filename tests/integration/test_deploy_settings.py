@@ -15,7 +15,6 @@ from django.core.exceptions import ImproperlyConfigured
 from tests.helpers import ROOT
 from tests.integration.test_settings import MANAGED, load
 
-SETTINGS = str(ROOT / "config" / "settings.py")
 EXAMPLE = ROOT / "deploy" / "manillen.env.example"
 PROD = {
     "DEBUG": "0",
