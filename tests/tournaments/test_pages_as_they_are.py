@@ -38,11 +38,11 @@ def test_a_second_close_says_it_was_closed_already(client, make_tournament, orga
     client.force_login(organizer)
     url = reverse("tournaments:manage-action", args=[t.pk, "close"])
     first = client.post(url, follow=True).content.decode()
-    assert "Het toernooi is gesloten; de seed is bekendgemaakt." in first
+    assert "Het toernooi is gesloten; de sleutel is bekendgemaakt." in first
     assert "was al gesloten" not in first
     second = client.post(url, follow=True).content.decode()
     assert "Het toernooi was al gesloten, om" in second
-    assert "Het toernooi is gesloten; de seed" not in second
+    assert "Het toernooi is gesloten; de sleutel" not in second
 
 
 def test_the_new_club_address_opened_directly_leads_to_the_form(client, organizer):

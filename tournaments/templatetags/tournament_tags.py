@@ -3,7 +3,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.html import conditional_escape, format_html
 from django.utils.safestring import mark_safe
 from django.utils.translation import gettext as _
-from django.utils.translation import ngettext
+from django.utils.translation import ngettext, pgettext
 
 import engine
 from game.levels import level_name
@@ -217,3 +217,12 @@ def edit_summary(log) -> str:
             continue
         parts.append(f"{label[field]} {old} → {new}")
     return " · ".join(parts)
+
+
+@register.filter
+def colon(label) -> str:
+    """A label and the colon after it as the page's language writes it: "Règles :" in
+    French (a no-break space before the colon), "Regels:" in Dutch and English."""
+    return mark_safe(
+        pgettext("a label before its value", "%(label)s:") % {"label": conditional_escape(label)}
+    )
