@@ -24,7 +24,7 @@ pytestmark = pytest.mark.django_db
 
 MOMENT = dt.datetime(2026, 1, 12, 8, 29, tzinfo=dt.UTC)  # 09:29 in Brussels
 EXPECTED_DATES = {
-    "nl": ("12-1-2026 09:29", "12-1-2026"),
+    "nl": ("12/1/2026 09:29", "12/1/2026"),  # Belgian: config/formats/nl/
     "en": ("2026-01-12 09:29", "2026-01-12"),
     "fr": ("12/01/2026 09:29", "12/01/2026"),
 }

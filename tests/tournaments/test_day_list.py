@@ -60,7 +60,7 @@ def test_day_list_page_shows_the_day_tournament(client, make_user):
 @pytest.mark.parametrize(
     "language, title",
     [
-        ("nl", "Daglijst 5-12-2026"),
+        ("nl", "Daglijst 5/12/2026"),
         ("en", "Day list 2026-12-05"),
         ("fr", "Liste du jour 05/12/2026"),
     ],

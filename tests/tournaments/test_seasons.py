@@ -117,7 +117,7 @@ def test_a_tournament_counts_on_the_day_it_began(
     client.force_login(organizer)
     client.cookies["django_language"] = "nl"
     page = client.get(reverse("clubs:season", args=[club.slug, season.pk])).content.decode()
-    assert "oudjaar</a> (31-12-2026)" in page and "gepland</a> (27-12-2026)" in page
+    assert "oudjaar</a> (31/12/2026)" in page and "gepland</a> (27/12/2026)" in page
     late.refresh_from_db()
     forgotten.refresh_from_db()
     assert late.closed_at.year == forgotten.closed_at.year == 2027

@@ -113,7 +113,7 @@ def test_days_outside_2000_to_2100_are_refused_at_their_field(
     assert not Season.objects.filter(name="Slip").exists()
     assert response["Location"] == create
     page = client.get(create).content.decode()
-    remark = "Kies een dag van 1-1-2000 tot 31-12-2100."
+    remark = "Kies een dag van 1/1/2000 tot 31/12/2100."
     assert remark in _field(page, wrong) and page.count(remark) == 1
     # The date picker offers those days only.
     assert 'min="2000-01-01"' in _field(page, "starts_on")
