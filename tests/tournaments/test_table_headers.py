@@ -46,3 +46,9 @@ def test_compare_pages_name_every_column(make_tournament, make_user, client):
         page = response.content.decode()
         assert "<th" in page, path
         assert empty_headers(page) == [], path
+
+
+def test_the_lobby_names_every_column(client):
+    page = client.get("/tables/").content.decode()
+    assert "lobby-table" in page
+    assert empty_headers(page) == []
