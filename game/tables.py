@@ -39,7 +39,9 @@ def lobby(request: HttpRequest) -> HttpResponse:
         t["bot_name"] = levels.level_name(t["bot_level"])
     if request.GET.get("format") == "json":
         return JsonResponse({"tables": tables})
-    return render(request, "game/lobby.html", {"tables": tables})
+    # ?closed=1: the waiting room of a table its host closed came here (static/js/waiting.js).
+    closed = request.GET.get("closed") == "1"
+    return render(request, "game/lobby.html", {"tables": tables, "closed": closed})
 
 
 @require_http_methods(["GET", "POST"])
@@ -129,6 +131,8 @@ def _table_page(request: HttpRequest, game_id, error: str = "", status: int = 20
         "ws_path": game.ws_path + (f"?code={code}" if code else ""),
         "error": error,
         "can_start": not any(s["free"] for s in seats),
+        # People seated besides the host: closing the table is asked first.
+        "people": sum(1 for s in viewer.seats if s.user_id is not None),
         "players": actions.table_info(game, viewer.seats)["players"],
     }
     return render(request, "game/waiting.html", context, status=status)

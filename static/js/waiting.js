@@ -6,8 +6,14 @@ const initial = document.getElementById("initial-players");
 // A form being sent (sit, add a bot, start) brings its own new page: a reload now
 // would cancel it and lose its answer (the new guest's session cookie, say).
 let submitting = false;
-document.addEventListener("submit", () => {
-  submitting = true;
+// Closing a table others sit at is asked first.
+for (const button of document.querySelectorAll("[data-close-table][data-confirm]")) {
+  button.form.addEventListener("submit", (ev) => {
+    if (!window.confirm(button.dataset.confirm)) ev.preventDefault();
+  });
+}
+document.addEventListener("submit", (ev) => {
+  if (!ev.defaultPrevented) submitting = true;
 });
 function reload() {
   if (!submitting) window.location.reload();
@@ -38,6 +44,11 @@ function connect(attempt = 0) {
     }
     const table = msg.table;
     if (!table) return;
+    if (table.status === "closed") {
+      // The host closed the table: back to the open tables, which say so.
+      if (!submitting) window.location.assign("/tables/?closed=1");
+      return;
+    }
     if (table.status !== "waiting") {
       reload();
       return;

@@ -55,8 +55,8 @@ class Command(BaseCommand):
             "--tie",
             choices=("carry", "own"),
             default="carry",
-            help="after a tie the next deal counts double (carry, default) or each deal"
-            " stands on its own (own)",
+            help="after a tie: as the rules say (carry, default: flemish doubles the next"
+            " deal, french and malilla double nothing) or each deal stands on its own (own)",
         )
         parser.add_argument("--capacity", type=int, default=10)
         parser.add_argument("--seed", default=None, help="secret seed (default: random)")
