@@ -15,25 +15,10 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
-from django.template import engines
 from django.utils.http import url_has_allowed_host_and_scheme
-from django.utils.translation import gettext as _
 
 # Django's reasons (django.middleware.csrf.REASON_BAD_ORIGIN, REASON_BAD_REFERER).
 _ORIGIN_REASONS = ("Origin checking failed", "Referer checking failed")
-
-_ORIGIN_PAGE = """{% extends "base.html" %}
-{% block title %}{{ title }} — Manillen{% endblock %}
-{% block content %}
-<main class="page">
-  <div class="form-card" role="alert" data-error-page="403-csrf-origin">
-    <h1>{{ title }}</h1>
-    <p>{{ what }}</p>
-    <p>{{ who }}</p>
-    <p><a href="/">{{ home }}</a></p>
-  </div>
-</main>
-{% endblock %}"""
 
 
 def is_origin_failure(reason: str) -> bool:
@@ -43,22 +28,8 @@ def is_origin_failure(reason: str) -> bool:
 
 
 def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
-    if is_origin_failure(reason):
-        template = engines["django"].from_string(_ORIGIN_PAGE)
-        context = {
-            "title": _("This form was refused"),
-            "what": _(
-                "The address this form was sent from is not one this site trusts, so "
-                "sending it again will not help."
-            ),
-            "who": _(
-                "If you opened this site at its usual address, a setting of the server "
-                "is wrong: please tell whoever runs the site (they check "
-                "CSRF_TRUSTED_ORIGINS; the server's log names the refused address)."
-            ),
-            "home": _("Home"),
-        }
-        return HttpResponse(template.render(context, request), status=403)
+    if is_origin_failure(reason):  # no page to go back to: sending again will not help
+        return render(request, "403_csrf.html", {"origin": True}, status=403)
     back = request.META.get("HTTP_REFERER", "")
     if not url_has_allowed_host_and_scheme(
         back, allowed_hosts={request.get_host()}, require_https=request.is_secure()
