@@ -21,9 +21,9 @@ from django.db.models import F
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import get_language
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy as _lazy
-from django.utils.translation import pgettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 import engine
@@ -195,24 +195,10 @@ SEAT_NAMES = (_lazy("South"), _lazy("West"), _lazy("North"), _lazy("East"))
 
 def card_name(card: str) -> str:
     """A card's name for screen readers in the active language ("queen of hearts",
-    "harten vrouw", "dame de cœur"): the same strings as the table's script
-    (templates/game/table.html, static/js/table/cards.js spokenName)."""
-    rank, suit = card[:-1], card[-1]
-    ranks = {
-        "A": pgettext("card name", "ace"),
-        "K": pgettext("card name", "king"),
-        "Q": pgettext("card name", "queen"),
-        "J": pgettext("card name", "jack"),
-    }
-    suits = {
-        "S": pgettext("card name", "spades"),
-        "H": pgettext("card name", "hearts"),
-        "D": pgettext("card name", "diamonds"),
-        "C": pgettext("card name", "clubs"),
-    }
-    rank_word = ranks.get(rank, "10" if rank == "T" else rank)
-    template = pgettext("card name", "{rank} of {suit}")
-    return template.replace("{rank}", rank_word).replace("{suit}", suits[suit])
+    "harten vrouw", "dame de cœur"): the engine's names (Card.name), which the table's
+    script says too (templates/game/table.html, static/js/table/cards.js spokenName)."""
+    lang = (get_language() or "nl").split("-")[0]
+    return engine.Card.parse(card).name(lang if lang in engine.cards.RANK_NAMES else "nl")
 
 
 def _seat_name(seat: int, me: int):
