@@ -153,6 +153,8 @@ def _do(request: HttpRequest, game_id, call) -> HttpResponse:
         raise Http404("no such table") from None
     except actions.ActionError as exc:
         return _table_page(request, game_id, error=_(str(exc)), status=409)
+    if result is None:  # the table is gone (its host closed it): back to the open tables
+        return redirect("lobby")
     target = result.public_id if isinstance(result, Game) else game_id
     url = reverse("table", args=[target])
     code = request.POST.get("code") or ""
@@ -201,15 +203,7 @@ def start(request: HttpRequest, game_id) -> HttpResponse:
 def leave(request: HttpRequest, game_id) -> HttpResponse:
     """Leave the table; the host of a table that has not started closes it, and goes
     back to the open tables."""
-    closed = []
-
-    def call():
-        game = actions.leave(game_id, request.user)
-        closed.append(game is None)
-        return game
-
-    response = _do(request, game_id, call)
-    return redirect("lobby") if closed and closed[0] else response
+    return _do(request, game_id, lambda: actions.leave(game_id, request.user))
 
 
 @require_POST
