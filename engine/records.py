@@ -77,7 +77,6 @@ _SCORE_RE = re.compile(
 _END_RE = re.compile(r"^End\s+(\d+)-(\d+)\s+(boom|deal_limit|deals)$")
 _RESULT_RE = re.compile(r"^(\d+)-(\d+)$")
 _DATE_RE = re.compile(r"^(\d{4}|\?{4})\.(\d\d|\?\?)\.(\d\d|\?\?)$")
-_MONTH_DAYS = (31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31)  # February: 29 in a leap year
 
 
 def valid_date(text: str) -> bool:
@@ -100,10 +99,8 @@ def valid_date(text: str) -> bool:
         return True
     if month is None:
         return 1 <= day <= 31
-    longest = _MONTH_DAYS[month - 1]
-    if month == 2 and year is not None and not calendar.isleap(year):
-        longest = 28
-    return 1 <= day <= longest
+    # An unknown year may be a leap year (2000 is one): ????.02.29 stands.
+    return 1 <= day <= calendar.monthrange(2000 if year is None else year, month)[1]
 
 
 # --------------------------------------------------------------------------- data
