@@ -194,7 +194,7 @@ SR_WATCH_JS = """() => {
 
 # A step of the game as the server sends it, made up from the state on screen: `actor`
 # plays `action`; `patch` changes the next state (a finished trick, a trump chosen).
-def _event(page, actor: int, action: str, patch: str) -> None:
+def _event(page, actor: int, action: str, patch: str = "() => ({})") -> None:
     page.evaluate(
         f"""() => {{
           const u = manillenTable.ui, prev = u.state;

@@ -15,14 +15,13 @@ import uuid
 import pytest
 
 from tests.browser.conftest import _finish, _new_page, sign_up
-from tests.helpers import PRODUCTION_STACK, ROOT, TABLE_AT_REST_JS, start_new_game
+from tests.browser.test_table_a11y import _act, _event, _open_table, _trick_won_by
+from tests.helpers import PRODUCTION_STACK, ROOT, TABLE_AT_REST_JS
 
 expect = pytest.importorskip("playwright.sync_api").expect
 
 pytestmark = pytest.mark.django_db
 
-SEQ_JS = "Number(document.getElementById('table-root').dataset.seq)"
-ACTIONABLE = "[data-trump], [data-announce], #hand [data-card][data-legal]"
 NL_CARD = r"(schoppen|harten|ruiten|klaveren) (aas|heer|vrouw|boer|10|9|8|7)"
 EN_CARD = r"(ace|king|queen|jack|10|9|8|7) of (spades|hearts|diamonds|clubs)"
 SYMBOLS = re.compile(r"[\u2660\u2665\u2666\u2663]")
@@ -60,30 +59,6 @@ def _language(page, base: str, lang: str) -> None:
     page.goto(base + "/")
     with page.expect_navigation():
         page.locator("#lang-select").select_option(lang)
-
-
-def _open_table(page, base: str) -> None:
-    start_new_game(page, base)
-    page.wait_for_function("() => window.manillenTable !== undefined")
-
-
-def _act(page) -> None:
-    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
-    seq = page.evaluate(SEQ_JS)
-    page.locator(ACTIONABLE).first.click()
-    page.wait_for_function(f"s => {SEQ_JS} > s", arg=seq)
-
-
-def _event(page, actor: int, action: str, patch: str = "() => ({})") -> None:
-    """A step as the server sends it, made up from the state on screen."""
-    page.evaluate(
-        f"""() => {{
-          const u = manillenTable.ui, prev = u.state;
-          const next = {{...prev, ...({patch})(prev)}};
-          manillenTable.onMessage({{type: "event", seq: u.seq + 1, actor: {actor},
-            action: "{action}", state: next}});
-        }}"""
-    )
 
 
 def _snapshot(page, patch: str) -> None:
@@ -134,13 +109,6 @@ def test_the_replay_names_every_card_for_a_screen_reader(page, asgi_server, tmp_
 
 
 # --- 2. the move log --------------------------------------------------------------------
-
-
-def _trick_won_by(seat: int, points: int) -> str:
-    return f"""(prev) => ({{
-      tricks: [...(prev.tricks || []), {{cards: [[1, "7S"], [2, "8S"], [3, "9S"], [0, "JS"]],
-        winner: {seat}, points: {points}}}],
-      current_trick: {{leader: {seat}, cards: []}}, to_move: {seat}}})"""
 
 
 def test_the_move_log_keeps_the_last_plays_and_names_only_cards_played(page, asgi_server):
