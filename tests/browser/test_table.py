@@ -449,6 +449,52 @@ def test_a_card_the_server_refuses_goes_back_to_the_hand(page, asgi_server):
     assert not page.js_errors, page.js_errors
 
 
+def test_a_snapshot_that_crosses_the_click_leaves_the_card_played(page, asgi_server):
+    """A snapshot asked for before the move reached the server (on open, by the
+    watchdog) still shows the card in the hand; it must not put the card back (for a
+    moment a second card could be clicked) nor stop the move's own answer."""
+    _open_table(page, asgi_server)
+    _wait_for_a_card_to_play(page)
+    seq = _seq(page)
+    # The snapshot request goes out just before the move, so its answer comes first.
+    page.evaluate(
+        """() => {
+      const ws = manillenTable.socket.ws;
+      const send = ws.send.bind(ws);
+      ws.send = (data) => {
+        if (JSON.parse(data).type === 'action') {
+          window.sentCard = JSON.parse(data).action;
+          send(JSON.stringify({ type: 'snapshot' }));
+          setTimeout(() => send(data), 400);
+        } else send(data);
+      };
+      window.backInHand = [];
+      window.snapshotsAtSeq = 0;
+      window.seqAtClick = manillenTable.ui.seq;
+      const hand = document.getElementById('hand');
+      new MutationObserver(() => {
+        const card = window.sentCard;
+        if (!card || manillenTable.ui.seq > window.seqAtClick) return;
+        if (hand.querySelector(`[data-card="${card}"]`)) window.backInHand.push(card);
+      }).observe(hand, { childList: true, subtree: true });
+      const onMessage = manillenTable.socket.onMessage;
+      manillenTable.socket.onMessage = (msg) => {
+        const same = msg.type === 'snapshot' && Number(msg.seq) === manillenTable.ui.seq;
+        if (same) window.snapshotsAtSeq += 1;
+        onMessage(msg);
+      };
+    }"""
+    )
+    look = page.evaluate(CLICK_AND_LOOK_JS)
+    assert look["inTrick"] and not look["inHand"], look
+    _wait_seq_above(page, seq)  # the move's echo came, after the snapshot
+    assert page.evaluate("window.snapshotsAtSeq") >= 1
+    assert page.evaluate("window.backInHand") == []
+    expect(page.locator(f'#hand [data-card="{look["card"]}"]')).to_have_count(0)
+    assert page.evaluate("manillenTable.ui.pending") is None
+    assert not page.js_errors, page.js_errors
+
+
 def test_a_move_nothing_answers_is_taken_back_and_the_table_connects_anew(page, asgi_server):
     _open_table(page, asgi_server)
     _wait_for_a_card_to_play(page)

@@ -435,8 +435,10 @@ function onMessage(msg) {
   if (msg.type === "snapshot" && msg.state) {
     // Snapshots and events travel different ways and may cross: never step back.
     const n = Number(msg.seq);
-    if (n < ui.seq || (n === ui.seq && (ui.busy || ui.queue.length))) {
-      // Nothing new; a move in flight still gets its echo or refusal (or, with no
+    if (n < ui.seq || (n === ui.seq && (ui.busy || ui.queue.length || ui.pending !== null))) {
+      // Nothing new. A snapshot asked for before this page's own move reached the
+      // server (on open, by the watchdog) says the card is still in the hand: the move
+      // stays where the click put it and still gets its echo or refusal (or, with no
       // answer at all, the connection is made anew: see ANSWER_MS).
       return;
     }
