@@ -361,6 +361,28 @@ def test_a_spectator_sees_the_result_without_a_side(page, browser, request, asgi
         watcher.goto(url)
         watcher.wait_for_function("() => window.manillenTable !== undefined")
         expect(watcher.locator("[data-spectator]")).to_be_visible()
+        # No US and THEM anywhere: the header, the board and its lines name the seats.
+        mini = watcher.locator(".mini-score").last
+        expect(mini).to_contain_text("Z–N")
+        expect(mini).to_contain_text("W–O")
+        hint = watcher.locator("[data-board-teams]")
+        expect(hint).to_contain_text("Zuid–Noord:")
+        expect(hint).to_contain_text("West–Oost:")
+        deal_one = "{deal: 1, trump: 'H', card_points: [38, 22], written: [8, 0]}"
+        _snapshot(watcher, f"() => ({{board: [{deal_one}]}})")
+        row = watcher.locator("#board-body tr").first
+        expect(row).to_have_attribute("title", "Kaartpunten: Zuid–Noord 38 – West–Oost 22")
+        # A deal's line under the table, as the deal's last card brings it.
+        note = watcher.evaluate(
+            """() => { const u = manillenTable.ui; const board = u.state.board;
+              manillenTable.onMessage({type: 'event', seq: u.seq + 1, actor: 1,
+                state: {...u.state, board: [...board, {deal: 2, trump: 'S', card_points: [20, 40],
+                        written: [0, 10]}]}});
+              return new Promise((done) => setTimeout(() => done(u.note), 300)); }"""
+        )
+        assert note == "Deel 2: Zuid–Noord 20 – West–Oost 40. West–Oost schrijven 10.", note
+        for box in (mini, hint, row):
+            assert not re.search(r"WIJ|ZIJ", box.inner_text() + (box.get_attribute("title") or ""))
         _snapshot(watcher, GAME_OVER)
         end = watcher.locator("#end")
         expect(end).to_be_visible()

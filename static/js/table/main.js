@@ -299,9 +299,9 @@ function dealNote(prev, next) {
   const last = nb[nb.length - 1];
   const [w, z] = R.ours(last.written);
   const [cw, cz] = last.card_points ? R.ours(last.card_points) : ["?", "?"];
-  const head = t("deal_result", { n: last.deal, wij: cw, zij: cz });
-  if (w > 0) return `${head} ${t("wij_write", { n: w })}`;
-  if (z > 0) return `${head} ${t("zij_write", { n: z })}`;
+  const head = t(R.sideKey("deal_result"), { n: last.deal, wij: cw, zij: cz });
+  if (w > 0) return `${head} ${t(R.sideKey("wij_write"), { n: w })}`;
+  if (z > 0) return `${head} ${t(R.sideKey("zij_write"), { n: z })}`;
   // Each deal on its own (the tie=own option): a tie doubles nothing.
   const own = next.options && next.options.tie_carry === false;
   return `${head} ${t(own ? "nobody_writes_own" : "nobody_writes")}`;

@@ -36,6 +36,12 @@ export function isSpectator() {
   return !view.person;
 }
 
+// The key of a line about the two sides: a spectator's names them by their seats
+// (South–North, West–East) where a player's says US and THEM.
+export function sideKey(key) {
+  return view.person ? key : `${key}_seats`;
+}
+
 // The place on screen (0 bottom, 1 left, 2 top, 3 right) of an absolute seat.
 export function rel(seat) {
   return (seat - view.me + 4) % 4;
@@ -365,7 +371,7 @@ export function renderBoard(tbody, tfoot, state, t) {
       [String(entry.deal), markFor(entry, t), w ? String(w) : "\u00b7", z ? String(z) : "\u00b7"],
       "done",
     );
-    if (pts.length) row.title = t("card_points", { wij: pts[0], zij: pts[1] });
+    if (pts.length) row.title = t(sideKey("card_points"), { wij: pts[0], zij: pts[1] });
     tbody.append(row);
   }
   const over = state.phase === "game_over" || state.game_over;
