@@ -24,6 +24,7 @@ from .views import (
     GUEST_NAME_MAX,
     PLAY_LEVELS,
     _login_guest,
+    guest_name_problem,
     is_random_guest,
     name_guest,
     render_table,
@@ -62,6 +63,10 @@ def new_table(request: HttpRequest) -> HttpResponse:
             clock = -1
         if clock not in CLOCK_CHOICES:
             errors.append(_("Choose a clock that is offered: off, 15, 30 or 60 seconds."))
+        if not request.user.is_authenticated or is_random_guest(request.user):
+            problem = guest_name_problem(form["name"])
+            if problem:
+                errors.append(problem)
         if not errors:
             name = form["name"]
             if request.user.is_authenticated:
@@ -128,6 +133,7 @@ def _table_page(request: HttpRequest, game_id, error: str = "", status: int = 20
         "ask_name": viewer.seat is None
         and (not request.user.is_authenticated or is_random_guest(request.user)),
         "guest_name_max": GUEST_NAME_MAX,
+        "guest_name": request.POST.get("name", "") if error else "",
         "ws_path": game.ws_path + (f"?code={code}" if code else ""),
         "error": error,
         "can_start": not any(s["free"] for s in seats),
@@ -166,6 +172,10 @@ def _do(request: HttpRequest, game_id, call) -> HttpResponse:
 @require_POST
 def sit(request: HttpRequest, game_id) -> HttpResponse:
     seat, code = _seat_arg(request), request.POST.get("code") or None
+    asks_name = not request.user.is_authenticated or is_random_guest(request.user)
+    problem = guest_name_problem(request.POST.get("name", "")) if asks_name else ""
+    if problem:  # said before anything happens (and before a guest account is made)
+        return _table_page(request, game_id, error=problem, status=400)
     if not request.user.is_authenticated:
         # Check before making a guest: a refused visitor leaves no account behind.
         try:

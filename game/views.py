@@ -316,6 +316,22 @@ def guest_username(name: str) -> str:
     return candidate
 
 
+def guest_name_problem(name: str) -> str:
+    """Why a name a guest typed cannot be used ("" when it can, or when none was typed),
+    said on the form rather than swapped for a random name behind the guest's back."""
+    name = "-".join((name or "").split())[:GUEST_NAME_MAX]
+    if not name:
+        return ""
+    if name.lower().startswith((GUEST_PREFIX, ANONYMOUS_PREFIX)):
+        return _("A name at the table may not start with “%(prefix)s” or “%(other)s”.") % {
+            "prefix": GUEST_PREFIX,
+            "other": ANONYMOUS_PREFIX,
+        }
+    if not _GUEST_NAME.match(name):
+        return _("A name at the table holds letters, digits, spaces and . @ + - _ only.")
+    return ""
+
+
 def is_random_guest(user) -> bool:
     return bool(_RANDOM_GUEST.match(user.get_username())) and not user.has_usable_password()
 

@@ -8,6 +8,7 @@ import re
 
 import pytest
 from django.test import Client
+from django.utils.html import escape
 
 from game import actions
 from game.models import Game, Seat
@@ -131,13 +132,28 @@ def test_a_guest_sits_under_the_name_they_give(user):
     assert host.get(f"/tables/{game.public_id}/").content.decode().count("data-guest-name") == 0
     visitor.post(f"/tables/{game.public_id}/sit/", {"seat": "1", "name": "  Jan Peeters "})
     assert Seat.objects.get(game=game, index=1).user.username == "gast-Jan-Peeters"
-    # The same name again is told apart; a name that is no name gives a random one.
+    # The same name again is told apart.
     other = _client()
     other.post(f"/tables/{game.public_id}/sit/", {"seat": "2", "name": "jan-peeters"})
     assert Seat.objects.get(game=game, index=2).user.username == "gast-jan-peeters-2"
+    # A name that cannot be used is said so, kept in the field, and nothing happens (no
+    # seat taken, no guest account made), rather than a random name behind one's back.
     third = _client()
-    third.post(f"/tables/{game.public_id}/sit/", {"seat": "3", "name": "<b>"})
+    users = type(user).objects.count()
+    for bad, why in (("<b>", "alleen letters"), ("gast-x", "niet beginnen met")):
+        refused = third.post(f"/tables/{game.public_id}/sit/", {"seat": "3", "name": bad})
+        assert refused.status_code == 400
+        body = refused.content.decode()
+        assert why in body and f'value="{escape(bad)}"' in body, body
+        assert Seat.objects.get(game=game, index=3).is_free
+    assert type(user).objects.count() == users
+    # No name at all: a random one.
+    third.post(f"/tables/{game.public_id}/sit/", {"seat": "3", "name": "  "})
     assert re.fullmatch(r"gast-[0-9a-f]{12}", Seat.objects.get(game=game, index=3).user.username)
+    # A guest under a random name gets the same answer for a name that cannot be used.
+    fourth = _new_table(host)
+    refused = third.post(f"/tables/{fourth.public_id}/sit/", {"seat": "1", "name": "a/b"})
+    assert refused.status_code == 400 and Seat.objects.get(game=fourth, index=1).is_free
     # A guest already under a random name takes the name at the next table.
     second = _new_table(host)
     third.post(f"/tables/{second.public_id}/sit/", {"seat": "1", "name": "Mieke"})
@@ -148,6 +164,11 @@ def test_a_guest_sits_under_the_name_they_give(user):
     opener.post("/tables/new/", {"rules": "flemish", "bot_level": "heuristic", "clock": "0",
                                  "name": "Gastvrouw"})  # fmt: skip
     assert Game.objects.filter(owner__username="gast-Gastvrouw").exists()
+    games, users = Game.objects.count(), type(user).objects.count()
+    refused = _client().post("/tables/new/", {"rules": "flemish", "bot_level": "heuristic",
+                                              "clock": "0", "name": "Jan;Piet"})  # fmt: skip
+    assert refused.status_code == 400 and "alleen letters" in refused.content.decode()
+    assert (Game.objects.count(), type(user).objects.count()) == (games, users)
     assert "data-guest-name" not in host.get("/tables/new/").content.decode()
     # An account keeps its own name.
     third_table = _new_table(host)
