@@ -133,10 +133,20 @@ TEMPLATES = [
 
 # --- database -------------------------------------------------------------------------
 DATABASE_URL = os.environ.get("DATABASE_URL", "")
-# Seconds a process keeps its database connection. The ASGI web process gets 0 from
-# config/asgi.py (Django: persistent connections are not for ASGI, where each request's
-# thread may differ); Celery workers and management commands keep the default.
-DATABASE_CONN_MAX_AGE = env_int("DATABASE_CONN_MAX_AGE", 60)
+# Connections kept open in a pool per process (Django's psycopg pool, PostgreSQL only; 0:
+# none): a request or websocket call borrows an open connection and gives it back, instead
+# of opening one (~9 ms) and closing it. config/asgi.py sets it for the web (ASGI)
+# processes. A pool replaces persistent connections (Django allows only one of the two).
+DATABASE_POOL_SIZE = max(0, env_int("DATABASE_POOL_SIZE", 0))
+# Seconds a process keeps its database connection (without a pool). Not for the ASGI web
+# process (Django: persistent connections are not for ASGI, where each request's thread
+# may differ; it pools instead); Celery workers and management commands keep 60.
+DATABASE_CONN_MAX_AGE = env_int("DATABASE_CONN_MAX_AGE", 0 if DATABASE_POOL_SIZE else 60)
+if DATABASE_POOL_SIZE and DATABASE_CONN_MAX_AGE:
+    raise ImproperlyConfigured(
+        "DATABASE_POOL_SIZE and DATABASE_CONN_MAX_AGE: a pool replaces persistent "
+        "connections; set DATABASE_CONN_MAX_AGE=0 or DATABASE_POOL_SIZE=0"
+    )
 # PgBouncer in transaction mode (or any pooler that hands a transaction, not a session,
 # to a client) breaks server-side cursors (QuerySet.iterator() on PostgreSQL): a cursor
 # declared in one transaction is gone in the next. DATABASE_POOLER=transaction, or
@@ -158,6 +168,16 @@ if DATABASE_URL:
     except Exception as exc:  # dj_database_url raises several types for bad URLs
         raise ImproperlyConfigured(f"DATABASE_URL is not understood: {exc}") from exc
     DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = DISABLE_SERVER_SIDE_CURSORS
+    if DATABASE_POOL_SIZE:
+        # With a pool, Django's health checks make the pool test a connection before
+        # lending it: one dropped by the server while it waited (a PostgreSQL restart, a
+        # pooler's idle timeout) is replaced, not handed to a request that then fails.
+        DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
+        DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
+            "min_size": 1,
+            "max_size": DATABASE_POOL_SIZE,
+            "timeout": 20,  # seconds a request waits for a free connection
+        }
 else:
     DATABASES = {
         "default": {

@@ -95,8 +95,9 @@ def _conn_max_age(module: str, **extra) -> str:
     )
     code = (
         f"import {module}, os; from django.conf import settings; "
-        "print(settings.DATABASES['default']['CONN_MAX_AGE'], "
-        "os.environ.get('DATABASE_CONN_MAX_AGE', '-'))"
+        "db = settings.DATABASES['default']; pool = db.get('OPTIONS', {}).get('pool'); "
+        "print(db['CONN_MAX_AGE'], os.environ.get('DATABASE_CONN_MAX_AGE', '-'), "
+        "pool['max_size'] if pool else '-', os.environ.get('DATABASE_POOL_SIZE', '-'))"
     )
     result = subprocess.run(
         [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True,
@@ -106,10 +107,23 @@ def _conn_max_age(module: str, **extra) -> str:
     return result.stdout.split()
 
 
-def test_the_asgi_process_keeps_no_persistent_connection_and_workers_do():
-    # The web process (config.asgi): 0, and the variable is not left for its children.
-    assert _conn_max_age("config.asgi") == ["0", "-"]
-    # A Celery worker (config.celery, no ASGI) keeps its connection 60 s.
-    assert _conn_max_age("config.celery") == ["60", "-"]
-    # An operator's value wins everywhere.
-    assert _conn_max_age("config.asgi", DATABASE_CONN_MAX_AGE="5") == ["5", "5"]
+def test_the_asgi_process_pools_its_connections_and_workers_keep_theirs():
+    from config.asgi import POOL_SIZE
+
+    # The web process (config.asgi): no persistent connection but a pool, and the
+    # variable is not left for its children.
+    assert _conn_max_age("config.asgi") == ["0", "-", str(POOL_SIZE), "-"]
+    assert POOL_SIZE >= 7  # asgiref's executor (at least 5 threads) + the sync views
+    # A Celery worker (config.celery, no ASGI) keeps its connection 60 s, no pool.
+    assert _conn_max_age("config.celery") == ["60", "-", "-", "-"]
+    # An operator's value wins everywhere: persistent connections (then no pool) ...
+    assert _conn_max_age("config.asgi", DATABASE_CONN_MAX_AGE="5") == ["5", "5", "-", "-"]
+    # ... or a pool of another size (or none) ...
+    assert _conn_max_age("config.asgi", DATABASE_POOL_SIZE="3") == ["0", "-", "3", "3"]
+    assert _conn_max_age("config.asgi", DATABASE_POOL_SIZE="0") == ["0", "-", "-", "0"]
+    assert _conn_max_age("config.celery", DATABASE_POOL_SIZE="4") == ["0", "-", "4", "4"]
+
+
+def test_a_pool_and_persistent_connections_are_refused_together(monkeypatch):
+    with pytest.raises(ImproperlyConfigured, match="DATABASE_POOL_SIZE"):
+        load(monkeypatch, DATABASE_POOL_SIZE="4", DATABASE_CONN_MAX_AGE="60")
