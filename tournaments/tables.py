@@ -258,7 +258,17 @@ def my_seat(t: Tournament, user) -> dict[str, Any] | None:
         "deadline": tset.deadline,
         # The set is over and the next one not drawn yet (a break between rounds).
         "done": tset.status == TableSet.Status.DONE,
+        # The player's own table is done but others still play the set: (done, tables).
+        "waiting": _tables_done(tset)
+        if tab.finished and tset.status != TableSet.Status.DONE
+        else None,
     }
+
+
+def _tables_done(tset: TableSet) -> tuple[int, int]:
+    """(tables of the set that have finished, tables of the set)."""
+    finished = list(Table.objects.filter(table_set=tset).values_list("finished", flat=True))
+    return sum(finished), len(finished)
 
 
 def progress(t: Tournament) -> dict[str, Any] | None:

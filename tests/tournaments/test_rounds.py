@@ -409,10 +409,29 @@ def test_a_round_break_shows_the_next_draw_then_starts_it_at_its_time(
         actions.join_club(u, club.invite_code)
         actions.join(t.pk, u)
     actions.start_tables(t.pk)
-    for game_id in Table.objects.filter(table_set__round__tournament=t).values_list(
-        "game_id", flat=True
-    ):
-        game_actions.autoplay(game_id)
+    tables = list(Table.objects.filter(table_set__round__tournament=t).order_by("number"))
+    assert len(tables) == 3
+    game_actions.autoplay(tables[0].game_id)
+    wait_until(lambda: Table.objects.get(pk=tables[0].pk).finished)
+    # A player whose table is done while the others still play: told so, and how many
+    # tables are done (not "you sit at table 1" with a way back to a finished game).
+    first = TableSeat.objects.filter(table=tables[0], entry__isnull=False).first()
+    client.force_login(first.entry.player)
+    mine = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
+    assert "data-table-done" in mine and "Je tafel heeft ronde 1, set 1 uitgespeeld" in mine
+    assert "Wachten op de andere tafels: 1 van de 3 zijn klaar." in mine
+    assert "data-my-table" not in mine and "data-set-done" not in mine
+    assert client.get(f"/tournaments/{t.pk}/tables/?format=json").json()["seat"]["waiting"] == [
+        1,
+        3,
+    ]
+    # At a table still playing, nothing changes.
+    other = TableSeat.objects.filter(table=tables[1], entry__isnull=False).first()
+    client.force_login(other.entry.player)
+    theirs = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
+    assert "data-my-table" in theirs and "data-table-done" not in theirs
+    for tab in tables[1:]:
+        game_actions.autoplay(tab.game_id)
     wait_until(lambda: Round.objects.filter(tournament=t, number=2).exists())
     waiting = Round.objects.get(tournament=t, number=2)
     assert waiting.status == Round.Status.WAITING
