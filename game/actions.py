@@ -309,6 +309,9 @@ def table_info(game: Game, seats: list[Seat]) -> dict[str, Any]:
                 "bot_reason": s.bot_reason,
                 "left": s.left,
                 "free": s.is_free,
+                # The person's last socket closed and the bot has not taken over (yet):
+                # the others see who they wait for.
+                "away": is_away(s),
             }
         )
     return {
@@ -337,6 +340,17 @@ def snapshot_message(game: Game, seat: int | None = HUMAN_SEAT, seats=None) -> d
 def snapshot(public_id, user, code: str | None = None) -> dict[str, Any]:
     viewer = get_viewer(public_id, user, code)
     return snapshot_message(viewer.game, viewer.seat, viewer.seats)
+
+
+def is_away(seat: Seat) -> bool:
+    """The person of `seat` had the table open and no longer has (counted sockets only:
+    a table of several people or a tournament's), and still plays the seat themselves."""
+    return (
+        seat.user_id is not None
+        and not seat.bot_control
+        and seat.connections == 0
+        and seat.disconnected_at is not None
+    )
 
 
 def counts_sockets(game: Game, seats: list[Seat]) -> bool:
@@ -368,6 +382,7 @@ def connect(public_id, user, code: str | None = None) -> dict[str, Any]:
         and counts_sockets(viewer.game, viewer.seats)
     ):
         pk = viewer.seats[viewer.seat].pk
+        was_away = is_away(viewer.seats[viewer.seat])
         # Counted first, then the seat read again: an absence check that locked the seat
         # before this update has committed its takeover by now (we see it and undo it);
         # one that locks it after sees the socket (and takes nothing). Counted only while
@@ -386,8 +401,10 @@ def connect(public_id, user, code: str | None = None) -> dict[str, Any]:
                     and reason in RETURN_ON_ARRIVAL
                     and arrive(viewer.game.pk, viewer.seat, user)
                 )
-                if arrived:
+                if arrived or was_away:
                     viewer = get_viewer(public_id, user, code)
+                if was_away and not arrived:  # back: the others stop waiting on "away"
+                    _notify_table(viewer.game, viewer.seats)
                 message = snapshot_message(viewer.game, viewer.seat, viewer.seats)
                 if arrived:
                     message["arrived"] = reason  # the page: the bot played it until now
@@ -1312,6 +1329,8 @@ def seat_disconnected(public_id, user) -> None:
             Seat.objects.filter(pk=pk).update(connections=0, disconnected_at=now)
             stamp, delay = now.isoformat(), settings.GAME_DISCONNECT_TAKEOVER
             transaction.on_commit(lambda: _schedule("disconnect", (game_pk, index, stamp), delay))
+            game = Game.objects.get(pk=game_pk)
+            _notify_table(game, seats_of(game))  # the others see the seat away
     except DatabaseError:
         logger.warning("socket count of %s in game %s not updated", user, public_id, exc_info=True)
 

@@ -134,3 +134,45 @@ def test_four_people_play_a_whole_game_one_leaves_and_comes_back(four, asgi_serv
     expect(west.locator("[data-game-over]")).to_be_visible()
     for pg in four:
         assert not pg.js_errors, pg.js_errors
+
+
+def test_the_others_see_who_closed_the_table_until_they_are_back(request, browser, asgi_server):
+    """A person closes the table's tab: the others see "(weg)" beside the name at once
+    (not just "… denkt na" for a minute, until the bot takes over), gone when they are
+    back."""
+    host_ctx, host = _new_page(request, browser, viewport={"width": 1100, "height": 850})
+    guest_ctx, guest = _new_page(request, browser, viewport={"width": 1100, "height": 850})
+    try:
+        host.goto(asgi_server + "/tables/new/")  # as a guest, named
+        host.fill("[data-guest-name]", "gastheer")
+        host.select_option("select[name=clock]", "0")
+        host.locator("[data-create-table]").click()
+        host.wait_for_url("**/tables/*/")
+        url = host.url.split("?")[0]
+        guest.goto(url)
+        guest.fill("[data-guest-name]", "noord")
+        guest.locator("[data-sit='2']").click()
+        for seat in (1, 3):
+            host.locator(f"[data-add-bot='{seat}']").click()
+            host.wait_for_load_state()
+        host.locator("[data-start]").click()
+        for pg in (host, guest):
+            pg.wait_for_function(
+                "() => window.manillenTable && window.manillenTable.ui.table.status === 'active'"
+                " && manillenTable.socket.ws && manillenTable.socket.ws.readyState === 1"
+            )
+        tag = host.locator(".seat[data-seat='2'] .bot-tag")
+        expect(host.locator(".seat[data-seat='2'] .name")).to_contain_text("noord")
+        expect(tag).to_be_hidden()
+        guest.close()  # the tab is closed: its socket with it
+        expect(tag).to_be_visible()
+        expect(tag).to_have_text("(weg)")
+        expect(tag).to_have_attribute("data-away", "")
+        again = guest_ctx.new_page()
+        again.goto(url)
+        again.wait_for_function("() => window.manillenTable !== undefined")
+        expect(tag).to_be_hidden()
+        assert not host.js_errors, host.js_errors
+    finally:
+        _finish(request, host_ctx, host)
+        guest_ctx.close()

@@ -76,6 +76,37 @@ async def test_two_tabs_of_one_person_and_a_reconnect_see_their_own_seat(
         await comm.disconnect()
 
 
+async def _table_until(comm, check) -> dict:
+    while True:
+        message = await _until(comm, "table")
+        if check(message["table"]):
+            return message["table"]
+
+
+async def test_the_others_see_a_person_away_until_they_are_back(user, other_user):
+    """A person's last socket closes: the others are told at once (the seat reads "away"
+    until the bot takes it over a minute later), and again when the person is back."""
+    game = await _table(user, other_user)
+    game = await _person_to_move(game)
+    north, snap = await connect_game(game.public_id, other_user)
+    host, snap_host = await connect_game(game.public_id, user)
+    assert [p["away"] for p in snap_host["table"]["players"]] == [False] * 4
+    await north.disconnect()
+    table = await _table_until(host, lambda t: t["players"][2]["away"])
+    assert table["players"][2]["name"] == other_user.username
+    assert not table["players"][2]["bot_control"] and not table["players"][0]["away"]
+    north, snap = await connect_game(game.public_id, other_user)
+    assert not snap["table"]["players"][2]["away"]
+    await _table_until(host, lambda t: not t["players"][2]["away"])
+    # A second tab closing while the first stays open is no absence.
+    tab2, _ = await connect_game(game.public_id, other_user)
+    await tab2.disconnect()
+    seat = await database_sync_to_async(lambda: actions.seats_of(game)[2])()
+    assert seat.connections == 1 and not actions.is_away(seat)
+    for comm in (north, host):
+        await comm.disconnect()
+
+
 async def test_a_person_sits_at_two_tables(user, other_user):
     first = await _table(user, other_user)
     second = await database_sync_to_async(actions.create_table)(other_user)

@@ -70,14 +70,23 @@ function labelSeat(box, seat, t) {
   node.title = name;
   let tag = box.querySelector(".bot-tag");
   const botPlays = botPlaysPerson(seat);
-  if (botPlays && !tag) {
+  const away = !botPlays && isAway(seat);
+  if ((botPlays || away) && !tag) {
     tag = el("span", { class: "bot-tag" });
     node.after(tag);
   }
   if (tag) {
-    tag.hidden = !botPlays;
-    tag.textContent = `(${t("bot")})`;
+    tag.hidden = !(botPlays || away);
+    tag.textContent = `(${t(botPlays ? "bot" : "away")})`;
+    tag.toggleAttribute("data-away", away);
   }
+}
+
+// A person's table is closed (no socket) and the bot has not taken the seat yet: the
+// others are told who they wait for.
+function isAway(seat) {
+  const p = view.players?.[seat];
+  return Boolean(!(view.person && seat === view.me) && p && p.person && p.away);
 }
 
 // "You" for the viewer's own seat, a person's name, else the direction.
