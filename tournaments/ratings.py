@@ -126,16 +126,20 @@ def shared_entry_ids():
 def _ranked(t: Tournament) -> tuple[list[tuple[int, int]], int]:
     """(player id, rank) of the players a tournament rates, and the size of its ranked
     field. A deleted account (made anonymous) still counts, as its results do in the
-    standings, whenever the tournament is rated; an entry played by two people rates
-    nobody (its rank still counts in the field's size, as on the standings)."""
+    standings, whenever the tournament is rated; an entry played by two people, or one
+    the bot finished at the close (its player stopped: the result is largely the bot's),
+    rates nobody (its rank still counts in the field's size, as on the standings)."""
     shared = shared_entries([t])
     rows = list(
         Entry.objects.filter(tournament=t, rank__isnull=False)
         .exclude(status=Entry.Status.REMOVED)
         .order_by("pk")
-        .values_list("pk", "player_id", "rank")
+        .values_list("pk", "player_id", "rank", "finish_mode")
     )
-    return [(player, rank) for pk, player, rank in rows if pk not in shared], len(rows)
+    rated = [
+        (player, rank) for pk, player, rank, mode in rows if pk not in shared and mode != "bot"
+    ]
+    return rated, len(rows)
 
 
 def rate(tournament_id: int, now=None) -> int | None:

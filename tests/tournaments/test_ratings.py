@@ -424,3 +424,40 @@ def test_equal_ratings_share_their_place_on_every_page_and_in_the_csv(client, ma
     assert places(second) == [4, 6]
     body = client.get(url + "?format=csv&sep=comma").content.decode("utf-8-sig")
     assert [int(line.split(",")[0]) for line in body.splitlines()[1:]] == [1, 2, 2, 4, 4, 6]
+
+
+def test_a_game_the_bot_finished_at_the_close_rates_nobody(
+    client, make_tournament, make_user, organizer
+):
+    """A player who stops after a card and lets the close hand the game to the (strong)
+    bot must not gain rating from the bot's play; the others' places stand."""
+    from django.utils import timezone
+
+    from game.models import Game
+    from tournaments import rankings
+    from tournaments.models import Entry
+
+    a, b, c = make_user("anna"), make_user("bert"), make_user("cis")
+    t = make_tournament(name="rate-bot", seed="rate-bot", results_audience="everyone")
+    for user, score, mode in ((a, 40, "played"), (b, 10, "played"), (c, 70, "bot")):
+        game = Game.objects.create(owner=user, seed=t.seed, rules=t.rules)
+        Entry.objects.create(
+            tournament=t, player=user, game=game, status=Entry.Status.FINISHED,
+            score=score, game_score=score, deals_played=1, finished_at=timezone.now(),
+            finish_mode=mode,
+        )  # fmt: skip
+    actions.close_tournament(t.pk, organizer)
+    wait_for_idle_worker()
+    rankings.recompute(t.pk)
+    assert Entry.objects.get(tournament=t, player=c).rank == 1  # the standings keep it
+    assert ratings.rate(t.pk) == 2
+    assert not Rating.objects.filter(player=c).exists()
+    assert {r.player.username: r.value for r in Rating.objects.select_related("player")} == (
+        pytest.approx(_expected([("anna", 2), ("bert", 3)]))
+    )
+    assert set(RatingChange.objects.values_list("player__username", "rank", "field")) == {
+        ("anna", 2, 3),
+        ("bert", 3, 3),
+    }
+    page = client.get("/tournaments/ratings/").content.decode()
+    assert "Een spel dat de bot afwerkte toen het toernooi sloot" in page
