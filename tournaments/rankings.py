@@ -285,6 +285,14 @@ def standings(t: Tournament) -> list[dict[str, Any]]:
     ]  # fmt: skip
 
 
+def pending(rows: list[dict[str, Any]]) -> bool:
+    """Whether standings rows wait for the rankings task: an entry finished (or finished
+    by the bot at the close) since its last run has no place yet, and the others' figures
+    are still those of the smaller field. The pages say so rather than show them as
+    final."""
+    return any(r["rank"] is None for r in rows)
+
+
 def traveller(t: Tournament, number: int) -> list[dict[str, Any]]:
     """Every finished entry's result on deal `number`, best first, with its matchpoints
     and Neuberg value (computed here, as the rankings task does: scoring.deal_figures)."""

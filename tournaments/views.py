@@ -261,12 +261,20 @@ def standings(request: HttpRequest, pk: int) -> HttpResponse:
     _require_results(request, t)
     rows = rankings.standings(t)
     if request.GET.get("format") == "json":
-        return JsonResponse({"version": t.rankings_version, "status": t.status, "rows": rows})
+        return JsonResponse(
+            {
+                "version": t.rankings_version,
+                "status": t.status,
+                "pending": rankings.pending(rows),
+                "rows": rows,
+            }
+        )
     style = exports.csv_style(request.LANGUAGE_CODE, request.GET.get("sep"))
     csv_sep = "semicolon" if style.delimiter == ";" else "comma"
     context = {
         "t": t,
         "rows": rows,
+        "pending": rankings.pending(rows),
         "deal_numbers": _travellers_shown(t, actions.entry_of(request.user, t)),
         "ws_path": f"/ws/tournaments/{t.pk}/standings/",
         "csv_sep": csv_sep,
@@ -582,9 +590,11 @@ def _results_print_context(t: Tournament, only: set[int] | None = None) -> dict:
         deal = deals.get(trav["deal"])
         trav["hands"] = _hands_display(deal) if deal else []
         trav["dealer_name"] = SEATS[deal.dealer] if deal else ""
+    rows = rankings.standings(t)
     return {
         "t": t,
-        "rows": rankings.standings(t),
+        "rows": rows,
+        "pending": rankings.pending(rows),
         "travellers": travellers,
         "corrections": exports.corrections(t),
         # The same corrections as sentences in local time (the export's are stored dicts).

@@ -78,6 +78,9 @@ if (table && "WebSocket" in window) {
         version = msg.version;
         render(msg.rows);
         if (status) status.hidden = false;
+        // An entry without a place: the rankings task has not run since it finished.
+        const pending = document.querySelector("[data-rankings-pending]");
+        if (pending) pending.hidden = !msg.rows.some((r) => r.rank === null);
       }
     };
     ws.onclose = (e) => { if (e.code !== 4403) setTimeout(connect, 5000); };

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import pytest
 from django.utils import timezone
@@ -237,3 +238,35 @@ def test_the_club_page_lists_its_open_tournaments_before_the_finished(
     current = page.split("data-current")[1].split("</ul>")[0]
     finished = page.split("data-finished")[1].split("</ul>")[0]
     assert running.name in current and over.name in finished and over.name not in current
+
+
+def test_standings_waiting_for_the_rankings_task_say_so(
+    make_tournament, fake_entry, organizer, client
+):
+    """An entry finished (or finished by the bot at the close) while the rankings task has
+    not run yet: it has no place and the others' figures are the smaller field's. The
+    page, its JSON and the printable results say the standings are not final."""
+    from tests.helpers import wait_for_idle_worker
+    from tournaments import rankings
+
+    t = make_tournament(seed="pending-ranks", results_audience="everyone")
+    fake_entry(t, "anna", 20, {1: 40})
+    fake_entry(t, "bert", -20, {1: 20})
+    actions.close_tournament(t.pk, organizer)
+    wait_for_idle_worker()
+    rankings.recompute(t.pk)
+    client.force_login(organizer)
+    page = client.get(f"/tournaments/{t.pk}/standings/").content.decode()
+    assert re.search(r"data-rankings-pending hidden", page)
+    assert client.get(f"/tournaments/{t.pk}/standings/?format=json").json()["pending"] is False
+    # A third finish the task has not ranked yet (its worker is away).
+    fake_entry(t, "cis", 60, {1: 50})
+    page = client.get(f"/tournaments/{t.pk}/standings/").content.decode()
+    assert "data-rankings-pending>" in page and "De stand wordt berekend" in page
+    assert client.get(f"/tournaments/{t.pk}/standings/?format=json").json()["pending"] is True
+    printed = client.get(f"/tournaments/{t.pk}/results/").content.decode()
+    assert "Niet definitief" in printed
+    rankings.recompute(t.pk)
+    assert "Niet definitief" not in client.get(f"/tournaments/{t.pk}/results/").content.decode()
+    data = client.get(f"/tournaments/{t.pk}/standings/?format=json").json()
+    assert data["pending"] is False and [r["player"] for r in data["rows"]][0] == "cis"
