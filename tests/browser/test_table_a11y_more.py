@@ -398,3 +398,30 @@ def test_a_spectator_sees_the_result_without_a_side(page, browser, request, asgi
         assert not watcher.js_errors, watcher.js_errors
     finally:
         _finish(request, ctx, watcher)
+
+
+# --- 9. bots that do not answer --------------------------------------------------------
+
+
+def test_a_bot_that_does_not_move_for_long_is_said_so_and_the_line_goes_when_it_does(
+    page, asgi_server
+):
+    """With the bot workers down, "West denkt na…" stayed for ever: after 20 s without a
+    move on a bot's turn the table says the bots are not answering (and keeps trying)."""
+    _open_table(page, asgi_server)
+    page.wait_for_function(TABLE_AT_REST_JS)
+    line = page.locator("[data-bots-slow]")
+    expect(line).to_be_hidden()
+    # West (a bot) to move, and nothing moved for 30 s.
+    _snapshot(page, "() => ({to_move: 1, legal: []})")
+    page.evaluate("manillenTable.ui.movedAt = Date.now() - 30000")
+    expect(line).to_be_visible(timeout=5000)
+    expect(line).to_contain_text("De bots antwoorden nu niet")
+    # A move comes: the line goes.
+    _snapshot(page, "() => ({to_move: 0})")
+    expect(line).to_be_hidden(timeout=5000)
+    # South's own turn, however long, is no bot's silence.
+    page.evaluate("manillenTable.ui.movedAt = Date.now() - 30000")
+    page.wait_for_timeout(3000)
+    expect(line).to_be_hidden()
+    assert not page.js_errors, page.js_errors

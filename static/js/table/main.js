@@ -50,6 +50,7 @@ const tableNode = document.getElementById("initial-table");
 
 const ui = {
   lastHeard: Date.now(), // when the server last sent anything
+  movedAt: Date.now(), // when the game last moved on (a newer seq came)
   state: (initialNode && JSON.parse(initialNode.textContent)) || EMPTY_STATE,
   seq: Number(root.dataset.seq || 0), // newest seq received from the server
   shownSeq: Number(root.dataset.seq || 0), // seq of the state on screen
@@ -443,6 +444,7 @@ function onMessage(msg) {
       return;
     }
     ui.gen += 1;
+    if (n > ui.seq) ui.movedAt = Date.now();
     ui.queue.length = 0;
     ui.busy = false;
     ui.pending = null;
@@ -460,6 +462,7 @@ function onMessage(msg) {
       return;
     }
     ui.seq = n;
+    ui.movedAt = Date.now();
     ui.deadline = msg.deadline ?? null;
     ui.queue.push(msg);
     pump();
@@ -778,6 +781,7 @@ if (root.dataset.wsPath) socket.connect();
 // bot and hears nothing, it asks for a snapshot now and then; answering one, the server
 // re-queues a bot turn that has waited longer than its SWEEP_STUCK_AFTER.
 const WATCHDOG_MS = 10000;
+const BOTS_SLOW_MS = 20000;
 setInterval(() => {
   const s = ui.state;
   const onBot = s.to_move !== null && s.to_move !== s.seat && !s.game_over && !ui.closed;
@@ -785,6 +789,13 @@ setInterval(() => {
     ui.lastHeard = Date.now();
     socket.requestSnapshot();
   }
+  // A bot that has not moved for long (its worker is down): say so, rather than
+  // "West is thinking…" for ever; the watchdog above keeps asking meanwhile.
+  const player = ui.table.players?.[s.to_move];
+  const botTurn = onBot && (player ? Boolean(player.bot) : true);
+  const slow = botTurn && !ui.busy && !ui.queue.length && Date.now() - ui.movedAt >= BOTS_SLOW_MS;
+  const line = $("[data-bots-slow]");
+  if (line && line.hidden === slow) line.hidden = !slow;
 }, WATCHDOG_MS / 4);
 
 // A move answered by nothing at all (no echo, no refusal, not a word from the server):
