@@ -381,7 +381,8 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
     return render(
         request,
         "tournaments/compare.html",
-        {"t": t, "entry": entry, "rows": rows, "others": others},
+        # A deal's top in Neuberg matchpoints: 2 for each other entry of the field.
+        {"t": t, "entry": entry, "rows": rows, "others": others, "mp_top": 2 * max(0, entries - 1)},
     )
 
 
