@@ -420,7 +420,10 @@ if LOG_LEVEL not in ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL"):
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
+    # A refusal by the fairness rules is one line, not a traceback (ops/logs.py).
+    "filters": {"one_line_refusals": {"()": "ops.logs.OneLineRefusals"}},
     "handlers": {"console": {"class": "logging.StreamHandler"}},
+    "loggers": {"django.request": {"filters": ["one_line_refusals"]}},
     "root": {"handlers": ["console"], "level": LOG_LEVEL},
 }
 

@@ -106,3 +106,21 @@ def test_traveller_lists_both_entries_with_neuberg_points(two_plays, client):
     rows = response.context["rows"]
     assert {r["player"] for r in rows} == {"anna", "ben"}
     assert sorted(r["neuberg"] for r in rows) in ([0.0, 2.0], [1.0, 1.0])
+
+
+def test_a_refusal_by_the_fairness_rules_is_logged_in_one_line(
+    make_user, client, two_plays, caplog
+):
+    """Django logs a view's PermissionDenied with its traceback at WARNING; an operator's
+    log filled with one per refusal (ops/logs.py keeps the line, drops the traceback)."""
+    import logging
+
+    t, *_ = two_plays
+    late = make_user("nieuwsgierig")
+    t.club.members.add(late)
+    client.force_login(late)
+    with caplog.at_level(logging.WARNING, logger="django.request"):
+        assert client.get(f"/tournaments/{t.pk}/compare/").status_code == 403
+    (line,) = [r for r in caplog.records if r.name == "django.request"]
+    assert line.getMessage() == f"Forbidden (Permission denied): /tournaments/{t.pk}/compare/"
+    assert line.exc_info is None and line.levelno == logging.WARNING
