@@ -300,12 +300,16 @@ _GUEST_NAME = re.compile(r"^[\w.@+-]+$")
 _RANDOM_GUEST = re.compile(rf"^{re.escape(GUEST_PREFIX)}[0-9a-f]{{12}}$")
 
 
+def _guest_name(name: str) -> str:
+    """A typed name as it would be used: spaces become "-", at most GUEST_NAME_MAX."""
+    return "-".join((name or "").split())[:GUEST_NAME_MAX]
+
+
 def guest_username(name: str) -> str:
     """ "gast-<name>" for a name a guest chose (letters, digits and . @ + - _; spaces
     become "-"), with "-2", "-3", ... if taken; "" for no usable name."""
-    name = "-".join((name or "").split())[:GUEST_NAME_MAX]
-    reserved = (GUEST_PREFIX, ANONYMOUS_PREFIX)
-    if not name or not _GUEST_NAME.match(name) or name.lower().startswith(reserved):
+    name = _guest_name(name)
+    if not name or guest_name_problem(name):
         return ""
     users = get_user_model().objects
     base = GUEST_PREFIX + name
@@ -319,7 +323,7 @@ def guest_username(name: str) -> str:
 def guest_name_problem(name: str) -> str:
     """Why a name a guest typed cannot be used ("" when it can, or when none was typed),
     said on the form rather than swapped for a random name behind the guest's back."""
-    name = "-".join((name or "").split())[:GUEST_NAME_MAX]
+    name = _guest_name(name)
     if not name:
         return ""
     if name.lower().startswith((GUEST_PREFIX, ANONYMOUS_PREFIX)):
