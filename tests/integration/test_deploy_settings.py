@@ -127,3 +127,32 @@ def test_the_asgi_process_pools_its_connections_and_workers_keep_theirs():
 def test_a_pool_and_persistent_connections_are_refused_together(monkeypatch):
     with pytest.raises(ImproperlyConfigured, match="DATABASE_POOL_SIZE"):
         load(monkeypatch, DATABASE_POOL_SIZE="4", DATABASE_CONN_MAX_AGE="60")
+
+
+def test_collected_javascript_modules_import_each_other_by_their_hashed_names(
+    monkeypatch, tmp_path
+):
+    """In production every static file is served for a year as immutable (nginx); the
+    table's modules import each other ("./socket.js"), so those imports must name the
+    hashed files too: after a deploy a returning browser otherwise runs the new main.js
+    with last year's socket.js."""
+    import re
+
+    from django.core.management import call_command
+    from django.test import override_settings
+
+    storage = load(monkeypatch, **PROD)["STORAGES"]["staticfiles"]
+    assert storage == {"BACKEND": "config.storage.StaticStorage"}
+    with override_settings(STORAGES={"staticfiles": storage}, STATIC_ROOT=tmp_path):
+        call_command("collectstatic", "--noinput", verbosity=0)
+    hashed = re.compile(r"\.[0-9a-f]{12}\.js$")
+    imports = re.compile(r"""(?:from|import)\s*["'](\.{1,2}/[^"']+)["']""")
+    checked = 0
+    for path in tmp_path.rglob("*.js"):
+        if not hashed.search(path.name):
+            continue
+        for target in imports.findall(path.read_text()):
+            checked += 1
+            assert hashed.search(target), f"{path.relative_to(tmp_path)} imports {target}"
+            assert (path.parent / target).resolve().exists(), target
+    assert checked >= 8  # the table's modules and the tournaments' busy.js at least
