@@ -13,7 +13,7 @@ from __future__ import annotations
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
-from ops.sockets import ClosesOnce
+from ops.sockets import ClosesOnce, budget_key, game_sockets
 
 from . import actions, rankings
 from .models import Tournament
@@ -83,6 +83,13 @@ class StandingsConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
     async def receive_json(self, content, **kwargs) -> None:
         # The only request: a fresh snapshot (after a gap in versions).
         if self.group and isinstance(content, dict) and content.get("type") == "snapshot":
+            # A snapshot is a database read of the whole field: the person's snapshot
+            # budget, shared with their game sockets (ops/sockets.py), bounds them.
+            if not game_sockets.snapshot(budget_key(self.scope)):
+                await self.send_json(
+                    {"type": "error", "code": "rate_limited", "message": "too many snapshots"}
+                )
+                return
             snapshot = await database_sync_to_async(_snapshot)(self.pk, self.scope.get("user"))
             if snapshot is None:
                 await self._forbidden()

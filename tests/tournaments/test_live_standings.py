@@ -138,3 +138,30 @@ async def test_the_standings_socket_asks_again_at_every_push(make_tournament, ma
     closed = await comm.receive_output(timeout=TIMEOUT)
     assert closed["type"] == "websocket.close" and closed["code"] == 4403
     assert await comm.receive_nothing(timeout=0.5)
+
+
+async def test_standings_snapshots_are_bounded_by_the_persons_budget(
+    make_tournament, make_user, settings
+):
+    """Each snapshot reads and ranks the whole field: a flood of them is refused past the
+    person's snapshot budget (as on the game sockets), not answered one by one."""
+    from ops.sockets import game_sockets
+
+    settings.GAME_WS_SNAPSHOT_RATE, settings.GAME_WS_SNAPSHOT_BURST = 1, 3
+    game_sockets.reset()
+    t = await database_sync_to_async(make_tournament)(seed="live-flood")
+    anna = await database_sync_to_async(make_user)("anna")
+    (entry,) = await database_sync_to_async(joined)(t, anna)
+    await database_sync_to_async(finish)(entry)
+    comm = _communicator(t.pk, await database_sync_to_async(_cookie)(anna))
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    assert connected
+    await comm.receive_json_from(timeout=TIMEOUT)
+    for _ in range(20):
+        await comm.send_json_to({"type": "snapshot"})
+    answers = [await comm.receive_json_from(timeout=TIMEOUT) for _ in range(20)]
+    kinds = [a["type"] if a["type"] == "standings" else a["code"] for a in answers]
+    assert 3 <= kinds.count("standings") <= 5, kinds  # the burst, and a refill or two
+    assert kinds.count("rate_limited") == 20 - kinds.count("standings")
+    await comm.disconnect()
+    game_sockets.reset()
