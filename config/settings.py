@@ -109,6 +109,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
+    # A results page asks someone who has not entered before ruling them out (LookFirst).
+    "tournaments.middleware.LookFirstMiddleware",
 ]
 
 ROOT_URLCONF = "config.urls"

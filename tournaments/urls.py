@@ -13,6 +13,7 @@ urlpatterns = [
     path("<int:pk>/join/", views.join, name="join"),
     path("<int:pk>/calendar.ics", views.calendar, name="calendar"),
     path("<int:pk>/standings/", views.standings, name="standings"),
+    path("<int:pk>/look/", views.look, name="look"),
     path("<int:pk>/deal/<int:number>/", views.traveller, name="traveller"),
     path("<int:pk>/compare/", views.compare, name="compare"),
     path("<int:pk>/compare/<int:number>/", views.compare_deal, name="compare-deal"),

@@ -25,6 +25,7 @@ from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.formats import date_format
+from django.utils.http import url_has_allowed_host_and_scheme
 from django.utils.text import capfirst
 from django.utils.translation import gettext as _
 from django.utils.translation import gettext_lazy
@@ -80,11 +81,45 @@ def _brings_invite_code(request: HttpRequest, t: Tournament) -> bool:
     )
 
 
+class LookFirst(Exception):
+    """Someone without an entry (an organizer) is about to see an open solo tournament's
+    results, which rules them out of entering: they are asked first (a GET, maybe a link
+    from another site, must not decide that for them). tournaments.middleware renders the
+    question; `look` records the answer."""
+
+    def __init__(self, tournament: Tournament) -> None:
+        super().__init__(tournament.pk)
+        self.tournament = tournament
+
+
 def _results_allowed(request: HttpRequest, t: Tournament) -> bool:
     allowed = actions.can_see_results(request.user, t)
     if allowed and actions.entry_of(request.user, t) is None:
+        if (
+            request.method == "GET"
+            and request.user.is_authenticated
+            and not t.has_tables  # joining closes at the draw; its results are sets done
+            and not t.is_closed
+            and not t.deals_seen_by.filter(pk=request.user.pk).exists()
+        ):
+            raise LookFirst(t)
         actions.mark_seen(t, request.user)  # an organizer who looks can no longer enter
     return allowed
+
+
+@login_required
+@require_POST
+def look(request: HttpRequest, pk: int) -> HttpResponse:
+    """The answer to LookFirst: recorded as having looked, then to the page asked for."""
+    t = _tournament(request, pk)
+    if actions.can_see_results(request.user, t) and actions.entry_of(request.user, t) is None:
+        actions.mark_seen(t, request.user)
+    target = request.POST.get("next", "")
+    if not target.startswith(f"/tournaments/{t.pk}/") or not url_has_allowed_host_and_scheme(
+        target, allowed_hosts={request.get_host()}
+    ):
+        target = reverse("tournaments:standings", args=[t.pk])
+    return redirect(target)
 
 
 def _results_already_open(request: HttpRequest, t: Tournament) -> bool:

@@ -270,3 +270,33 @@ def test_standings_waiting_for_the_rankings_task_say_so(
     assert "Niet definitief" not in client.get(f"/tournaments/{t.pk}/results/").content.decode()
     data = client.get(f"/tournaments/{t.pk}/standings/?format=json").json()
     assert data["pending"] is False and [r["player"] for r in data["rows"]][0] == "cis"
+
+
+def test_a_member_is_asked_before_results_rule_them_out_of_entering(
+    make_tournament, fake_entry, make_user, client
+):
+    """Looking at an open solo tournament's results rules someone without an entry (a
+    club member, another organizer) out of it. A GET (a link, maybe from another site)
+    used to decide that; now the page asks and only the answer (a POST) records it."""
+    t = make_tournament(seed="look-first", results_audience="everyone")
+    fake_entry(t, "anna", 20, {1: 40})
+    organizer = make_user("bram")  # the club's second organizer, not entered (yet)
+    t.club.members.add(organizer)
+    t.club.organizers.add(organizer)
+    client.force_login(organizer)
+    for path in ("standings/", "deal/1/", "results/", "export/standings.csv"):
+        asked = client.get(f"/tournaments/{t.pk}/{path}")
+        assert asked.status_code == 200, path
+        body = asked.content.decode()
+        assert "data-look-first" in body and "anna" not in body, path
+        assert f'name="next" value="/tournaments/{t.pk}/{path}"' in body
+    assert not t.deals_seen_by.filter(pk=organizer.pk).exists()  # may still enter
+    # Another site as the way back is not followed.
+    away = client.post(f"/tournaments/{t.pk}/look/", {"next": "https://evil.example/x"})
+    assert away.status_code == 302 and away["Location"] == f"/tournaments/{t.pk}/standings/"
+    assert t.deals_seen_by.filter(pk=organizer.pk).exists()
+    shown = client.get(f"/tournaments/{t.pk}/deal/1/").content.decode()
+    assert "data-look-first" not in shown and "anna" in shown
+    back = client.post(f"/tournaments/{t.pk}/look/", {"next": f"/tournaments/{t.pk}/deal/1/"})
+    assert back["Location"] == f"/tournaments/{t.pk}/deal/1/"
+    assert client.get(f"/tournaments/{t.pk}/look/").status_code == 405

@@ -484,8 +484,12 @@ def test_exports_while_no_entry_has_finished(make_tournament, make_user, organiz
     player = english_client(anna)
     refused = player.get(f"/tournaments/{t.pk}/export/standings.csv")
     assert refused.status_code == 403
-    # The organizer (who then may no longer enter) gets empty but valid exports.
+    # The organizer (who then may no longer enter: asked first) gets empty but valid
+    # exports.
     client = english_client(organizer)
+    asked = client.get(f"/tournaments/{t.pk}/export/standings.csv")
+    assert asked.status_code == 200 and b"data-look-first" in asked.content
+    client.post(f"/tournaments/{t.pk}/look/", {"next": f"/tournaments/{t.pk}/standings/"})
     for kind in EXPORTS:
         assert client.get(f"/tournaments/{t.pk}/export/{kind}").status_code == 200
     data = json.loads(client.get(f"/tournaments/{t.pk}/export/standings.json").content)
