@@ -129,14 +129,34 @@ def standings(
         ]
     else:
         groups = [keys]
-    ordered: list[int] = []
-    ranks: list[int] = []  # level entries share a rank; the lot only orders them
-    for group in groups:
-        order, group_ranks = scoring.table_ranks(
-            group, [raw[k] for k in group], [mp[k] for k in group], head_to_head, t.seed
+
+    def no_show(pk: int) -> bool:
+        # Never came: the bot played every set of the entry (the person never opened a
+        # table). Listed and marked, not ranked: no result of their own to rate.
+        return bool(sets[pk]) and by_bot[pk] == sets[pk]
+
+    def in_order(keys: list[int]) -> tuple[list[int], list[int]]:
+        order, key_ranks = scoring.table_ranks(
+            keys, [raw[k] for k in keys], [mp[k] for k in keys], head_to_head, t.seed
         )
-        ranks.extend(len(ordered) + r for r in group_ranks)
-        ordered.extend(group[i] for i in order)
+        return [keys[i] for i in order], key_ranks
+
+    ordered: list[int] = []
+    ranks: list[int | None] = []  # level entries share a rank; the lot only orders them
+    placed = 0  # ranked so far: the unranked take up no place
+    for group in groups:
+        # No set finished yet (before the first, or a tournament closed early), or never
+        # came: listed, not ranked (a season or the ratings would count it a result).
+        ranked = [k for k in group if sets[k] and not no_show(k)]
+        unranked = [k for k in group if not sets[k] or no_show(k)]
+        if ranked:
+            keys, key_ranks = in_order(ranked)
+            ordered.extend(keys)
+            ranks.extend(placed + r for r in key_ranks)
+            placed += len(ranked)
+        if unranked:
+            ordered.extend(in_order(unranked)[0])
+            ranks.extend([None] * len(unranked))
     # Who played an entry's earlier sets before the organizer replaced them.
     before: dict[int, set[str]] = defaultdict(set)
     for entry_id, name in TableSeat.objects.filter(
@@ -146,15 +166,10 @@ def standings(
     out = []
     for rank, pk in zip(ranks, ordered, strict=True):
         e = entries[pk]
-        # Never came: the bot played every set of the entry (the person never opened
-        # a table). Listed and marked, not ranked: no result of their own to rate.
-        no_show = bool(sets[pk]) and by_bot[pk] == sets[pk]
         out.append(
             {
-                # No set finished yet (before the first, or a tournament closed early):
-                # listed, not ranked (a season or the ratings would count it a result).
-                "rank": rank if sets[pk] and not no_show else None,
-                "no_show": no_show,
+                "rank": rank,
+                "no_show": no_show(pk),
                 "entry": pk,
                 "player": e.player.get_username(),
                 "raw": raw[pk],

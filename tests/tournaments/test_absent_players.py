@@ -214,6 +214,13 @@ def test_a_player_who_never_came_is_marked_and_not_ranked(settings, make_user, c
     partner = rows[people[2].get_username()]
     assert not partner["no_show"] and partner["rank"] is not None
     assert tables.standings(t)[-1]["player"] == people[0].get_username()  # unranked last
+    # The entry not ranked takes up no place: the ranked ones are numbered from 1 among
+    # themselves (level ones sharing a place), as if it were not there.
+    ranked = [r for r in tables.standings(t) if r["rank"] is not None]
+    expected = [
+        1 + sum((o["raw"], o["dup_mp"]) > (r["raw"], r["dup_mp"]) for o in ranked) for r in ranked
+    ]
+    assert [r["rank"] for r in ranked] == expected and expected[0] == 1
     client.force_login(people[2])
     page = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
     assert "data-no-show" in page and "data-unranked-note" in page
