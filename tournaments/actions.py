@@ -1960,6 +1960,16 @@ def correct_table_deal(
         )
         if table is None:
             raise TournamentError(N_("no such table in this set"))
+        if (
+            tset.status != TableSet.Status.DONE
+            and entry_of(actor, t) is not None
+            and not TableSeat.objects.filter(table=table, entry__player=actor).exists()
+        ):
+            # An organizer who plays sees no other table's results before the set is
+            # done: a correction (and its "already written") would tell them.
+            raise NotAllowed(
+                N_("you play in this tournament: correct another table once the set is done")
+            )
         if not table.finished:
             raise TournamentError(N_("only a finished table's score can be corrected"))
         board = [dict(b) for b in table.board]

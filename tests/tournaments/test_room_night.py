@@ -863,6 +863,12 @@ def test_an_organizer_who_plays_looks_at_another_tables_sheet_on_the_record(
     club.organizers.add(helper)
     agree(client, t, other, helper)
     actions.correct_table_deal(t.pk, helper, 1, 1, other.number, 1, [0, 20], "telfout")
+    # The organizer who plays cannot correct that table while the set is played: the
+    # refusal is the same for the score it holds and any other (no guess is confirmed).
+    for guess in ([0, 20], [0, 0]):
+        with pytest.raises(actions.NotAllowed, match="once the set is done"):
+            actions.correct_table_deal(t.pk, organizer, 1, 1, other.number, 1, guess, "x")
+    assert Table.objects.get(pk=other.pk).board[0]["written"] == [0, 20]
     client.force_login(organizer)
     organize = client.get(reverse("tournaments:tables-organize", args=[t.pk])).content.decode()
     assert "telfout" not in organize
