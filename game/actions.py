@@ -1363,6 +1363,29 @@ def disconnect_expired(game_pk: int, index: int, stamp: str) -> int:
         return 1
 
 
+def hand_to_bot(game_pk: int, index: int) -> bool:
+    """A tournament's organizer lets the bot play a person's seat (someone who is there
+    but does not play on holds up the whole set): the bot plays until the person takes
+    the seat back ("neem je plaats terug"), as after an absence. False if there is
+    nothing to hand over (the game is over, the seat is the bot's already)."""
+    with transaction.atomic():
+        try:
+            game = _locked_for_move().get(pk=game_pk)
+        except Game.DoesNotExist:
+            return False
+        if game.status != Game.Status.ACTIVE:
+            return False
+        seats = seats_of(game)
+        seat = seats[index]
+        if seat.user_id is None or seat.bot_control:
+            return False
+        seat.bot_control = True
+        seat.bot_reason = BotReason.AWAY
+        seat.save(update_fields=["bot_control", "bot_reason"])
+        _seats_changed(game, seats)
+        return True
+
+
 def absence_expired(game_pk: int) -> int:
     """The grace of a tournament table's start is over: every person who has not opened
     the table (no socket counted, never one closed) is played by the bot until they

@@ -1869,6 +1869,43 @@ def replace_player(entry_id: int, actor, new_user, reason: str) -> Entry:
     return entry
 
 
+def seat_to_bot(
+    tournament_id: int, actor, round_number: int, set_number: int, table_number: int, index: int
+) -> None:
+    """The organizer lets the bot play a person's seat at an online table of the set
+    being played (a player who is there but does not play on: without a clock nothing
+    else ends the wait). The person takes it back when they will ("neem je plaats
+    terug"). Logged."""
+    from .models import Table, TableSeat, TableSet
+
+    t = Tournament.objects.get(pk=tournament_id)
+    if not is_organizer(actor, t):
+        raise NotAllowed(N_("only organizers can let the bot play a seat"))
+    if not t.has_tables or t.is_closed:
+        raise TournamentError(N_("not a running tournament of tables"))
+    table = (
+        Table.objects.filter(
+            table_set__round__tournament=t,
+            table_set__round__number=round_number,
+            table_set__number=set_number,
+            number=table_number,
+        )  # fmt: skip
+        .select_related("table_set")
+        .first()
+    )
+    if table is None or table.game_id is None:  # in the room nobody but people play
+        raise TournamentError(N_("no such table in this set"))
+    if table.finished or table.table_set.status != TableSet.Status.PLAYING:
+        raise TournamentError(N_("this table is not being played"))
+    seat = TableSeat.objects.filter(table=table, index=index).select_related("entry").first()
+    if seat is None or seat.entry is None or not game_actions.hand_to_bot(table.game_id, index):
+        raise TournamentError(N_("the bot plays this seat already"))
+    AuditLog.objects.create(
+        tournament=t, entry=seat.entry, actor=actor, action="seat_to_bot",
+        after={"round": round_number, "set": set_number, "table": table_number, "seat": index},
+    )  # fmt: skip
+
+
 def _close_tables(t: Tournament, actor, now=None) -> None:
     """Close a tournament of tables before its last set ends (the organizer, or the end
     of its window): the tables still playing stop where they stand (no more moves; the

@@ -374,6 +374,26 @@ def correct(request: HttpRequest, pk: int) -> HttpResponse:
 
 @login_required
 @require_POST
+def seat_to_bot(request: HttpRequest, pk: int) -> HttpResponse:
+    """The organizer lets the bot play a person's seat at a table of the set (a player
+    who holds the table up); back to the organizer's view."""
+    t = _tournament(request, pk)
+    _require_organizer(request, t)
+    values = [_int(request.POST.get(name)) for name in ("round", "set", "table", "seat")]
+    if any(v is None for v in values) or not 0 <= values[3] <= 3:
+        messages.error(request, _("Give the round, set, table and seat."))
+    else:
+        try:
+            actions.seat_to_bot(t.pk, request.user, *values)
+        except actions.TournamentError as exc:
+            messages.error(request, capfirst(exc.translated()))
+        else:
+            messages.success(request, _("The bot plays the seat until its player takes it back."))
+    return redirect("tournaments:tables-organize", pk=t.pk)
+
+
+@login_required
+@require_POST
 def play_as_rotating(request: HttpRequest, pk: int) -> HttpResponse:
     """The organizer plays a writer-stays tournament as rotating partners (before the
     draw: too few players came for two tables)."""

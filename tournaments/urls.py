@@ -38,6 +38,7 @@ urlpatterns = [
     path("<int:pk>/tables/move-start/", table_views.move_start, name="tables-move-start"),
     path("<int:pk>/tables/replace/", table_views.replace, name="tables-replace"),
     path("<int:pk>/tables/correct/", table_views.correct, name="tables-correct"),
+    path("<int:pk>/tables/seat-to-bot/", table_views.seat_to_bot, name="tables-seat-to-bot"),
     path("<int:pk>/tables/results/", table_views.results_print, name="tables-results"),
     path("<int:pk>/tables/results.pdf", table_views.results_pdf, name="tables-results-pdf"),
     path("<int:pk>/tables/export/<str:kind>", table_views.export, name="tables-export"),

@@ -393,3 +393,56 @@ async def test_the_table_socket_of_an_absent_player_gives_them_their_seat(settin
     await comm.disconnect()
     mine = await database_sync_to_async(seat)(game, 2)
     assert mine.connections == 0 and mine.disconnected_at is not None
+
+
+def test_the_organizer_lets_the_bot_play_a_seat_that_holds_the_table_up(
+    club, organizer, make_user, client
+):
+    """Without a clock, a player who is there but does not play on held the whole set up
+    and the organizer could only replace them or close the tournament. The organizer's
+    view lets the bot play that seat (asked first); the player takes it back at will."""
+    from django.urls import reverse
+
+    from tournaments.models import AuditLog
+
+    t = actions.create_tables_tournament(
+        organizer, name="Wachten", club=club, fmt="pairs", players=4, sets=1, deals=1,
+        open_now=True,
+    )  # fmt: skip
+    for i in range(4):
+        user = make_user(f"wacht{i}")
+        actions.join_club(user, club.invite_code)
+        actions.join(t.pk, user)
+    actions.start_tables(t.pk, organizer)
+    game = Table.objects.get(table_set__round__tournament=t).game
+    people = {s.index: s.user for s in game_actions.seats_of(game)}
+    for user in people.values():
+        game_actions.connect(game.public_id, user)  # everyone is there
+    game = Game.objects.get(pk=game.pk)  # four people: whoever is to move is a person
+    idle = game.state["to_move"]
+    organize = reverse("tournaments:tables-organize", args=[t.pk])
+    client.force_login(organizer)
+    page = client.get(organize).content.decode()
+    assert f'data-seat-to-bot="1-{idle}"' in page and "Laat de bot spelen" in page
+    url = reverse("tournaments:tables-seat-to-bot", args=[t.pk])
+    form = {"round": 1, "set": 1, "table": 1, "seat": idle}
+    # Not for a player of the tournament.
+    client.force_login(people[(idle + 1) % 4])
+    assert client.post(url, form).status_code == 403
+    assert not seat(game, idle).bot_control
+    client.force_login(organizer)
+    assert client.post(url, form)["Location"] == organize
+    held = seat(game, idle)
+    assert held.bot_control and held.bot_reason == "away"
+    wait_until(lambda: Game.objects.get(pk=game.pk).seq > game.seq)  # the bot played on
+    log = AuditLog.objects.get(tournament=t, action="seat_to_bot")
+    assert log.actor == organizer and log.entry.player == people[idle]
+    page = client.get(organize).content.decode()
+    assert f"liet de bot de plaats van {people[idle].get_username()} spelen" in page
+    assert f'data-seat-to-bot="1-{idle}"' not in page
+    # Twice is refused with a reason, nothing logged again.
+    client.post(url, form)
+    assert AuditLog.objects.filter(action="seat_to_bot").count() == 1
+    # The player takes the seat back.
+    game_actions.take_back(game.public_id, people[idle])
+    assert not seat(game, idle).bot_control
