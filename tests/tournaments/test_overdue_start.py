@@ -164,6 +164,10 @@ def test_the_organizer_moves_the_start_time(client, organizer, live_tournament):
     log = AuditLog.objects.get(tournament=t, action="move_start")
     assert log.actor == organizer and log.after["starts_at"].startswith(_local_input(later))
     assert "verplaatste het begin" in page
+    # In the log as the pages write times (7/12/2026 11:45), not ISO text.
+    shown = timezone.localtime(later)
+    assert f"→ {shown.day}/{shown.month}/{shown.year} {shown:%H:%M}" in page, page
+    assert _local_input(later) not in page.split("verplaatste het begin")[1][:80]
     # The players' page shows the new start, and no longer says it is stuck.
     assert actions.tick()["tables_started"] == 0
     page = client.get(f"/tournaments/{t.pk}/tables/").content.decode()

@@ -226,3 +226,20 @@ def colon(label) -> str:
     return mark_safe(
         pgettext("a label before its value", "%(label)s:") % {"label": conditional_escape(label)}
     )
+
+
+@register.filter
+def iso_datetime(value):
+    """A time stored in the audit trail as ISO text ("2026-12-07T11:45:00+01:00"), as the
+    pages write times ("7/12/2026 11:45" in nl); anything else as it is."""
+    import datetime as dt
+
+    from django.utils.formats import date_format
+
+    if not value:
+        return value
+    try:
+        moment = dt.datetime.fromisoformat(str(value))
+    except ValueError:
+        return value
+    return date_format(moment, "SHORT_DATETIME_FORMAT")
