@@ -85,11 +85,11 @@ def test_an_organizer_runs_a_rotating_duplicate_knockout_from_the_browser(
     expect(org.locator("[data-organize]")).to_contain_text("de beste 4 door")
     _fits(org)
     # The page follows the tables every 15 s, but not under an open question.
-    org.locator("details.t-confirm > summary").click()  # "Het toernooi nu afsluiten"
+    org.locator("[data-close-confirm] > summary").click()  # "Het toernooi nu afsluiten"
     org.evaluate("window.stillHere = true")
     org.wait_for_timeout(16_000)
     assert org.evaluate("window.stillHere === true"), "reloaded under the close question"
-    org.locator("details.t-confirm > summary").click()
+    org.locator("[data-close-confirm] > summary").click()
     share = org.locator("[data-signup-link]").get_attribute("href")
     club_link = org.locator("[data-club-link]").inner_text()
 
@@ -117,7 +117,8 @@ def test_an_organizer_runs_a_rotating_duplicate_knockout_from_the_browser(
             time.sleep(0.5)
             org.reload()
         expect(org.locator("[data-entries]")).to_contain_text("annemie")
-        org.locator("[data-start]").click()  # "Nu loten en beginnen"
+        org.locator("[data-start-confirm] summary").click()  # "Nu loten en beginnen"
+        org.locator("[data-start]").click()  # asked first: "Ja, loot en begin"
         org.wait_for_url("**/tables/organize/")
         expect(org.locator("[data-progress]")).to_be_visible()
         # Anna's open page learns the draw and shows her table.
@@ -136,7 +137,8 @@ def test_an_organizer_runs_a_rotating_duplicate_knockout_from_the_browser(
         expect(next_draw.locator("li")).to_have_count(1)  # one table of the four
         expect(org.locator("[data-tables-standings] tbody tr[data-out]")).to_have_count(4)
         _fits(org)
-        next_draw.locator("button").click()  # "Deze ronde nu beginnen"
+        next_draw.locator("summary").click()  # "Deze ronde nu beginnen"
+        next_draw.locator("[data-start-round]").click()  # asked first: "Ja, begin de ronde"
         org.wait_for_url("**/tables/organize/")
         assert sim.wait(timeout=60) == 0, (tmp_path / "simulate.log").read_text()
     finally:
@@ -192,7 +194,8 @@ def test_the_new_tournament_form_works_without_script(request, browser, asgi_ser
         page.locator("#content form [type=submit]").click()
         page.wait_for_url("**/tables/organize/")
         expect(page.locator("[data-organize]")).to_contain_text("één schrijver blijft")
-        expect(page.locator("[data-start]")).to_be_visible()
+        expect(page.locator("[data-start-confirm] summary")).to_be_visible()
+        expect(page.locator("[data-start]")).to_be_hidden()  # asked first
     finally:
         _finish(request, ctx, page)
 

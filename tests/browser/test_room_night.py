@@ -62,7 +62,8 @@ def test_a_night_in_the_room_on_four_phones(rounds_server, four_phones):  # noqa
 
     org.goto(organize)
     expect(org.locator("[data-room]")).to_contain_text("echte kaarten")
-    org.locator("[data-start]").click()  # "Nu loten en beginnen"
+    org.locator("[data-start-confirm] summary").click()  # "Nu loten en beginnen"
+    org.locator("[data-start]").click()  # asked first
     org.wait_for_url("**/tables/organize/")
     expect(org.locator("[data-room-table]")).to_contain_text("vult scores in")
     assert_fits_the_phone(org, 390, "the organizer's view of a night in the room")

@@ -30,6 +30,11 @@ def test_club_invite_code_makes_a_member(client, make_user, club, organizer):
 def test_a_new_invite_code_retires_the_old_one(client, club, organizer, make_user):
     old = club.invite_code
     client.force_login(organizer)
+    # One tap asks first (the link already shared stops working), the second does it.
+    page = client.get(f"/clubs/{club.slug}/").content.decode()
+    asked = re.search(r"<details class=\"t-confirm\" data-new-invite>(.*?)</details>", page, re.S)
+    assert asked and 'name="new_invite"' in asked.group(1), page
+    assert "werkt dan niet meer" in asked.group(1)
     client.post(f"/clubs/{club.slug}/", {"new_invite": "1"})
     club.refresh_from_db()
     assert club.invite_code != old

@@ -41,6 +41,8 @@ def test_a_draft_is_opened_from_the_organizer_view(client, organizer, tables_tou
     assert t.status == Tournament.Status.RUNNING  # open; drawn when the organizer starts
     page = response.content.decode()
     assert "data-open" not in page and "data-start" in page
+    # The draw cannot be undone: asked first.
+    assert re.search(r"<details class=\"t-confirm\" data-start-confirm>.*?data-start>", page, re.S)
 
 
 def test_the_organizer_view_gives_the_links_to_share_and_who_joined(
