@@ -255,8 +255,9 @@ class TournamentForm(forms.Form):
         min_value=0,
         max_value=600,
         help_text=_(
-            "0: the next round starts as soon as the last table is done; otherwise it is "
-            "drawn for all to see and starts after the break (or when you start it)."
+            "0: the next round starts as soon as the last table is done; otherwise it starts "
+            "after the break (or when you start it), and your organizer's view shows its draw "
+            "meanwhile."
         ),
         error_messages={
             "min_value": _("A break of 0 minutes or more."),

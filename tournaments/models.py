@@ -420,8 +420,8 @@ class Structure(models.Model):
     redraw = models.CharField(max_length=16, choices=Redraw.choices, default=Redraw.STANDING)
     clock = models.PositiveSmallIntegerField(default=0)  # seconds per move at the tables
     set_minutes = models.PositiveSmallIntegerField(null=True, blank=True)  # a set's deadline
-    # Minutes between rounds: the next round is drawn for all to see and starts at a set
-    # time ("next round at 21:10"); 0 = at once.
+    # Minutes between rounds: the next round is drawn (the organizer's view shows it)
+    # and starts at a set time ("next round at 21:10"); 0 = at once.
     round_break = models.PositiveSmallIntegerField(default=0)
     # A club night with real cards: the tables play printed deals in the room and
     # enter each deal's result from a phone (tournaments/room.py); no game online, no

@@ -40,6 +40,9 @@ def test_the_form_offers_the_formats_and_the_table_fields(client, organizer, clu
     for name in ("rounds", "sets", "set_deals", "duplicate", "in_room", "cut", "cut_percent",
                  "redraw", "clock", "set_minutes", "round_break", "starts_at"):  # fmt: skip
         assert f'name="{name}"' in page
+    # The break says where its draw is shown: the organizer's view (the players' page
+    # shows their table once it starts), not "for all to see".
+    assert "je organisatorscherm toont intussen de loting" in page
     assert "Wisselende partners" in page or "wisselende partners" in page  # Dutch first
     assert "Sets per ronde" in page
 
