@@ -416,18 +416,27 @@ def connect(public_id, user, code: str | None = None) -> dict[str, Any]:
     return snapshot_message(viewer.game, viewer.seat, viewer.seats)
 
 
+def _locked_in_play(game_pk: int) -> tuple[Game, list[Seat]] | None:
+    """Inside a transaction: the game locked for a move and its seats, or None when it
+    is gone or no longer being played."""
+    try:
+        game = _locked_for_move().get(pk=game_pk)
+    except Game.DoesNotExist:
+        return None
+    if game.status != Game.Status.ACTIVE:
+        return None
+    return game, seats_of(game)
+
+
 def arrive(game_pk: int, index: int, user) -> bool:
     """The person of seat `index` has a socket open: a seat the bot played because they
     had not arrived goes back to them. Idempotent (False if there is nothing to give
     back: they play it already, or the bot has it for another reason)."""
     with transaction.atomic():
-        try:
-            game = _locked_for_move().get(pk=game_pk)
-        except Game.DoesNotExist:
+        locked = _locked_in_play(game_pk)
+        if locked is None:
             return False
-        if game.status != Game.Status.ACTIVE:
-            return False
-        seats = seats_of(game)
+        game, seats = locked
         seat = seats[index]
         if (
             seat.user_id != getattr(user, "pk", None)
@@ -1340,13 +1349,10 @@ def disconnect_expired(game_pk: int, index: int, stamp: str) -> int:
     the bot keeps the seat until they take it back. Idempotent: nothing if they came
     back (or left, or the game is over)."""
     with transaction.atomic():
-        try:
-            game = _locked_for_move().get(pk=game_pk)
-        except Game.DoesNotExist:
+        locked = _locked_in_play(game_pk)
+        if locked is None:
             return 0
-        if game.status != Game.Status.ACTIVE:
-            return 0
-        seats = seats_of(game)
+        game, seats = locked
         seat = seats[index]
         if (
             seat.user_id is None
@@ -1369,13 +1375,10 @@ def hand_to_bot(game_pk: int, index: int) -> bool:
     the seat back ("neem je plaats terug"), as after an absence. False if there is
     nothing to hand over (the game is over, the seat is the bot's already)."""
     with transaction.atomic():
-        try:
-            game = _locked_for_move().get(pk=game_pk)
-        except Game.DoesNotExist:
+        locked = _locked_in_play(game_pk)
+        if locked is None:
             return False
-        if game.status != Game.Status.ACTIVE:
-            return False
-        seats = seats_of(game)
+        game, seats = locked
         seat = seats[index]
         if seat.user_id is None or seat.bot_control:
             return False

@@ -25,6 +25,18 @@ def _communicator(pk, cookie):
     return WebsocketCommunicator(application, f"/ws/tournaments/{pk}/standings/", headers=headers)
 
 
+async def _finished_and_watching(make_tournament, make_user, seed: str):
+    """anna, who finished her game, with the standings socket open: (socket, snapshot)."""
+    t = await database_sync_to_async(make_tournament)(seed=seed)
+    anna = await database_sync_to_async(make_user)("anna")
+    (entry,) = await database_sync_to_async(joined)(t, anna)
+    await database_sync_to_async(finish)(entry)
+    comm = _communicator(t.pk, await database_sync_to_async(_cookie)(anna))
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    assert connected
+    return comm, await comm.receive_json_from(timeout=TIMEOUT)
+
+
 async def test_standings_socket_refuses_a_player_still_playing(make_tournament, make_user):
     t = await database_sync_to_async(make_tournament)(seed="live-1")
     ben = await database_sync_to_async(make_user)("ben")
@@ -59,14 +71,7 @@ async def test_finished_player_gets_a_push_when_another_entry_finishes(make_tour
 async def test_standings_socket_answers_snapshot_requests_and_rejects_junk(
     make_tournament, make_user
 ):
-    t = await database_sync_to_async(make_tournament)(seed="live-3")
-    anna = await database_sync_to_async(make_user)("anna")
-    (entry,) = await database_sync_to_async(joined)(t, anna)
-    await database_sync_to_async(finish)(entry)
-    comm = _communicator(t.pk, await database_sync_to_async(_cookie)(anna))
-    connected, _ = await comm.connect(timeout=TIMEOUT)
-    assert connected
-    first = await comm.receive_json_from(timeout=TIMEOUT)
+    comm, first = await _finished_and_watching(make_tournament, make_user, "live-3")
     await comm.send_to(text_data="not json")
     assert (await comm.receive_json_from(timeout=TIMEOUT))["code"] == "bad_message"
     await comm.send_json_to({"type": "play", "card": "TS"})
@@ -149,14 +154,7 @@ async def test_standings_snapshots_are_bounded_by_the_persons_budget(
 
     settings.GAME_WS_SNAPSHOT_RATE, settings.GAME_WS_SNAPSHOT_BURST = 1, 3
     game_sockets.reset()
-    t = await database_sync_to_async(make_tournament)(seed="live-flood")
-    anna = await database_sync_to_async(make_user)("anna")
-    (entry,) = await database_sync_to_async(joined)(t, anna)
-    await database_sync_to_async(finish)(entry)
-    comm = _communicator(t.pk, await database_sync_to_async(_cookie)(anna))
-    connected, _ = await comm.connect(timeout=TIMEOUT)
-    assert connected
-    await comm.receive_json_from(timeout=TIMEOUT)
+    comm, _ = await _finished_and_watching(make_tournament, make_user, "live-flood")
     for _ in range(20):
         await comm.send_json_to({"type": "snapshot"})
     answers = [await comm.receive_json_from(timeout=TIMEOUT) for _ in range(20)]
