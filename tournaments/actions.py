@@ -136,6 +136,13 @@ def visible_closed_q(user, prefix: str = "") -> Q:
     return Q(**{f"{p}status": Tournament.Status.CLOSED}) & q
 
 
+def has_seen(tournament: Tournament, user) -> bool:
+    """Whether `user` is recorded as having seen the deals or results (see mark_seen)."""
+    if user is None or not user.is_authenticated:
+        return False
+    return tournament.deals_seen_by.filter(pk=user.pk).exists()
+
+
 def mark_seen(tournament: Tournament, user) -> None:
     """Record that `user` has seen the deals or results: they may not enter any more."""
     if user and user.is_authenticated and not tournament.is_closed:
@@ -429,7 +436,7 @@ def join(tournament_id: int, user, invite_code: str = "") -> Entry:
                 raise CannotJoin(N_("this tournament is for the club's members"))
         if t.invite_code and not t.club and invite_code.strip() != t.invite_code:
             raise CannotJoin(N_("this tournament needs an invite code"))
-        if t.deals_seen_by.filter(pk=user.pk).exists():
+        if has_seen(t, user):
             raise CannotJoin(N_("you have seen this tournament's deals or results"))
         taken = Entry.objects.filter(tournament=t).exclude(status=Entry.Status.REMOVED).count()
         if taken >= t.capacity:

@@ -248,7 +248,6 @@ def enter_deal(
         t, _side = _check_open(tab, user)
         if _entered_already(tab, user, number, line):
             return tab  # the same form sent twice (a second tap on a slow network)
-        _check_seen(tab, seen, number)
         structure = t.structure
         if not 1 <= number <= len(tab.sheet) + 1 or number > structure.deals:
             raise TournamentError(
@@ -256,6 +255,7 @@ def enter_deal(
                 {"next": min(len(tab.sheet) + 1, structure.deals)},
                 field="deal",
             )
+        _check_seen(tab, seen, number)
         specs = deal_specs(tab, structure)
         try:
             check_line(rules_of(structure), specs[number - 1], line)

@@ -193,7 +193,7 @@ def deals(request: HttpRequest, pk: int) -> HttpResponse:
             raise PermissionDenied(
                 _("You have an entry in this tournament: the deals stay hidden.")
             )
-        if not t.deals_seen_by.filter(pk=request.user.pk).exists():
+        if not actions.has_seen(t, request.user):
             if request.method != "POST":
                 back = reverse("tournaments:tables-organize", args=[t.pk])
                 context = {"t": t, "back_url": back, "playing": playing}

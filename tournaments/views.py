@@ -100,7 +100,7 @@ def _results_allowed(request: HttpRequest, t: Tournament) -> bool:
             and request.user.is_authenticated
             and not t.has_tables  # joining closes at the draw; its results are sets done
             and not t.is_closed
-            and not t.deals_seen_by.filter(pk=request.user.pk).exists()
+            and not actions.has_seen(t, request.user)
         ):
             raise LookFirst(t)
         actions.mark_seen(t, request.user)  # an organizer who looks can no longer enter
@@ -129,7 +129,7 @@ def _results_already_open(request: HttpRequest, t: Tournament) -> bool:
         return False
     if t.is_closed or actions.entry_of(request.user, t) is not None:
         return True
-    return t.deals_seen_by.filter(pk=request.user.pk).exists()
+    return actions.has_seen(t, request.user)
 
 
 def _require_results(request: HttpRequest, t: Tournament) -> None:
@@ -240,8 +240,7 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
         "standings": rankings.standings(t) if allowed else None,
         "is_organizer": actions.is_organizer(request.user, t),
         "entries_count": t.entries.exclude(status=Entry.Status.REMOVED).count(),
-        "seen_deals": request.user.is_authenticated
-        and t.deals_seen_by.filter(pk=request.user.pk).exists(),
+        "seen_deals": actions.has_seen(t, request.user),
         "invite_code": request.GET.get("code", "") if _brings_invite_code(request, t) else "",
         # A club's members enter without the code; others (and everyone, for a
         # tournament without a club) need it.

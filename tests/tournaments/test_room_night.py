@@ -919,3 +919,21 @@ def test_the_same_deal_sent_twice_from_one_phone_is_no_error(client, night):
     # Sent again with other points, it is still a change made on an old page: refused.
     page = client.post(url, {**form, "points": 30}, follow=True).content.decode()
     assert "Deel 1 werd intussen aan de tafel ingevuld" in page
+
+
+@pytest.mark.parametrize("deal", ["", "abc", "0", "99"])
+def test_a_deal_number_that_is_no_deal_says_which_deal_comes_next(client, night, deal):
+    """A form sent with a deal that is not one of the set's (a stale or edited page) is
+    told which deal comes next, not that a 'deal 0' was entered meanwhile."""
+    t = night
+    tab = current_tables(t)[0]
+    south = seated(tab)[0]
+    client.force_login(south)
+    url = sheet_url(t, tab)
+    assert enter(client, t, tab, south, 1, "S", 40).status_code == 302
+    seen = _seen(client.get(url + "?deal=1").content.decode())[0]  # changing deal 1
+    form = {"action": "enter", "deal": deal, "trump": "H", "points": 30, "seen": seen}
+    page = client.post(url, form, follow=True).content.decode()
+    assert "deel 2 is het volgende" in page and "intussen" not in page
+    tab.refresh_from_db()
+    assert [(d["trump"], d["points"]) for d in tab.sheet] == [("S", 40)]
