@@ -247,3 +247,40 @@ def test_the_organizer_takes_a_sign_up_out_before_the_draw(
     assert set(first_set.values_list("entry__player__username", flat=True)) == {
         f"p{k}" for k in range(8)
     }
+
+
+def _setting(page: str, name: str) -> str | None:
+    found = re.search(rf"<dd data-setting-{name}>(.*?)</dd>", page, re.S)
+    return found.group(1).strip() if found else None
+
+
+def test_the_pages_say_how_the_tournament_is_played(
+    client, organizer, club, make_user, tables_tournament
+):
+    """The players' page and the organizer's view name what was chosen at creation: the
+    rules, what a tie does, the bots, the clock, a set's deadline and the break."""
+    t = tables_tournament(
+        open_now=True, rules="flemish", bot_level="club", rounds=2, clock=30,
+        set_minutes=25, round_break=10, tie_carry=True,
+    )  # fmt: skip
+    anna = make_user("anna")
+    club.members.add(anna)
+    for who, url in ((organizer, "tables/organize/"), (anna, "tables/")):
+        client.force_login(who)
+        page = client.get(f"/tournaments/{t.pk}/{url}").content.decode()
+        assert _setting(page, "rules") == "Vlaams", url
+        assert _setting(page, "tie") == "het volgende deel telt dubbel"
+        assert _setting(page, "bots") == "Club"
+        assert _setting(page, "clock") == "30 s"
+        assert _setting(page, "deadline") == "25 minuten"
+        assert _setting(page, "break") == "10 minuten"
+    plain = tables_tournament(name="Zonder klok", rules="french", in_room=True, open_now=True)
+    page = client.get(f"/tournaments/{plain.pk}/tables/").content.decode()
+    assert _setting(page, "rules") == "Frans"
+    for absent in ("tie", "bots", "clock", "deadline", "break"):  # none of these apply
+        assert _setting(page, absent) is None, absent
+    quick = tables_tournament(name="Snel", rounds=2, tie_carry=False, open_now=True)
+    page = client.get(f"/tournaments/{quick.pk}/tables/").content.decode()
+    assert _setting(page, "tie") == "niets telt dubbel: elk deel staat op zich"
+    assert _setting(page, "clock") == "uit"
+    assert _setting(page, "break").startswith("geen")

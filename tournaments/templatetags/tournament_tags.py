@@ -79,6 +79,13 @@ def structure_text(s) -> str:
 
 
 @register.filter
+def preset_ties_double(s) -> bool:
+    """Whether the rules of a tournament of tables know the tie doubling at all (french
+    and malilla double nothing): then its page says whether this tournament keeps it."""
+    return engine.get_rules(s.tournament.rules).tie_doubles_next
+
+
+@register.filter
 def game_length(t) -> str:
     """A tournament's games: "12 deals", "12 deals, each on its own", "to 101 points"."""
     preset = engine.get_rules(t.rules)
