@@ -1851,9 +1851,23 @@ def replace_player(entry_id: int, actor, new_user, reason: str) -> Entry:
         raise TournamentError(N_("only a running tournament of tables takes a replacement"))
     if new_user is None or not getattr(new_user, "is_authenticated", False):
         raise TournamentError(N_("the replacement needs an account"))
+    if not new_user.has_usable_password() and not getattr(
+        settings, "TOURNAMENTS_ALLOW_GUESTS", False
+    ):  # as join: a guest account costs nothing
+        raise TournamentError(
+            N_("a guest cannot play in a tournament: the replacement needs their own account")
+        )
     with transaction.atomic():
         if Entry.objects.filter(tournament=t, player=new_user).exists():
             raise TournamentError(N_("the replacement already plays in this tournament"))
+        if has_seen(t, new_user):  # as join: whoever saw the deals or results cannot play
+            raise TournamentError(
+                N_(
+                    "%(player)s has seen this tournament's deals or results and cannot "
+                    "play in it"
+                ),
+                {"player": new_user.get_username()},
+            )
         entry = Entry.objects.select_for_update().get(pk=entry_id)
         old = entry.player
         # The sets they finished stay theirs on the record (travellers, exports).

@@ -937,3 +937,30 @@ def test_a_deal_number_that_is_no_deal_says_which_deal_comes_next(client, night,
     assert "deel 2 is het volgende" in page and "intussen" not in page
     tab.refresh_from_db()
     assert [(d["trump"], d["points"]) for d in tab.sheet] == [("S", 40)]
+
+
+def test_nobody_who_saw_the_deals_or_a_guest_is_made_a_player_by_a_replacement(
+    client, night, organizer, make_user
+):
+    """Replacing a player puts someone in the tournament: the same bars as signing up.
+    An organizer who printed the deals holds every hand of the sets to come."""
+    t = night
+    tab = current_tables(t)[0]
+    leaving = tab.seats.select_related("entry").get(index=1).entry
+    client.force_login(organizer)
+    client.post(reverse("tournaments:tables-deals", args=[t.pk]))  # prints the deals
+    assert actions.has_seen(t, organizer)
+    page = client.post(
+        reverse("tournaments:tables-replace", args=[t.pk]),
+        {"entry": leaving.pk, "username": organizer.get_username(), "reason": "moet weg"},
+        follow=True,
+    ).content.decode()
+    assert "heeft de delen of uitslagen van dit toernooi gezien" in page
+    guest = make_user("gast-zon")
+    guest.set_unusable_password()
+    guest.save()
+    with pytest.raises(actions.TournamentError, match="guest"):
+        actions.replace_player(leaving.pk, organizer, guest, "moet weg")
+    leaving.refresh_from_db()
+    assert leaving.player != organizer and leaving.player != guest
+    assert not t.audit.filter(action="replace_player").exists()
