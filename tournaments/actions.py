@@ -1862,10 +1862,7 @@ def replace_player(entry_id: int, actor, new_user, reason: str) -> Entry:
             raise TournamentError(N_("the replacement already plays in this tournament"))
         if has_seen(t, new_user):  # as join: whoever saw the deals or results cannot play
             raise TournamentError(
-                N_(
-                    "%(player)s has seen this tournament's deals or results and cannot "
-                    "play in it"
-                ),
+                N_("%(player)s has seen this tournament's deals or results and cannot play in it"),
                 {"player": new_user.get_username()},
             )
         entry = Entry.objects.select_for_update().get(pk=entry_id)
