@@ -157,10 +157,11 @@ def standings(
         if unranked:
             ordered.extend(in_order(unranked)[0])
             ranks.extend([None] * len(unranked))
-    # Who played an entry's earlier sets before the organizer replaced them.
+    # Who played an entry's earlier sets before the organizer replaced them (of the sets
+    # this standing counts: a round after the replacement names the newcomer alone).
     before: dict[int, set[str]] = defaultdict(set)
     for entry_id, name in TableSeat.objects.filter(
-        table__table_set__round__tournament=t, played_by__isnull=False
+        table__table_set__round__tournament=t, table_id__in=at_table, played_by__isnull=False
     ).values_list("entry_id", f"played_by__{get_user_model().USERNAME_FIELD}"):
         before[entry_id].add(name)
     out = []

@@ -687,6 +687,11 @@ def test_a_replaced_players_sets_stay_theirs_and_the_entry_rates_nobody(
     ) or any(newcomer.username in s.username for s in seated(current_tables(t)[1]).values())
     play_set(client, t)
     wait_for_idle_worker()
+    # A set's own standing names who played it: set 2 the newcomer alone.
+    [row] = [r for r in tables.standings(t, 1, 2) if r["entry"] == entry.pk]
+    assert row["player"] == newcomer.username and row["before"] == []
+    [row] = [r for r in tables.standings(t, 1, 1) if r["entry"] == entry.pk]
+    assert row["before"] == [old.username]
     play_set(client, t)
     wait_for_idle_worker()
     t.refresh_from_db()
