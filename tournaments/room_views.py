@@ -55,6 +55,35 @@ def _line_from(post) -> Line:
     return Line(trump, points, blind, doublings, post.get("all_tricks") == "on")
 
 
+def _keep_draft(request: HttpRequest, tab: Table) -> None:
+    """What a refused deal's form sent, for the form shown next (a phone that lost the
+    chosen trump to a typo in the points had to choose it again)."""
+    post = request.POST
+    trump = post.get("trump", "")
+    points = post.get("points", "").strip()
+    doublings = post.get("doublings", "")
+    request.session[DRAFT_KEY] = {
+        "table": tab.pk,
+        "deal": _int(post.get("deal")),
+        "trump": None if trump in ("none", "blind") else trump,
+        "blind": trump == "blind",
+        "points": int(points) if points.lstrip("-").isdigit() else "",
+        "doublings": int(doublings) if doublings.isdigit() else None,
+        "all_tricks": post.get("all_tricks") == "on",
+    }
+
+
+def _take_draft(request: HttpRequest, tab: Table, number: int) -> dict | None:
+    draft = request.session.pop(DRAFT_KEY, None)
+    if draft and draft.get("table") == tab.pk and draft.get("deal") == number:
+        return draft
+    return None
+
+
+DRAFT_KEY = "sheet_draft"
+
+
+@login_required
 @login_required
 @never_cache
 def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, number: int):
@@ -94,9 +123,11 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
                 try:
                     line = _line_from(request.POST)
                 except BadDoublings:
+                    _keep_draft(request, tab)
                     messages.error(request, _("Choose the announcements from the list."))
                     return redirect(f"{here}?deal={deal or ''}")
                 except ValueError:
+                    _keep_draft(request, tab)
                     messages.error(request, _("Enter the points as a whole number."))
                     return redirect(f"{here}?deal={deal or ''}")
                 room.enter_deal(
@@ -104,6 +135,10 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
                     request.POST.get("seen"),
                 )  # fmt: skip
         except actions.TournamentError as exc:
+            # A deal refused by the rules keeps what was sent; one entered meanwhile by
+            # someone else (field "deal") shows what is there now.
+            if request.POST.get("action") not in ("finish_early", "agree") and exc.field != "deal":
+                _keep_draft(request, tab)
             messages.error(request, capfirst(exc.translated()))
             return redirect(f"{here}?deal={request.POST.get('deal', '')}")
         return redirect(here)
@@ -136,6 +171,9 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
         "side": side,
         "is_organizer": organizer,
         "editing": editing,
+        # The form's values: a refused form's as sent, else what the sheet holds.
+        "shown": (_take_draft(request, tab, editing["number"]) if editing else None)
+        or (editing or {}).get("entered"),
         "total": data["total_points"][editing["number"]] if editing else None,
         "doubling_choices": range(data["doublings"] + 1),
         "round_number": round_number,

@@ -969,3 +969,25 @@ def test_nobody_who_saw_the_deals_or_a_guest_is_made_a_player_by_a_replacement(
     leaving.refresh_from_db()
     assert leaving.player != organizer and leaving.player != guest
     assert not t.audit.filter(action="replace_player").exists()
+
+
+def test_a_refused_deal_comes_back_with_what_was_sent(client, night):
+    """A typo in the points (or 61 of 60) is refused; the form comes back with the trump
+    and the rest as sent, to fix only the points. Once shown, the draft is gone."""
+    t = night
+    tab = current_tables(t)[0]
+    south = seated(tab)[0]
+    client.force_login(south)
+    url = sheet_url(t, tab)
+    checked = re.compile(r'name="trump" value="(\w+)"[^>]*checked')
+    for points, told in (("4o", "geheel getal"), ("61", "tussen 0 en 60")):
+        form = {"action": "enter", "deal": 1, "trump": "H", "points": points}
+        page = client.post(url, form, follow=True).content.decode()
+        assert told in page, points
+        assert checked.findall(page) == ["H"], points
+        value = re.search(r'name="points"[^>]*value="([^"]*)"', page).group(1)
+        assert value == ("61" if points == "61" else ""), points
+    page = client.get(url).content.decode()
+    assert checked.findall(page) == []  # shown once, then the sheet's (nothing yet)
+    tab.refresh_from_db()
+    assert tab.sheet == []
