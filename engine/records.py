@@ -889,6 +889,7 @@ def _verify_replay(rec: GameRecord) -> Game:
             want = "no turned card" if d.turned is None else f"turned card {d.turned}"
             raise _err(f"deal {dr.number}: the seed gives {want}", _where(dr, "turned", "hands"))
         played: set[str] = set()
+        last_deal = i == len(rec.deals) - 1
         # Trump
         for a in dr.bidding:
             if d.phase not in (BLIND, TRUMP):
@@ -897,7 +898,9 @@ def _verify_replay(rec: GameRecord) -> Game:
                     _where(dr, "trump"),
                 )
             _apply(g, a, _where(dr, "trump"))
-        if dr.bidding and d.phase in (BLIND, TRUMP):
+        # Only an unfinished game's last deal may stop there (the dealer looked, say).
+        goes_on = not last_deal or dr.announcements or dr.tricks or dr.score or dr.end
+        if dr.bidding and d.phase in (BLIND, TRUMP) and goes_on:
             raise _err("the Trump line stops before trump is chosen", _where(dr, "trump"))
         for seat, call in dr.announcements:
             if d.phase != "announce":
@@ -912,7 +915,6 @@ def _verify_replay(rec: GameRecord) -> Game:
                     _where(dr, "announce"),
                 )
             _apply(g, call, _where(dr, "announce"))
-        last_deal = i == len(rec.deals) - 1
         for k, t in enumerate(dr.tricks, 1):
             w = _where(dr, f"trick{k}")
             if d.phase in (BLIND, TRUMP):

@@ -197,6 +197,33 @@ def test_record_of_an_unfinished_game():
     assert read_json(write_json(g)).actions == g.actions
 
 
+def test_a_game_stopped_after_the_dealer_looked_reads_back():
+    """The last deal of an unfinished game may stop anywhere, also between the dealer's
+    look and the trump choice (a CLI game quit there is saved); a deal before the last
+    whose Trump line stops there is still refused."""
+    g = Game("records-look", "flemish-table")
+    g.apply_action("look")
+    for write, read in ((write_text, read_text), (write_json, read_json)):
+        rec = read(write(g))
+        assert rec.actions == ["look"] and rec.replay().deal.phase == "trump"
+    later = play("records-look-later", "flemish-table", max_actions=60)
+    while later.deal.phase != "blind":
+        later.apply_action(later.legal_actions()[0])
+    later.apply_action("look")
+    rec = read_text(write_text(later))
+    assert rec.actions == later.actions and len(rec.deals) >= 2
+    finished = Game("records-look", "flemish-table")
+    finished.apply_action("look")
+    finished.apply_action("trump:H")
+    while finished.deal_number == 1:
+        legal = finished.legal_actions()
+        finished.apply_action("pass" if "pass" in legal else legal[0])
+    text = write_text(finished)
+    assert "\nTrump look H\n" in text
+    with pytest.raises(InvalidRecord, match="stops before trump is chosen"):
+        read_text(text.replace("\nTrump look H\n", "\nTrump look\n", 1))
+
+
 def test_empty_game_record():
     g = Game("nothing-yet")
     rec = read_text(write_text(g))
