@@ -525,6 +525,9 @@ def replay(args, out: TextIO = sys.stdout) -> int:
     except InvalidRecord as e:
         print(f"{args.file}: invalid record: {e}", file=sys.stderr)
         return 1
+    if not recs:  # empty, or comments only: a download cut to nothing is no record
+        print(f"{args.file}: invalid record: no game record in it", file=sys.stderr)
+        return 1
     for k, rec in enumerate(recs, 1):
         if len(recs) > 1:
             print(f"##### {k} / {len(recs)}", file=out)

@@ -207,6 +207,16 @@ def test_replay_a_file_of_several_records(tmp_path):
         assert f"Result {read_text(text).result} (" in r.stdout
 
 
+@pytest.mark.parametrize("text", ["", "; only a comment\n", "  \n\n"])
+def test_replay_of_a_file_without_a_record_exits_1(tmp_path, text):
+    """A download cut to nothing (or comments only) holds no game: not a verified one."""
+    path = tmp_path / "empty.txt"
+    path.write_text(text, encoding="utf-8")
+    r = run("replay", str(path))
+    assert r.returncode == 1 and "no game record" in r.stderr
+    assert "OK" not in r.stdout
+
+
 def test_replay_missing_file():
     r = run("replay", "/nonexistent/record.txt")
     assert r.returncode == 2
