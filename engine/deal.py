@@ -60,6 +60,19 @@ def team_of(seat: int) -> int:
     return seat & 1
 
 
+# Why an action does not fit the deal's phase (IllegalMove "wrong_phase", param
+# `reason`); engine.messages translates them.
+WRONG_PHASE_REASONS = {
+    "choose_trump": "the dealer must choose trump first",
+    "blind_or_look": "the dealer must first say blind or look",
+    "announcing": "the announcements are not finished",
+    "say_mee": "the opponents now say mee or pass",
+    "say_tegen": "the dealer's side now says tegen or passes",
+    "play_card": "play a card",
+    "deal_over": "the deal is over",
+}
+
+
 class Trick(NamedTuple):
     leader: int
     cards: tuple[tuple[int, Card], ...]  # (seat, card) in playing order
@@ -384,7 +397,11 @@ class Deal:
             return
         if phase == DONE:
             raise IllegalMove(
-                "wrong_phase", "the deal is over", action=str(action), expected="the deal is over"
+                "wrong_phase",
+                "the deal is over",
+                action=str(action),
+                expected="the deal is over",
+                reason="deal_over",
             )
         if not isinstance(action, str):
             raise self._wrong_phase(str(action))
@@ -408,12 +425,18 @@ class Deal:
             self._announce(action)
 
     def _wrong_phase(self, action: str) -> IllegalMove:
-        expected = {
-            TRUMP: "the dealer must choose trump first",
-            BLIND: "the dealer must first say blind or look",
-            ANNOUNCE: "the announcements are not finished",
-            PLAY: "play a card",
-        }.get(self.phase, "the deal is over")
+        # `reason` names the rule for engine.messages (translated); `expected` is its
+        # English text, kept in the params for callers that read it.
+        reason = {
+            TRUMP: "choose_trump",
+            BLIND: "blind_or_look",
+            ANNOUNCE: "announcing",
+            PLAY: "play_card",
+        }.get(self.phase, "deal_over")
+        if self.phase == ANNOUNCE and action in (MEE, TEGEN):
+            # The opponents answer the trump with mee, the dealer's side a mee with tegen.
+            reason = "say_mee" if self._ann_side == 1 else "say_tegen"
+        expected = WRONG_PHASE_REASONS[reason]
         if action not in CARD_BY_TEXT and action not in (
             *TRUMP_ACTIONS,
             NO_TRUMP_ACTION,
@@ -429,6 +452,7 @@ class Deal:
             f"{action} is not possible now: {expected}",
             action=action,
             expected=expected,
+            reason=reason,
         )
 
     def choose_trump(self, suit: str | None) -> None:

@@ -74,9 +74,35 @@ TEMPLATES: dict[str, dict[str, str]] = {
 }
 
 
+# The `reason` of a "wrong_phase" refusal (engine.deal.WRONG_PHASE_REASONS has English).
+PHASE_REASONS: dict[str, dict[str, str]] = {
+    "nl": {
+        "choose_trump": "de gever moet eerst troef kiezen",
+        "blind_or_look": "de gever moet eerst blind spelen of kijken",
+        "announcing": "er wordt nog geklopt",
+        "say_mee": "de tegenpartij zegt nu mee of past",
+        "say_tegen": "de partij van de gever zegt nu tegen of past",
+        "play_card": "speel een kaart",
+        "deal_over": "het deel is gedaan",
+    },
+    "fr": {
+        "choose_trump": "le donneur doit d'abord choisir l'atout",
+        "blind_or_look": "le donneur doit d'abord jouer à l'aveugle ou regarder",
+        "announcing": "les annonces ne sont pas finies",
+        "say_mee": "l'adversaire dit maintenant mee ou passe",
+        "say_tegen": "le camp du donneur dit maintenant tegen ou passe",
+        "play_card": "jouez une carte",
+        "deal_over": "la donne est terminée",
+    },
+}
+
+
 def render(code: str, lang: str = "en", **params) -> str:
     lang = lang if lang in TEMPLATES else "en"
     p = dict(params)
+    reason = p.pop("reason", None)
+    if reason in PHASE_REASONS.get(lang, {}):
+        p["expected"] = PHASE_REASONS[lang][reason]
     if "card" in p:
         p["card"] = Card.parse(p["card"]).display()
     if "winning" in p:

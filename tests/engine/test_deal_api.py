@@ -155,3 +155,27 @@ def test_illegal_move_survives_pickling():
         "you must follow hearts",
         {"suit": "H"},
     )
+
+
+def test_an_action_out_of_turn_is_refused_with_the_rule_in_the_players_language():
+    """RULES §5: a refusal names the rule, in the chosen language: no English tail in
+    the Dutch or French text, and kloppen's order named (mee first, then tegen)."""
+    from engine import Game
+    from engine.messages import explain
+
+    g = Game("phase-words", "flemish-table")
+    cases = []
+    for action in ("trump:H", "look", "trump:H", "tegen", "TS", "mee", "mee"):
+        try:
+            g.apply_action(action)
+        except IllegalMove as err:
+            cases.append((action, {lang: explain(err, lang) for lang in ("nl", "en", "fr")}))
+    (a1, first), (a2, tegen), (a3, card), (a4, again) = cases
+    assert first["nl"] == "trump:H kan nu niet: de gever moet eerst blind spelen of kijken"
+    assert tegen["nl"] == "tegen kan nu niet: de tegenpartij zegt nu mee of past"
+    assert tegen["en"] == "tegen is not possible now: the opponents now say mee or pass"
+    assert card["fr"] == "TS n'est pas possible maintenant : les annonces ne sont pas finies"
+    assert again["nl"] == "mee kan nu niet: de partij van de gever zegt nu tegen of past"
+    for _, texts in cases:  # nothing English left in the other languages
+        for lang in ("nl", "fr"):
+            assert not any(w in texts[lang] for w in ("the ", "must ", "first")), texts[lang]
