@@ -18,6 +18,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import hmac
+import operator
 import struct
 from dataclasses import dataclass
 
@@ -76,8 +77,17 @@ def first_dealer(seed: str | bytes | int) -> int:
     return _Stream(seed_bytes(seed), _DOMAIN + b"dealer").below(4)
 
 
+def _deal_number(number) -> int:
+    if isinstance(number, bool) or not hasattr(type(number), "__index__"):
+        # 1.5 or "1" or True would deal something, or fail deep inside: only an integer
+        # is a deal number.
+        raise TypeError(f"a deal number is an integer, got {number!r}")
+    return operator.index(number)
+
+
 def shuffled_deck(seed: str | bytes | int, number: int) -> list[Card]:
     """The 32 cards of deal ``number`` in dealing order (Fisher–Yates, top card first)."""
+    number = _deal_number(number)
     if number < 1:
         raise ValueError(f"deal numbers start at 1, got {number}")
     stream = _Stream(seed_bytes(seed), _DOMAIN + b"deal/" + str(number).encode())
@@ -118,6 +128,7 @@ def deal_cards(
 def deal_for(seed: str | bytes | int, number: int, rules: str | RuleSet | None = None) -> DealSpec:
     """Deal ``number`` (1-based) of ``seed``: dealer, four hands and the turned card."""
     rs = get_rules(rules)
+    number = _deal_number(number)
     dealer = (first_dealer(seed) + rs.direction * (number - 1)) % 4
     hands, last = deal_cards(shuffled_deck(seed, number), dealer, rs)
     return DealSpec(number, dealer, hands, last if rs.trump_by_turned_card else None)

@@ -558,3 +558,15 @@ def test_each_card_position_in_the_shuffle_is_uniform():
     expected = n / 32
     chi2 = sum((counts[p] - expected) ** 2 / expected for p in range(32))
     assert chi2 < 61.1, counts  # 31 degrees of freedom, p = 0.001
+
+
+@pytest.mark.parametrize("number", [1.5, 1.0, "3", True, None])
+def test_a_deal_number_that_is_not_an_integer_is_refused_by_name(number):
+    with pytest.raises(TypeError, match="a deal number is an integer"):
+        deal_for("typed", number)
+
+
+def test_a_numpy_integer_is_a_deal_number():
+    import numpy as np
+
+    assert deal_for("typed", np.int64(3)) == deal_for("typed", 3)
