@@ -98,6 +98,9 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # Scripts only from our own files: injected markup cannot run (config/middleware.py).
+    # First, so that every response has it, also one refused before the views.
+    "config.middleware.ContentSecurityPolicyMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

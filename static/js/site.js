@@ -57,3 +57,12 @@ for (const select of document.querySelectorAll("select[data-rules]")) {
   select.addEventListener("change", sync);
   sync();
 }
+
+// The print pages' "Print" button (no inline handler: the Content-Security-Policy
+// allows scripts from our own files only).
+document.addEventListener("click", (event) => {
+  if (event.target instanceof Element && event.target.closest("[data-print-button]")) {
+    window.print();
+  }
+});
+

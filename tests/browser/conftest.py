@@ -157,12 +157,31 @@ def pytest_runtest_makereport(item, call):
     setattr(item, f"rep_{rep.when}", rep)
 
 
+# What the Content-Security-Policy refused on any page of the running test (see
+# _no_csp_violations): a script or handler it blocks is a feature that does not work.
+CSP_VIOLATIONS: list[str] = []
+
+
+def _on_console(msg) -> None:
+    if "Content Security Policy" in msg.text:
+        CSP_VIOLATIONS.append(msg.text)
+
+
+@pytest.fixture(autouse=True)
+def _no_csp_violations():
+    CSP_VIOLATIONS.clear()
+    yield
+    found, CSP_VIOLATIONS[:] = list(CSP_VIOLATIONS), []
+    assert not found, f"the Content-Security-Policy refused: {found}"
+
+
 def _new_page(request, browser, **context_args):
     ctx = browser.new_context(locale="nl-BE", **context_args)
     page = ctx.new_page()
     page.set_default_timeout(15_000)
     errors: list[str] = []
     page.on("pageerror", lambda exc: errors.append(str(exc)))
+    page.on("console", _on_console)
     page.js_errors = errors
     return ctx, page
 

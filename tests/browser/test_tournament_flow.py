@@ -18,7 +18,7 @@ from zoneinfo import ZoneInfo
 
 import pytest
 
-from tests.browser.conftest import assert_fits_the_phone
+from tests.browser.conftest import _on_console, assert_fits_the_phone
 from tests.helpers import pace
 
 expect = pytest.importorskip("playwright.sync_api").expect
@@ -52,6 +52,7 @@ class Person:
         self.page.set_default_timeout(15_000)
         self.errors: list[str] = []
         self.page.on("pageerror", lambda exc: self.errors.append(str(exc)))
+        self.page.on("console", _on_console)
 
     def goto(self, path: str):
         return self.page.goto(self.base + path)

@@ -1,0 +1,47 @@
+"""Every page carries a Content-Security-Policy that lets only the site's own script
+files run: markup that slipped past escaping (a name, a chat line) cannot execute. The
+browser tests fail on any refusal it causes (tests/browser/conftest.py), so what the
+pages need is allowed; here, that it is strict where it matters."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from django.test import Client
+
+pytestmark = pytest.mark.django_db
+
+TEMPLATES_DIR = __import__("pathlib").Path(__file__).resolve().parents[2] / "templates"
+
+
+def _policy(response) -> dict[str, str]:
+    header = response["Content-Security-Policy"]
+    return dict(part.strip().split(" ", 1) for part in header.split(";"))
+
+
+@pytest.mark.parametrize("path", ["/", "/tables/", "/tournaments/", "/accounts/login/", "/nope/"])
+def test_pages_allow_only_the_sites_own_scripts(path):
+    response = Client().get(path)
+    policy = _policy(response)
+    assert policy["script-src"] == "'self'"  # no inline script, no eval
+    assert policy["object-src"] == "'none'" and policy["frame-ancestors"] == "'none'"
+    assert policy["form-action"] == "'self'" and policy["base-uri"] == "'self'"
+    # The table's socket goes to this host (named for browsers older than CSP 3).
+    assert policy["connect-src"] == "'self' wss://testserver ws://testserver"
+
+
+def test_a_host_not_allowed_still_gets_a_policy():
+    response = Client(raise_request_exception=False).get("/", HTTP_HOST="evil.example")
+    assert response.status_code == 400
+    assert _policy(response)["connect-src"] == "'self'"
+
+
+def test_no_template_has_an_inline_script_or_handler():
+    """What the policy would refuse: inline event handlers and inline scripts (data
+    blocks of json_script are not run, and are allowed)."""
+    for template in TEMPLATES_DIR.rglob("*.html"):
+        text = template.read_text()
+        assert not re.search(r"\son[a-z]+\s*=", text), template
+        for tag in re.findall(r"<script\b[^>]*>", text):
+            assert "src=" in tag, (template, tag)
