@@ -66,3 +66,12 @@ document.addEventListener("click", (event) => {
   }
 });
 
+// A page's messages (saved, refused...) sit in a live region; a region's content at
+// load is not read out, so it is put in again a moment later, which is.
+for (const list of document.querySelectorAll(".t-messages")) {
+  const items = [...list.children].map((li) => [li, [...li.childNodes]]);
+  for (const [li] of items) li.replaceChildren();
+  setTimeout(() => {
+    for (const [li, nodes] of items) li.replaceChildren(...nodes);
+  }, 150);
+}
