@@ -215,16 +215,21 @@ def seat_name(seat: int | None) -> str:
 SUITS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 
-def trump_name(trump: str) -> str:
-    """ "H" → "♥ Harten" in Dutch, "none" → "Zonder troef", "" (no trump chosen) → ""."""
+def suit_name(suit: str) -> str:
+    """ "H" → "Harten" in Dutch (the page's language); "" for what is not a suit."""
     names = {
         "S": _("Spades"),
         "H": _("Hearts"),
         "D": _("Diamonds"),
         "C": pgettext("card suit", "Clubs"),
     }
-    if trump in names:
-        return f"{SUITS[trump]} {names[trump]}"
+    return names.get(suit, "")
+
+
+def trump_name(trump: str) -> str:
+    """ "H" → "♥ Harten" in Dutch, "none" → "Zonder troef", "" (no trump chosen) → ""."""
+    if trump in SUITS:
+        return f"{SUITS[trump]} {suit_name(trump)}"
     if trump == "none":
         return _("No trump")
     return trump or ""

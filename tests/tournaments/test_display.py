@@ -69,7 +69,21 @@ def test_red_suits_are_red_and_text_is_escaped():
         'A<span class="red">♥</span> 10♠ K<span class="red">♦</span>'
     )
     assert red_suits("<b>♣</b>") == "&lt;b&gt;♣&lt;/b&gt;"
-    assert suit_html("H") == '<span class="red">♥</span>' and suit_html("S") == "♠"
+    # The suit by name too, for a screen reader (the symbol is hidden from it).
+    from django.utils import translation
+
+    with translation.override("nl-be"):
+        _suit_names_for_screen_readers()
+
+
+def _suit_names_for_screen_readers():
+    assert suit_html("H") == (
+        '<span class="red" aria-hidden="true">♥</span><span class="visually-hidden">Harten</span>'
+    )
+    assert suit_html("S") == (
+        '<span aria-hidden="true">♠</span><span class="visually-hidden">Schoppen</span>'
+    )
+    assert suit_html("none") == "zonder troef"
 
 
 @pytest.fixture
@@ -104,3 +118,17 @@ def test_standings_link_players_but_not_guests(two_finished, client):
     assert "gast-x1y2z3" in html and "/players/gast-x1y2z3/" not in html
     assert 'data-player-url="/players/-/"' in html  # the live update builds the same links
     assert player_link("gast-abc") == "gast-abc" and player_link("") == ""
+
+
+@pytest.mark.parametrize(
+    "lang, shown", [("nl-be", "52,5%"), ("en", "52.5%"), ("fr", "52,5\u00a0%")]
+)
+def test_a_percentage_is_written_as_the_pages_language_writes_it(lang, shown):
+    """French puts a no-break space before the sign; the live standings'
+    Intl.NumberFormat(style percent) writes the same."""
+    from django.utils import translation
+
+    from tournaments.templatetags.tournament_tags import percent
+
+    with translation.override(lang):
+        assert percent(52.5) == shown

@@ -79,6 +79,18 @@ def structure_text(s) -> str:
 
 
 @register.filter
+def percent(value) -> str:
+    """A percentage with one decimal in the page's language: 50,0% in Dutch, 50.0% in
+    English, 50,0 % in French (a no-break space before the sign, as French
+    writes it; the live standings' Intl.NumberFormat writes the same)."""
+    from django.template.defaultfilters import floatformat
+    from django.utils.translation import get_language
+
+    sep = "\u00a0" if (get_language() or "").startswith("fr") else ""
+    return f"{floatformat(value, 1)}{sep}%"
+
+
+@register.filter
 def preset_ties_double(s) -> bool:
     """Whether the rules of a tournament of tables know the tie doubling at all (french
     and malilla double nothing): then its page says whether this tournament keeps it."""
@@ -127,9 +139,17 @@ def suit(value) -> str:
 
 @register.filter
 def suit_html(value):
-    """Like ``suit``, with hearts and diamonds in red as at the table."""
-    if value in RED_SUITS:
-        return format_html('<span class="red">{}</span>', SUIT_SYMBOLS[value])
+    """Like ``suit``, with hearts and diamonds in red as at the table, and the suit's
+    name for a screen reader (which says "♥" as "black heart suit", or nothing)."""
+    from tournaments import exports
+
+    if value in SUIT_SYMBOLS:
+        return format_html(
+            '<span{} aria-hidden="true">{}</span><span class="visually-hidden">{}</span>',
+            mark_safe(' class="red"') if value in RED_SUITS else "",
+            SUIT_SYMBOLS[value],
+            exports.suit_name(value),
+        )
     return suit(value)
 
 

@@ -140,7 +140,8 @@ export function choiceText(state, t) {
   if (!state.trump_chosen) return "";
   const mult = state.multiplier > 1 ? ` \u00d7${state.multiplier}` : "";
   if (state.no_trump) return `${t("no_trump")}${mult}`;
-  if (state.trump) return `${t("trump")} ${SUIT_SYMBOL[state.trump]}${mult}`;
+  // The suit by name too: a screen reader says "♥" as "black heart suit", or nothing.
+  if (state.trump) return `${t("trump")} ${SUIT_SYMBOL[state.trump]} ${t(`suit_${state.trump}`)}${mult}`;
   return "";
 }
 
@@ -150,7 +151,12 @@ function choiceNode(state, t) {
   const node = el("span", { class: "choice-text" });
   if (!state.no_trump && state.trump) {
     const mult = state.multiplier > 1 ? ` \u00d7${state.multiplier}` : "";
-    node.append(`${t("trump")} `, el("span", { class: isRed(`7${state.trump}`) ? "red" : "", text: SUIT_SYMBOL[state.trump] }), mult);
+    node.append(
+      `${t("trump")} `,
+      el("span", { class: isRed(`7${state.trump}`) ? "red" : "", "aria-hidden": "true", text: SUIT_SYMBOL[state.trump] }),
+      el("span", { class: "visually-hidden", text: t(`suit_${state.trump}`) }),
+      mult,
+    );
   } else {
     node.textContent = text;
   }
