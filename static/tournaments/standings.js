@@ -36,6 +36,11 @@ if (table && "WebSocket" in window) {
     });
     return formats[digits].format(Number(v));
   };
+  // A percentage as the server's `percent` filter writes it (50,0 % in French).
+  const percentFormat = new Intl.NumberFormat(lang, {
+    style: "percent", minimumFractionDigits: 1, maximumFractionDigits: 1, useGrouping: false,
+  });
+  const pctText = (v) => (v === null || v === undefined ? "" : percentFormat.format(Number(v) / 100));
   const render = (rows) => {
     const body = table.querySelector("tbody");
     if (!rows.length) {
@@ -54,7 +59,7 @@ if (table && "WebSocket" in window) {
       // The columns of _standings_table.html: totals and per-deal figures as named.
       const pct = r.deal_matchpoints_pct;
       const cells = [r.rank, r.player, r.score + (r.corrected ? " *" : ""), r.deals_played,
-        fmt(r.score_per_deal, 1), pct === null || pct === undefined ? "" : fmt(pct, 1) + "%"];
+        fmt(r.score_per_deal, 1), pctText(pct)];
       cells.forEach((c, i) => {
         const td = document.createElement("td");
         if (i === 1) {
