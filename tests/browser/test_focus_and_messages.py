@@ -87,3 +87,25 @@ def test_a_refused_form_says_so_in_an_alert_the_screen_reader_reads(page, asgi_s
     alert = page.locator(".t-messages[role=status] li[role=alert]")
     expect(alert).to_have_count(1)
     expect(alert).not_to_be_empty()  # put back after the load: read out as a change
+
+
+def test_the_trump_is_said_by_name_not_only_by_its_symbol(page, asgi_server):
+    """Once trump is chosen the dealer's line shows the symbol and, for a screen reader,
+    the suit's name (the move log's line is written by the same code)."""
+    from tests.browser.test_table_a11y import _act
+
+    _open_table(page, asgi_server)
+    for _ in range(6):  # the dealer (a bot, or we) chooses trump within our first moves
+        if page.locator(".choice-text").count():
+            break
+        _act(page)
+    choice = page.locator(".choice-text").first
+    expect(choice).to_be_visible()
+    text = choice.text_content()
+    if "Zonder troef" not in text and "zonder troef" not in text:
+        assert re.search(r"Troef [♠♥♦♣](Schoppen|Harten|Ruiten|Klaveren)", text), text
+        assert choice.locator("[aria-hidden=true]").text_content() in "♠♥♦♣"
+        # The move log's line of the choice (when it was made live) reads the same.
+        log = page.locator("#sr-log").text_content()
+        if "Troef" in log:
+            assert re.search(r"Troef [♠♥♦♣] (Schoppen|Harten|Ruiten|Klaveren)", log), log
