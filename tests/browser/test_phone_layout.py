@@ -73,7 +73,7 @@ def _east_card_on_the_table(page) -> None:
     """Play until South is to move with East's card in the middle of the table."""
     for _ in range(40):
         page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
-        page.wait_for_function("manillenTable.ui.trickView === null")
+        page.wait_for_function("() => manillenTable.ui.trickView === null")
         if page.locator('#trick [data-trick-card][data-seat="3"]').count():
             return
         seq = page.evaluate(SEQ_JS)

@@ -256,7 +256,7 @@ def test_reconnects_and_recovers_from_a_gap(page, asgi_server):
 
     # The connection drops: the table reconnects by itself and asks for a snapshot.
     page.evaluate("manillenTable.socket.ws.close()")
-    page.wait_for_function("manillenTable.socket.ws.readyState === WebSocket.OPEN")
+    page.wait_for_function("() => manillenTable.socket.ws.readyState === WebSocket.OPEN")
     assert _seq(page) == seq
 
     # An event from the future (a gap): ignored, a snapshot puts the table right.
