@@ -42,7 +42,7 @@ from game import actions as game_actions
 from game.models import Game
 from ops import ratelimit
 from ops.ratelimit import client_address
-from tournaments.actions import TournamentError, visible_closed_q
+from tournaments.actions import TournamentError, ratings_hidden_from, visible_closed_q
 from tournaments.models import Rating, RatingChange, Tournament
 
 from . import actions, history
@@ -169,10 +169,18 @@ def _history_context(request: HttpRequest, player, *, own: bool) -> dict:
 
 
 def _rating_context(request: HttpRequest, player) -> dict:
-    """The player's rating and what the last tournaments did to it: only tournaments
-    the viewer may see the results of are listed (the rating itself counts them all)."""
+    """The player's rating and what the last tournaments did to it, for a viewer who may
+    see the results of every tournament it counts (else it would tell them: not shown);
+    the tournaments listed are those too."""
     rating = Rating.objects.filter(player=player, events__gt=0).first()
     changes = []
+    hidden = (
+        rating is not None
+        and player != request.user
+        and ratings_hidden_from(request.user).filter(player=player).exists()
+    )
+    if hidden:  # it counts a tournament the viewer may not see the results of
+        return {"rating": None, "rating_hidden": True, "rating_changes": []}
     if rating is not None:
         visible = RatingChange.objects.filter(player=player).filter(
             tournament__in=Tournament.objects.filter(visible_closed_q(request.user))

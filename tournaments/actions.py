@@ -136,6 +136,17 @@ def visible_closed_q(user, prefix: str = "") -> Q:
     return Q(**{f"{p}status": Tournament.Status.CLOSED}) & q
 
 
+def ratings_hidden_from(user):
+    """The players (a values("player") queryset) whose rating counts a tournament whose
+    results `user` may not see: the rating would tell them (a first tournament's changes
+    are its ranking, every later one's its ranking too). Lists and pages leave those
+    ratings out; a user's own rating is theirs to see (the caller keeps it)."""
+    from .models import RatingChange
+
+    visible = Tournament.objects.filter(visible_closed_q(user)).values("pk")
+    return RatingChange.objects.exclude(tournament__in=visible).values("player")
+
+
 def has_seen(tournament: Tournament, user) -> bool:
     """Whether `user` is recorded as having seen the deals or results (see mark_seen)."""
     if user is None or not user.is_authenticated:

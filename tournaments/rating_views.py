@@ -9,7 +9,7 @@ from django.db.models import Q
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import render
 
-from . import ratings
+from . import actions, ratings
 from .exports import csv_style, ratings_csv
 from .models import Club, Rating
 from .views import _download
@@ -26,6 +26,12 @@ def ratings_list(request: HttpRequest) -> HttpResponse:
         if club is None or not club.is_member(request.user):
             raise Http404("no such club")
         rows = rows.filter(Q(player__clubs=club) | Q(player__organized_clubs=club)).distinct()
+    # A rating that counts a tournament whose results the viewer may not see (a club's
+    # members-only night) would tell its results: not listed (their own is).
+    hidden = actions.ratings_hidden_from(request.user)
+    own = Q(player=request.user) if request.user.is_authenticated else Q(pk__in=[])
+    some_hidden = rows.filter(player__in=hidden).exclude(own).exists()
+    rows = rows.exclude(Q(player__in=hidden) & ~own)
     rows = rows.select_related("player").order_by("-value", "player__username")
     if request.GET.get("format") == "csv":
         style = csv_style(request.LANGUAGE_CODE, request.GET.get("sep"))
@@ -45,5 +51,6 @@ def ratings_list(request: HttpRequest) -> HttpResponse:
     context = {
         "page": page, "mine": mine, "start": ratings.START, "k": ratings.K, "club": club,
         "page_query": f"club={club.slug}&" if club else "",
+        "some_hidden": some_hidden,
     }  # fmt: skip
     return render(request, "tournaments/ratings.html", context)

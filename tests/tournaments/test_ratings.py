@@ -164,17 +164,46 @@ def test_the_ratings_page_and_the_players_page(client, make_user):
 
 
 def test_a_members_only_tournament_is_not_listed_to_outsiders(client, make_user, club, organizer):
+    """Its results are for the club: the ratings it made would tell them (everyone
+    starts at 1500, so a first tournament's ratings are its ranking). An outsider sees
+    neither the ratings nor the rating on a player's page; members and the players do."""
+    public = closed_room_night("rate-public")  # eight others, results for everyone
     t = closed_room_night("rate-private")
     Tournament.objects.filter(pk=t.pk).update(club=club, results_audience="members")
     actions.tick()
+    private_players = {c.player.get_username() for c in RatingChange.objects.filter(tournament=t)}
+    public_players = {
+        c.player.get_username() for c in RatingChange.objects.filter(tournament=public)
+    }
     player = RatingChange.objects.filter(tournament=t).first().player
+    member = make_user("clublid")
+    club.members.add(member)
     outsider = make_user("buitenstaander")
-    client.force_login(outsider)
-    profile = client.get(reverse("player", args=[player.get_username()])).content.decode()
-    assert "data-rating" in profile and "data-rating-change" not in profile
-    client.force_login(player)
+
+    def listed(who, fmt: str = "") -> set[str]:
+        client.logout()
+        if who is not None:
+            client.force_login(who)
+        page = client.get(reverse("tournaments:ratings") + fmt).content.decode()
+        return {n for n in private_players | public_players if n in page}
+
+    for who in (None, outsider):
+        assert listed(who) == public_players, who
+        assert listed(who, "?format=csv") == public_players, who
+        page = client.get(reverse("tournaments:ratings")).content.decode()
+        assert "data-ratings-hidden" in page
+        profile = client.get(reverse("player", args=[player.get_username()])).content.decode()
+        assert "data-rating-hidden" in profile and "data-rating-change" not in profile
+        assert f"{Rating.objects.get(player=player).value:.0f}" not in profile
+    assert listed(member) == private_players | public_players
+    assert "data-ratings-hidden" not in client.get(reverse("tournaments:ratings")).content.decode()
+    client.force_login(player)  # a player of it sees it (and their own rating)
+    assert listed(player) == private_players | public_players
     own = client.get(reverse("profile")).content.decode()
     assert "data-rating-change" in own
+    client.force_login(member)
+    profile = client.get(reverse("player", args=[player.get_username()])).content.decode()
+    assert "data-rating-change" in profile and "data-rating-hidden" not in profile
 
 
 # --- corrections after the ratings ------------------------------------------------------
