@@ -296,7 +296,9 @@ def test_a_click_while_offline_is_not_sent_and_the_table_is_back_within_a_second
         expect(page.locator(f'#trick [data-trick-card="{action}"]')).to_have_count(0)
     time.sleep(3)  # down for a while, as a restart is: the retries must not slow down
     server.start()
-    page.wait_for_function("() => manillenTable.socket.ws.readyState === WebSocket.OPEN", timeout=1_500)
+    page.wait_for_function(
+        "() => manillenTable.socket.ws.readyState === WebSocket.OPEN", timeout=1_500
+    )
     # The attempts since the connection was lost: never more than a second apart.
     attempts = page.evaluate("manillenTable.socket.attempts")[tried_before:]
     gaps = [b - a for a, b in zip(attempts, attempts[1:], strict=False)]
