@@ -130,8 +130,9 @@ def summary(player, *, own: bool = True, viewer=None) -> dict:
     )
     if not own:
         closed = closed.filter(tournament__in=_visible_to(viewer))
-    # An entry two people played is nobody's own result (as in ratings and seasons).
-    closed = closed.exclude(pk__in=shared_entry_ids())
+    # An entry two people played, or a game the bot finished at the close, is nobody's
+    # own result (as in ratings and seasons).
+    closed = closed.exclude(pk__in=shared_entry_ids()).exclude(finish_mode="bot")
     figures = closed.aggregate(
         played=Count("pk"),
         average_pct=Avg("deal_matchpoints_pct"),

@@ -490,3 +490,18 @@ def test_a_game_the_bot_finished_at_the_close_rates_nobody(
     }
     page = client.get("/tournaments/ratings/").content.decode()
     assert "Een spel dat de bot afwerkte toen het toernooi sloot" in page
+    # Nor does it score in the club's season (in the field of three all the same), nor
+    # count as a tournament won on the player's page.
+    import datetime as dt
+
+    from accounts import history
+    from tournaments import seasons
+
+    season = seasons.create_season(
+        organizer, t.club, "Nu", timezone.localdate() - dt.timedelta(days=1),
+        timezone.localdate() + dt.timedelta(days=1),
+    )  # fmt: skip
+    rows = {r["player"]: r["total"] for r in seasons.standings(season)["rows"]}
+    assert rows == {"anna": 50.0, "bert": 0.0}  # above one of the two others: 50
+    assert history.summary(c)["played"] == 0 and history.summary(c)["wins"] == 0
+    assert history.summary(a)["played"] == 1
