@@ -74,9 +74,7 @@ def standings(season: Season) -> dict[str, Any]:
     ranked = (
         Entry.objects.filter(tournament__in=tournaments, rank__isnull=False)
         .exclude(status=Entry.Status.REMOVED)
-        .values_list(
-            "tournament_id", "pk", "player_id", "player__username", "rank", "finish_mode"
-        )
+        .values_list("tournament_id", "pk", "player_id", "player__username", "rank", "finish_mode")
     )
     # In the field, but nobody's score: an entry two people played, and a solo game the
     # bot finished at the close (its player had stopped), as in the ratings.
