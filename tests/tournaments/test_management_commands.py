@@ -115,3 +115,29 @@ def test_binary_exports_to_file(make_tournament, tmp_path, client):
         assert zf.read("records.txt").decode() == text
     run("export_tournament", str(t.pk), "--format", "pdf", "-o", str(ppath))
     assert ppath.read_bytes().startswith(b"%PDF")
+
+
+def test_the_simulated_tables_standing_lists_an_unranked_entry_as_a_dash(
+    club, organizer, make_user
+):
+    """The standing simulate_tournament prints at the end lists an entry without a rank
+    (no set of its own finished, or its person never came) as "—"; formatting its None
+    rank crashed the command after the tournament had closed."""
+    from tournaments import actions
+    from tournaments.management.commands.simulate_tournament import Command
+
+    t = actions.create_tables_tournament(
+        organizer, name="Vroeg dicht", club=club, fmt="rotating", players=4, sets=3, deals=1,
+        open_now=True,
+    )  # fmt: skip
+    for i in range(4):
+        user = make_user(f"vroeg{i}")
+        club.members.add(user)
+        actions.join(t.pk, user)
+    actions.start_tables(t.pk)
+    actions.close_tournament(t.pk, organizer)  # before any set finished: nobody ranked
+    out = io.StringIO()
+    command = Command(stdout=out)
+    command.write_tables_standing(t)
+    lines = out.getvalue().splitlines()
+    assert len(lines) == 4 and all(re.match(r"  — vroeg\d: 0 ", line) for line in lines), lines

@@ -220,10 +220,16 @@ class Command(BaseCommand):
                 time.sleep(0.05)  # the workers finish a set / start the next one
         rounds = t.rounds.count()
         self.stdout.write(f"tournament {t.pk}: {rounds} rounds played, closed")
+        self.write_tables_standing(t)
+
+    def write_tables_standing(self, t: Tournament) -> None:
+        """The first ten of a tournament of tables; an entry without a rank (no set of
+        its own finished, or its person never came) as "—"."""
+        from tournaments import tables as tables_read
+
         for row in tables_read.standings(t)[:10]:
-            self.stdout.write(
-                f"{row['rank']:>3}. {row['player']}: {row['raw']} (dup {row['dup_mp']})"
-            )
+            rank = "  —" if row["rank"] is None else f"{row['rank']:>3}."
+            self.stdout.write(f"{rank} {row['player']}: {row['raw']} (dup {row['dup_mp']})")
 
     def _step_room(self, t: Tournament, tab, styles: list[str], bots: dict, own: set) -> bool:
         """A table of a night in the room: simulated players write the whole sheet when
