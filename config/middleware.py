@@ -48,8 +48,11 @@ class ContentSecurityPolicyMiddleware:
 
     def __call__(self, request):
         response = self.get_response(request)
-        if "Content-Security-Policy" not in response:
-            response["Content-Security-Policy"] = content_security_policy(request)
+        if "Content-Security-Policy" in response:
+            return response
+        if settings.DEBUG and response.status_code >= 500:
+            return response  # Django's technical 500 page runs inline scripts (DEBUG only)
+        response["Content-Security-Policy"] = content_security_policy(request)
         return response
 
 
@@ -80,3 +83,34 @@ def _host_is_valid(request) -> bool:
     except DisallowedHost:
         return False
     return True
+
+
+class RefuseNulBytesMiddleware:
+    """A request whose address, query or form holds a NUL byte is refused (400): no name,
+    slug or code contains one, and PostgreSQL refuses it in a text lookup, so that it
+    became a 500 (and a log entry) for anyone who typed %00."""
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request):
+        if (
+            "\x00" in request.path
+            or _holds_nul(request.GET)
+            or (
+                request.method == "POST"
+                and request.content_type
+                in ("application/x-www-form-urlencoded", "multipart/form-data")
+                and _holds_nul(request.POST)
+            )
+        ):
+            from django.core.exceptions import BadRequest
+            from django.views.defaults import bad_request
+
+            # The site's own 400 page, without the traceback a raised error would log.
+            return bad_request(request, BadRequest("a NUL byte in the request"))
+        return self.get_response(request)
+
+
+def _holds_nul(data) -> bool:
+    return any("\x00" in key or any("\x00" in v for v in values) for key, values in data.lists())

@@ -101,6 +101,8 @@ MIDDLEWARE = [
     # Scripts only from our own files: injected markup cannot run (config/middleware.py).
     # First, so that every response has it, also one refused before the views.
     "config.middleware.ContentSecurityPolicyMiddleware",
+    # A NUL byte in the address or a form: 400, not a database error (PostgreSQL).
+    "config.middleware.RefuseNulBytesMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",

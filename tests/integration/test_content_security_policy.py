@@ -45,3 +45,42 @@ def test_no_template_has_an_inline_script_or_handler():
         assert not re.search(r"\son[a-z]+\s*=", text), template
         for tag in re.findall(r"<script\b[^>]*>", text):
             assert "src=" in tag, (template, tag)
+
+
+@pytest.mark.parametrize(
+    "path, data",
+    [
+        ("/players/a%00b/", None),
+        ("/tournaments/ratings/?club=%00", None),
+        ("/tournaments/ratings/?club=x&format=csv&sep=%00", None),
+    ],
+)
+def test_a_nul_byte_in_the_address_is_a_bad_request(path, data):
+    """PostgreSQL refuses NUL in a text lookup: before, the lookups above were a 500."""
+    response = Client().get(path)
+    assert response.status_code == 400
+    assert 'data-error-page="400"' in response.content.decode()
+
+
+def test_a_nul_byte_in_a_form_is_a_bad_request(django_user_model):
+    user = django_user_model.objects.create_user("nul", password="x-very-long-pass")
+    client = Client()
+    client.force_login(user)
+    response = client.post("/clubs/join/", {"code": "ab\x00c"})
+    assert response.status_code == 400
+    # A form without NUL goes through as before (an unknown code is the form's answer).
+    assert client.post("/clubs/join/", {"code": "abc"}).status_code in (200, 302)
+
+
+def test_djangos_debug_error_page_keeps_its_scripts(settings, rf):
+    """DEBUG's technical 500 page (for developers only) runs inline scripts: no policy
+    on it; the site's own 500 page has one."""
+    from django.http import HttpResponseServerError
+
+    from config.middleware import ContentSecurityPolicyMiddleware
+
+    middleware = ContentSecurityPolicyMiddleware(lambda r: HttpResponseServerError("boom"))
+    settings.DEBUG = True
+    assert "Content-Security-Policy" not in middleware(rf.get("/"))
+    settings.DEBUG = False
+    assert "Content-Security-Policy" in middleware(rf.get("/"))
