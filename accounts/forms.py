@@ -98,7 +98,12 @@ class PasswordConfirmForm(forms.Form):
     """The current password, asked before something only the account's owner may do:
     whoever borrows an open session cannot do it."""
 
-    password = forms.CharField(label=_("Current password"), strip=False, widget=forms.PasswordInput)
+    password = forms.CharField(
+        label=_("Current password"),
+        strip=False,
+        # The password manager offers the account's own password here.
+        widget=forms.PasswordInput(attrs={"autocomplete": "current-password"}),
+    )
 
     def __init__(self, user, *args, **kwargs):
         self.user = user

@@ -212,6 +212,12 @@ def test_empty_profile_and_page_links(client, make_user):
     body = client.get("/accounts/profile/").content.decode()
     assert "/players/nieuw/" in body and "/accounts/password_change/" in body
     assert 'name="viewport"' in body  # the site's mobile layout
+    # The forms that ask the current password (e-mail change, deleting the account) say
+    # so to password managers.
+    fields = re.findall(r'<input type="password"[^>]*>', body)
+    assert len(fields) >= 2
+    for field in fields:
+        assert 'autocomplete="current-password"' in field, field
 
 
 def test_long_histories_are_paged(client, make_user):
