@@ -133,6 +133,13 @@ def create_season(actor, club: Club, name: str, starts_on, ends_on) -> Season:
             )
     if ends_on < starts_on:
         raise TournamentError(N_("a season ends on or after the day it starts"), field="ends_on")
+    # Two seasons of one name would read alike in the club's list and the page titles.
+    if Season.objects.filter(club=club, name__iexact=name).exists():
+        raise TournamentError(
+            N_("the club already has a season called %(name)s: choose another name"),
+            {"name": name},
+            field="name",
+        )
     return Season.objects.create(club=club, name=name, starts_on=starts_on, ends_on=ends_on)
 
 

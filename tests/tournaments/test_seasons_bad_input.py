@@ -178,3 +178,15 @@ def test_a_season_page_that_cannot_be_read_still_offers_its_removal(
     client.force_login(organizer)
     page = client.get(reverse("clubs:season", args=[club.slug, season.pk])).content.decode()
     assert "data-season-unreadable" in page and "data-delete-season" in page
+
+
+def test_a_second_season_of_the_same_name_is_refused_at_its_field(client, club, organizer):
+    """Two seasons of one name read alike in the club's list and the page titles."""
+    client.force_login(organizer)
+    create = reverse("clubs:season-create", args=[club.slug])
+    typed = {"name": "Seizoen 2026-2027", "starts_on": "2026-09-01", "ends_on": "2027-06-30"}
+    client.post(create, typed)
+    response = client.post(create, {**typed, "name": "seizoen 2026-2027 "})
+    assert Season.objects.count() == 1
+    page = client.get(response["Location"]).content.decode()
+    assert "De club heeft al een seizoen met de naam seizoen 2026-2027" in _field(page, "name")
