@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from django.contrib.auth.views import LoginView
-from django.http import HttpRequest, JsonResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils.translation import gettext as _
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
@@ -74,4 +74,19 @@ def admin_login(request: HttpRequest):
         ratelimit.login_succeeded(request, request.user.get_username())
     elif response.status_code == 200:  # the form again: a failed attempt
         ratelimit.login_failed(request, username)
+    return response
+
+
+# The site's icon (a spade), the one base.html gives inline: what browsers ask for at
+# /favicon.ico on pages that name none (the admin's, a PDF opened in the browser).
+FAVICON_SVG = (
+    '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 16 16">'
+    '<text y="14" font-size="15">\u2660</text></svg>'
+)
+
+
+@require_GET
+def favicon(request: HttpRequest) -> HttpResponse:
+    response = HttpResponse(FAVICON_SVG, content_type="image/svg+xml")
+    response["Cache-Control"] = "public, max-age=86400"
     return response

@@ -84,3 +84,10 @@ def test_djangos_debug_error_page_keeps_its_scripts(settings, rf):
     assert "Content-Security-Policy" not in middleware(rf.get("/"))
     settings.DEBUG = False
     assert "Content-Security-Policy" in middleware(rf.get("/"))
+
+
+def test_favicon_ico_is_the_sites_icon():
+    """Pages that name no icon (the admin's) make browsers ask /favicon.ico: not a 404."""
+    response = Client().get("/favicon.ico")
+    assert response.status_code == 200 and response["Content-Type"] == "image/svg+xml"
+    assert "\u2660" in response.content.decode()
