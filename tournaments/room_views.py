@@ -38,14 +38,17 @@ class BadDoublings(ValueError):
     """The doublings the form sent are not a number."""
 
 
+def _trump_from(post) -> tuple[str | None, bool]:
+    """The form's trump choice: (the suit sent, or None for no trump; blind)."""
+    trump = post.get("trump", "")
+    return (None if trump in ("none", "blind") else trump), trump == "blind"
+
+
 def _line_from(post) -> Line:
     """The deal as the form sent it; ValueError for points that are not a number,
     BadDoublings for doublings that are not one."""
-    trump = post.get("trump", "")
-    blind = trump == "blind"
-    if trump in ("none", "blind"):
-        trump = None
-    elif trump not in room.TRUMP_CHOICES:
+    trump, blind = _trump_from(post)
+    if trump is not None and trump not in room.TRUMP_CHOICES:
         trump = trump or "?"  # refused by name by the scoresheet
     points = int(post.get("points", ""))
     try:
@@ -55,18 +58,21 @@ def _line_from(post) -> Line:
     return Line(trump, points, blind, doublings, post.get("all_tricks") == "on")
 
 
+DRAFT_KEY = "sheet_draft"  # a refused deal's form, in the session until shown once
+
+
 def _keep_draft(request: HttpRequest, tab: Table) -> None:
     """What a refused deal's form sent, for the form shown next (a phone that lost the
     chosen trump to a typo in the points had to choose it again)."""
     post = request.POST
-    trump = post.get("trump", "")
+    trump, blind = _trump_from(post)
     points = post.get("points", "").strip()
     doublings = post.get("doublings", "")
     request.session[DRAFT_KEY] = {
         "table": tab.pk,
         "deal": _int(post.get("deal")),
-        "trump": None if trump in ("none", "blind") else trump,
-        "blind": trump == "blind",
+        "trump": trump,
+        "blind": blind,
         "points": int(points) if points.lstrip("-").isdigit() else "",
         "doublings": int(doublings) if doublings.isdigit() else None,
         "all_tricks": post.get("all_tricks") == "on",
@@ -80,10 +86,6 @@ def _take_draft(request: HttpRequest, tab: Table, number: int) -> dict | None:
     return None
 
 
-DRAFT_KEY = "sheet_draft"
-
-
-@login_required
 @login_required
 @never_cache
 def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, number: int):
