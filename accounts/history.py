@@ -18,7 +18,7 @@ from django.db.models import Avg, Count, Min, Q, QuerySet
 
 from tournaments import actions
 from tournaments.models import Entry, TableSeat, Tournament
-from tournaments.ratings import shared_entries, shared_entry_ids
+from tournaments.ratings import not_own_result_q, shared_entries
 
 
 @dataclass
@@ -132,7 +132,7 @@ def summary(player, *, own: bool = True, viewer=None) -> dict:
         closed = closed.filter(tournament__in=_visible_to(viewer))
     # An entry two people played, or a game the bot finished at the close, is nobody's
     # own result (as in ratings and seasons).
-    closed = closed.exclude(pk__in=shared_entry_ids()).exclude(finish_mode="bot")
+    closed = closed.exclude(not_own_result_q())
     figures = closed.aggregate(
         played=Count("pk"),
         average_pct=Avg("deal_matchpoints_pct"),

@@ -123,22 +123,37 @@ def shared_entry_ids():
     )
 
 
+def not_own_result_q() -> Q:
+    """Entries whose result is nobody's own: played by two people (shared_entries), or a
+    solo game the bot finished at the close (its player had stopped: the result is
+    largely the bot's). They stay in the field (their rank counts in its size) but rate
+    nobody, score nobody in a season and are not among a player's figures."""
+    return Q(pk__in=shared_entry_ids()) | Q(finish_mode="bot")
+
+
+def unscored_entries(tournaments) -> set[int]:
+    """The entries of `tournaments` whose result is nobody's own (not_own_result_q)."""
+    return set(
+        Entry.objects.filter(tournament__in=tournaments)
+        .filter(not_own_result_q())
+        .values_list("pk", flat=True)
+    )
+
+
 def _ranked(t: Tournament) -> tuple[list[tuple[int, int]], int]:
     """(player id, rank) of the players a tournament rates, and the size of its ranked
     field. A deleted account (made anonymous) still counts, as its results do in the
     standings, whenever the tournament is rated; an entry played by two people, or one
     the bot finished at the close (its player stopped: the result is largely the bot's),
     rates nobody (its rank still counts in the field's size, as on the standings)."""
-    shared = shared_entries([t])
+    unscored = unscored_entries([t])
     rows = list(
         Entry.objects.filter(tournament=t, rank__isnull=False)
         .exclude(status=Entry.Status.REMOVED)
         .order_by("pk")
-        .values_list("pk", "player_id", "rank", "finish_mode")
+        .values_list("pk", "player_id", "rank")
     )
-    rated = [
-        (player, rank) for pk, player, rank, mode in rows if pk not in shared and mode != "bot"
-    ]
+    rated = [(player, rank) for pk, player, rank in rows if pk not in unscored]
     return rated, len(rows)
 
 

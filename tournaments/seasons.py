@@ -23,7 +23,7 @@ from django.utils.translation import gettext_noop as N_
 
 from .actions import NotAllowed, TournamentError, _one_line_name
 from .models import Club, Entry, Season, Tournament
-from .ratings import pair_results, shared_entries
+from .ratings import pair_results, unscored_entries
 
 
 def field_scores(ranks: dict[Any, int]) -> dict[Any, float]:
@@ -74,24 +74,20 @@ def standings(season: Season) -> dict[str, Any]:
     ranked = (
         Entry.objects.filter(tournament__in=tournaments, rank__isnull=False)
         .exclude(status=Entry.Status.REMOVED)
-        .values_list("tournament_id", "pk", "player_id", "player__username", "rank", "finish_mode")
+        .values_list("tournament_id", "pk", "player_id", "player__username", "rank")
     )
-    # In the field, but nobody's score: an entry two people played, and a solo game the
-    # bot finished at the close (its player had stopped), as in the ratings.
-    shared = shared_entries(tournaments)
+    unscored = unscored_entries(tournaments)  # in the field, but nobody's score
     per_tournament: dict[int, dict[int, int]] = defaultdict(dict)
     player_of: dict[int, int] = {}
     names: dict[int, str] = {}
-    for tournament_id, entry, player, name, rank, mode in ranked:
+    for tournament_id, entry, player, name, rank in ranked:
         per_tournament[tournament_id][entry] = rank
         player_of[entry] = player
         names[player] = name
-        if mode == "bot":
-            shared.add(entry)
     scores: dict[int, list[float]] = defaultdict(list)
     for ranks in per_tournament.values():
         for entry, score in field_scores(ranks).items():
-            if entry not in shared:
+            if entry not in unscored:
                 scores[player_of[entry]].append(score)
     rows = [
         {
