@@ -42,8 +42,8 @@ from game import actions as game_actions
 from game.models import Game
 from ops import ratelimit
 from ops.ratelimit import client_address
-from tournaments.actions import TournamentError, ratings_hidden_from, visible_closed_q
-from tournaments.models import Rating, RatingChange, Tournament
+from tournaments.actions import TournamentError, ratings_hidden_from
+from tournaments.models import Rating, RatingChange
 
 from . import actions, history
 from .forms import EmailForm, PasswordConfirmForm, SignupForm
@@ -181,11 +181,9 @@ def _rating_context(request: HttpRequest, player) -> dict:
     )
     if hidden:  # it counts a tournament the viewer may not see the results of
         return {"rating": None, "rating_hidden": True, "rating_changes": []}
-    if rating is not None:
-        visible = RatingChange.objects.filter(player=player).filter(
-            tournament__in=Tournament.objects.filter(visible_closed_q(request.user))
-        )
-        changes = list(visible.select_related("tournament")[:RATING_HISTORY])
+    if rating is not None:  # not hidden: every tournament it counts is one they may see
+        mine = RatingChange.objects.filter(player=player)
+        changes = list(mine.select_related("tournament")[:RATING_HISTORY])
     return {"rating": rating, "rating_changes": changes}
 
 
