@@ -105,6 +105,11 @@ def signup(request: HttpRequest) -> HttpResponse:
             user = form.save()
             login(request, user, backend="django.contrib.auth.backends.ModelBackend")
             return redirect(next_url or "home")
+        elif form.has_error("email", code="email_in_use"):
+            # "This address has an account" answers a question the password reset
+            # never does: each such answer uses up the address's sign-up budget, so
+            # nobody can test a list of addresses.
+            _count(request)
     else:
         form = SignupForm(instance=instance, initial=initial)
     context = {"form": form, "next": next_url, "claiming": guest}

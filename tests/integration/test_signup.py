@@ -154,3 +154,28 @@ def test_signups_are_rate_limited_per_address(client, settings):
     assert not get_user_model().objects.filter(username="drie").exists()
     elsewhere = client.__class__(REMOTE_ADDR="10.255.255.254")
     assert _signup(elsewhere, "vier").status_code == 302
+
+
+def test_asking_whether_an_address_has_an_account_uses_the_signup_budget(client, settings):
+    """Sign-up says "another account uses this address" (the password reset never says
+    whether one does): each such answer counts against the address's budget, so a list
+    of addresses cannot be tested from one place."""
+    settings.SIGNUP_RATE_LIMIT = 3
+    get_user_model().objects.create_user("heeft-adres", "bekend@example.com", PASSWORD)
+    address = f"10.{secrets.randbelow(250)}.{secrets.randbelow(250)}.{secrets.randbelow(250)}"
+    for attempt in range(3):
+        probe = client.__class__(REMOTE_ADDR=address)
+        response = _signup(probe, f"probe-{attempt}", email="bekend@example.com")
+        assert response.status_code == 200
+        assert response.context["form"].has_error("email", code="email_in_use")
+    # A refusal for another reason (passwords that differ) does not count.
+    typo = client.__class__(REMOTE_ADDR="10.255.255.253")
+    for attempt in range(4):
+        data = {"username": f"typo-{attempt}", "password1": PASSWORD, "password2": "anders"}
+        assert typo.post("/accounts/signup/", data).status_code == 200
+    assert _signup(typo, "typo-goed").status_code == 302
+    blocked = client.__class__(REMOTE_ADDR=address)
+    response = _signup(blocked, "probe-4", email="onbekend@example.com")
+    assert response.status_code == 429
+    assert b"bekend@example.com" not in response.content
+    assert not get_user_model().objects.filter(username="probe-4").exists()
