@@ -96,7 +96,7 @@ def _results_allowed(request: HttpRequest, t: Tournament) -> bool:
     allowed = actions.can_see_results(request.user, t)
     if allowed and actions.entry_of(request.user, t) is None:
         if (
-            request.method == "GET"
+            request.method in ("GET", "HEAD")  # what a link, a preview can send
             and request.user.is_authenticated
             and not t.has_tables  # joining closes at the draw; its results are sets done
             and not t.is_closed

@@ -295,6 +295,8 @@ def test_a_member_is_asked_before_results_rule_them_out_of_entering(
         body = asked.content.decode()
         assert "data-look-first" in body and "anna" not in body, path
         assert f'name="next" value="/tournaments/{t.pk}/{path}"' in body
+        # HEAD (a link checker, a preview) is a GET without its body: it decides nothing.
+        assert client.head(f"/tournaments/{t.pk}/{path}").status_code == 200, path
     assert not t.deals_seen_by.filter(pk=organizer.pk).exists()  # may still enter
     # Another site as the way back is not followed.
     away = client.post(f"/tournaments/{t.pk}/look/", {"next": "https://evil.example/x"})
