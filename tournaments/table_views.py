@@ -35,7 +35,9 @@ def _require_tables(t) -> None:
         raise Http404("not a tournament of tables")
 
 
-def _context(request: HttpRequest, t, *, round_number=None, set_number=None) -> dict:
+def _context(
+    request: HttpRequest, t, *, round_number=None, set_number=None, to_move: bool = False
+) -> dict:
     _require_tables(t)
     seat = tables.my_seat(t, request.user)
     if seat is not None:
@@ -52,7 +54,7 @@ def _context(request: HttpRequest, t, *, round_number=None, set_number=None) -> 
         "rows": tables.standings(t, round_number, set_number),
         "round_number": round_number,
         "set_number": set_number,
-        "progress": tables.progress(t),
+        "progress": tables.progress(t, to_move=to_move),
         "starts_at": next_round.starts_at if next_round else t.starts_at,
         "drawn": t.rounds.exists(),
         "stopped_sets": tables.stopped_sets(t),
@@ -132,7 +134,8 @@ def organize(request: HttpRequest, pk: int) -> HttpResponse:
     """Every table's progress: which deal, whose turn, who is absent."""
     t = _tournament(request, pk)
     _require_organizer(request, t)
-    context = _context(request, t)
+    # Whose turn it is at each table: for an organizer who does not play (tables.progress).
+    context = _context(request, t, to_move=actions.entry_of(request.user, t) is None)
     if context["next_round"] is not None:
         context["next_draw"] = [
             [e.player.get_username() if e else None for e in table]
@@ -156,7 +159,7 @@ def organize(request: HttpRequest, pk: int) -> HttpResponse:
     if t.structure.cut_fraction:
         context["cut_percent"] = round(t.structure.cut_fraction * 100)
     audit = t.audit.select_related("actor", "entry__player")
-    if actions.entry_of(request.user, t) is not None:  # an organizer who plays
+    if context["entry"] is not None:  # an organizer who plays
         audit = exports.outside_sets_in_play(t, audit)
     context["audit"] = audit
     context["cut_changes"] = _cut_changes(t)

@@ -287,12 +287,14 @@ def _tables_done(tset: TableSet) -> tuple[int, int]:
     return sum(finished), len(finished)
 
 
-def progress(t: Tournament) -> dict[str, Any] | None:
-    """The organizer's view of the current set: per table the deal being played, whose
-    turn, who is absent (no socket open at their table), whose seat the bot plays and
-    why (game.models.BotReason: "absent" until they arrive, "away", "clock", ...), done
-    or not. Three flat queries (it is part of every standings push). None before the
-    draw and once the tournament is closed."""
+def progress(t: Tournament, *, to_move: bool = False) -> dict[str, Any] | None:
+    """The current set: per table the deal being played, who is absent (no socket open
+    at their table), whose seat the bot plays and why (game.models.BotReason: "absent"
+    until they arrive, "away", "clock", ...), done or not. Whose turn it is only with
+    `to_move`, for an organizer who does not play: the seat to move after a trick is its
+    winner, so following it at another table tells a player who took each trick of a
+    deal they are still to play. Three flat queries (it is part of every standings
+    push). None before the draw and once the tournament is closed."""
 
     from game.models import Seat
 
@@ -353,7 +355,7 @@ def progress(t: Tournament) -> dict[str, Any] | None:
                 "done": finished,
                 "deal": state.get("deal_number"),
                 "deals": state.get("deals"),
-                "to_move": None if finished else state.get("to_move"),
+                "to_move": None if finished or not to_move else state.get("to_move"),
                 "seats": out,
                 "room": room,
                 "agreed": sorted(int(k) for k in agreed or {} if k in SIDES) if room else None,

@@ -284,3 +284,70 @@ def test_the_pages_say_how_the_tournament_is_played(
     assert _setting(page, "tie") == "niets telt dubbel: elk deel staat op zich"
     assert _setting(page, "clock") == "uit"
     assert _setting(page, "break").startswith("geen")
+
+
+def _turn_cells(page: str) -> dict[int, str]:
+    """The organizer's progress table: table number -> its "To move" cell, as text."""
+    body = page.split("data-progress>", 1)[1].split("</table>", 1)[0]
+    cells = {}
+    for row in re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.S)[1:]:
+        tds = re.findall(r"<td[^>]*>(.*?)</td>", row, re.S)
+        cells[int(tds[0])] = re.sub(r"<[^>]+>", "", tds[-1]).strip()
+    return cells
+
+
+def test_whose_turn_it_is_at_a_table_reaches_only_an_organizer_who_does_not_play(
+    client, organizer, club, make_user, tables_tournament
+):
+    """The seat to move after a trick is the one who took it: following whose turn it
+    is at another table of a duplicate set tells who won each trick of the deals a
+    player is still to play. Neither the standings socket (snapshot and push) nor the
+    view of an organizer who plays carries it; the organizer who does not play sees it."""
+    from asgiref.sync import async_to_sync
+    from channels.layers import get_channel_layer
+
+    from game.models import Game
+    from tournaments import consumers, tables
+
+    t = tables_tournament(open_now=True, duplicate=True, deals=2)
+    players = []
+    for k in range(8):
+        user = make_user(f"z{k}")
+        club.members.add(user)
+        actions.join(t.pk, user)
+        players.append(user)
+    actions.start_tables(t.pk)
+    seated = {
+        s.entry.player_id: s.table.number
+        for s in TableSeat.objects.filter(table__table_set__round__tournament=t).select_related(
+            "entry", "table"
+        )
+    }
+    games = {
+        table.number: Game.objects.get(pk=table.game_id)
+        for table in tables.current_set(t).tables.all()
+    }
+    assert len(games) == 2 and all(g.state.get("to_move") is not None for g in games.values())
+    # The organizer who does not play: the name of the seat to move at each table.
+    client.force_login(organizer)
+    cells = _turn_cells(client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode())
+    for number, game in games.items():
+        mover = game.seats.get(index=game.state["to_move"]).user.get_username()
+        assert cells[number] == mover
+    # A player: not in the socket's snapshot, nor in a push to the tournament's group.
+    player = players[0]
+    snapshot = consumers._snapshot(t.pk, player)
+    assert snapshot is not None and snapshot["progress"]["tables"]
+    assert all(tab["to_move"] is None for tab in snapshot["progress"]["tables"])
+    layer = get_channel_layer()
+    channel = async_to_sync(layer.new_channel)()
+    async_to_sync(layer.group_add)(t.group_name, channel)
+    tables.push_standings(t.pk)
+    pushed = async_to_sync(layer.receive)(channel)["payload"]["progress"]
+    assert pushed["tables"] and all(tab["to_move"] is None for tab in pushed["tables"])
+    # An organizer who plays: not on their view either.
+    club.organizers.add(player)
+    client.force_login(player)
+    page = client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
+    other = 2 if seated[player.pk] == 1 else 1
+    assert _turn_cells(page)[other] == ""
