@@ -1876,8 +1876,18 @@ def replace_player(entry_id: int, actor, new_user, reason: str) -> Entry:
                 N_("%(player)s has seen this tournament's deals or results and cannot play in it"),
                 {"player": new_user.get_username()},
             )
+        if TableSeat.objects.filter(
+            table__table_set__round__tournament=t, played_by=new_user
+        ).exists():  # replaced before (a record from before the line below)
+            raise TournamentError(
+                N_("%(player)s has played at this tournament's tables and cannot come back in"),
+                {"player": new_user.get_username()},
+            )
         entry = Entry.objects.select_for_update().get(pk=entry_id)
         old = entry.player
+        # Whoever leaves held this tournament's hands (the set in play's too): seated
+        # again, at another table of the same set, they would play cards they know.
+        mark_seen(t, old)
         # The sets they finished stay theirs on the record (travellers, exports).
         TableSeat.objects.filter(entry=entry, table__finished=True, played_by__isnull=True).update(
             played_by=old

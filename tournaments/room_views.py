@@ -110,6 +110,11 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
             raise PermissionDenied(_("You play in this tournament: look at the sheet first."))
         context = {"t": t, "tab": tab, "round_number": round_number, "set_number": set_number}
         return render(request, "tournaments/tables_sheet_confirm.html", context)
+    if side is None and tab.sheet and _in_play(t, tab):
+        # An organizer who does not play reads results on cards other tables of the set
+        # may still have to play: they can no longer be put in as a replacement.
+        if actions.entry_of(request.user, t) is None:
+            actions.mark_seen(t, request.user)
     if request.method == "POST":
         try:
             if request.POST.get("action") == "finish_early":
@@ -188,12 +193,17 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
     return render(request, "tournaments/tables_sheet.html", context)
 
 
+def _in_play(t, tab: Table) -> bool:
+    """The table's set is being played (its sheet tells results on cards still to play)."""
+    return not t.is_closed and tab.table_set.status == TableSet.Status.PLAYING
+
+
 def _unseen_by_a_playing_organizer(user, t, tab: Table) -> bool:
     """An organizer who plays, at another table's sheet while its set is played: that
     sheet tells results on cards they may still have to play (in duplicate), so they
     look only when they must (a table asks for help), once per table and on the record
     (the tournament's log, for every player to see), as with the deals to print."""
-    if t.is_closed or tab.table_set.status != TableSet.Status.PLAYING:
+    if not _in_play(t, tab):
         return False
     if actions.entry_of(user, t) is None:
         return False

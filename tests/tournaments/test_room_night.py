@@ -991,3 +991,55 @@ def test_a_refused_deal_comes_back_with_what_was_sent(client, night):
     assert checked.findall(page) == []  # shown once, then the sheet's (nothing yet)
     tab.refresh_from_db()
     assert tab.sheet == []
+
+
+def test_a_replaced_player_is_not_seated_again_at_another_table_of_the_set(
+    client, night, organizer, make_user
+):
+    """Whoever leaves held the set's hands: put back in as the replacement of someone at
+    another table of the same (duplicate) set, they would play cards they know."""
+    t = night
+    first, second = current_tables(t)[:2]
+    leaving = first.seats.select_related("entry__player").get(index=1).entry
+    gone = leaving.player
+    actions.replace_player(leaving.pk, organizer, make_user("invaller"), "moet weg")
+    other = second.seats.get(index=1).entry
+    client.force_login(organizer)
+    page = client.post(
+        reverse("tournaments:tables-replace", args=[t.pk]),
+        {"entry": other.pk, "username": gone.get_username(), "reason": "ruil"},
+        follow=True,
+    ).content.decode()
+    assert "heeft de delen of uitslagen van dit toernooi gezien" in page
+    other.refresh_from_db()
+    assert other.player != gone
+    # A replacement recorded before that rule: the seats they played name them.
+    t.deals_seen_by.remove(gone)
+    TableSeat.objects.filter(entry=leaving).update(played_by=gone)
+    with pytest.raises(actions.TournamentError, match="has played at this tournament's tables"):
+        actions.replace_player(other.pk, organizer, gone, "ruil")
+
+
+def test_an_organizer_who_reads_a_sheet_in_play_cannot_be_put_in(
+    client, night, organizer, make_user
+):
+    """An organizer without an entry who opens a table's sheet while its set is played
+    reads results on cards the other tables may still have to play: they cannot then
+    put themselves in at one of those tables. An empty sheet tells nothing."""
+    t = night
+    first, second = current_tables(t)[:2]
+    helper = make_user("tweede-organisator")  # not the one who chose the seed
+    t.club.members.add(helper)
+    t.club.organizers.add(helper)
+    client.force_login(helper)
+    assert client.get(sheet_url(t, first)).status_code == 200
+    assert not actions.has_seen(t, helper)  # nothing entered yet: nothing seen
+    south = seated(first)[0]
+    assert enter(client, t, first, south, 1, "H", 42).status_code == 302
+    client.force_login(helper)
+    page = client.get(sheet_url(t, first)).content.decode()
+    assert "42" in page
+    assert actions.has_seen(t, helper)
+    leaving = second.seats.get(index=1).entry
+    with pytest.raises(actions.TournamentError, match="has seen this tournament's deals"):
+        actions.replace_player(leaving.pk, organizer, helper, "ik speel mee")
