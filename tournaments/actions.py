@@ -131,9 +131,21 @@ def visible_closed_q(user, prefix: str = "") -> Q:
     if user is not None and user.is_authenticated:
         if user.is_staff:
             return Q()
-        q |= Q(**{f"{p}club__members": user}) | Q(**{f"{p}club__organizers": user})
-        q |= Q(**{f"{p}entries__player": user})
+        q |= own_tournaments_q(user, prefix)
     return Q(**{f"{p}status": Tournament.Status.CLOSED}) & q
+
+
+def own_tournaments_q(user, prefix: str = "") -> Q:
+    """Tournaments of a club `user` is a member or organizer of, or that they entered.
+    Subqueries, not joins: joined, the club's members, its organizers and the entries
+    multiply into one row each per tournament (a hundred thousand rows for a club's
+    history of a few tournaments) before DISTINCT gets them back to one."""
+    p = prefix
+    return (
+        Q(**{f"{p}club__in": Club.objects.filter(members=user).values("pk")})
+        | Q(**{f"{p}club__in": Club.objects.filter(organizers=user).values("pk")})
+        | Q(**{f"{p}pk__in": Entry.objects.filter(player=user).values("tournament_id")})
+    )
 
 
 def ratings_hidden_from(user):

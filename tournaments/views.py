@@ -181,14 +181,9 @@ def tournament_list(request: HttpRequest) -> HttpResponse:
         status=Tournament.Status.CLOSED, results_audience=Tournament.Audience.EVERYONE
     )
     if request.user.is_authenticated:
-        visible |= Q(club__members=request.user) | Q(club__organizers=request.user)
-        visible |= Q(created_by=request.user) | Q(entries__player=request.user)
-    tournaments = (
-        Tournament.objects.filter(visible)
-        .filter(day__isnull=True)
-        .select_related("club")
-        .distinct()[:50]
-    )
+        visible |= actions.own_tournaments_q(request.user) | Q(created_by=request.user)
+    tournaments = Tournament.objects.filter(visible).filter(day__isnull=True).select_related("club")
+    tournaments = tournaments[:50]
     current, finished = _split_closed(t for t in tournaments if _may_view(request.user, t))
     context = {
         "day": day,

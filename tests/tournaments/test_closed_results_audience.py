@@ -127,3 +127,33 @@ def test_an_organizer_who_left_the_club_no_longer_sees_its_results(
     assert client.get(f"/tournaments/{t.pk}/").status_code == 404
     body = client.get("/players/anna/").content.decode()
     assert f'href="/tournaments/{t.pk}/"' not in body and "Onder ons" not in body
+
+
+def test_the_visibility_filter_keeps_one_row_per_tournament(
+    make_tournament, fake_entry, make_user, club, organizer, client
+):
+    """Who may see a closed club tournament is asked by subqueries: as joins, its
+    members, organizers and entries multiplied into one row each per tournament (a
+    hundred thousand rows for a club's few tournaments, slowing the lists and ratings)
+    before DISTINCT got them back to one."""
+    from django.db.models import Q
+
+    t = make_tournament(name="Veel volk")
+    members = [make_user(f"lid{k}") for k in range(4)]
+    club.members.add(*members)
+    club.organizers.add(members[0])
+    for k in range(3):
+        entry = fake_entry(t, f"speler{k}", 10 - k, {1: 35})
+        club.members.add(entry.player)
+    actions.close_tournament(t.pk, organizer)
+    viewer = members[1]
+    visible = Tournament.objects.filter(actions.visible_closed_q(viewer))
+    assert visible.count() == 1  # not members × organizers × entries rows
+    own = Tournament.objects.filter(actions.own_tournaments_q(viewer) | Q(club__isnull=True))
+    assert own.count() == 1
+    client.force_login(viewer)
+    page = client.get("/tournaments/").content.decode()
+    assert page.count(f'href="/tournaments/{t.pk}/"') == 1
+    # Nobody outside the club sees it.
+    outsider = make_user("buiten")
+    assert not Tournament.objects.filter(actions.visible_closed_q(outsider)).exists()
