@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
+from django.db.models import Prefetch
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
@@ -382,7 +383,7 @@ def entry_record_tags(entry: Entry) -> dict[str, str]:
     (records.txt, the zip's files) carries it; the engine adds seed, rules and result."""
     t = entry.tournament
     return {
-        **game_actions.record_tags(entry.game),
+        **_game_tags(entry.game),
         "Event": t.name,
         "Site": t.club.name if t.club_id else "Manillen",
     }
@@ -395,9 +396,24 @@ def entry_record(entry: Entry) -> str:
     return records.write_text(game_actions.replay(entry.game), entry_record_tags(entry))
 
 
+def _seats_prefetch() -> Prefetch:
+    from game.models import Seat
+
+    return Prefetch("game__seats", queryset=Seat.objects.select_related("user").order_by("index"))
+
+
+def _game_tags(game) -> dict[str, str]:
+    """game.actions.record_tags with the seats prefetched (_seats_prefetch): a record
+    export asked one query per game for them."""
+    seats = list(game.seats.all())
+    return game_actions.record_tags(game, seats if len(seats) == 4 else None)
+
+
 def _entries(t: Tournament):
-    return t.entries.select_related("player", "game", "game__owner", "tournament__club").order_by(
-        "pk"
+    return (
+        t.entries.select_related("player", "game", "game__owner", "tournament__club")
+        .prefetch_related(_seats_prefetch())
+        .order_by("pk")
     )
 
 
@@ -430,13 +446,16 @@ def table_records(t: Tournament) -> list[tuple[str, str]]:
     # A night in the room has no record of play: its results are in the other exports.
     tables = (
         Table.objects.filter(table_set__round__tournament=t, game__isnull=False)
-        .select_related("game", "game__owner", "table_set__round")
+        .select_related(
+            "game", "game__owner", "game__tournament_entry", "table_set__round__tournament__club"
+        )
+        .prefetch_related(_seats_prefetch())
         .order_by("table_set__round__number", "table_set__number", "number")
     )
     for tab in tables:
         rnd, k = tab.table_set.round.number, tab.table_set.number
         tags = {
-            **game_actions.record_tags(tab.game),
+            **_game_tags(tab.game),
             "Event": t.name,
             "Site": t.club.name if t.club_id else "Manillen",
             "Round": str(rnd),

@@ -149,3 +149,39 @@ def test_the_travellers_export_reads_every_deal_in_one_query(
     for trav in travellers:  # the same rows as each deal's own traveller
         assert trav["results"] == rankings.traveller(t, trav["deal"])
         assert len(trav["results"]) == 3
+
+
+def test_the_records_export_asks_no_query_per_game(make_tournament, fake_entry, club, make_user):
+    """records.txt (and the records zip) wrote each game's tags after a query for its
+    seats (and, at tables, for its tournament): 200 entries, 205 queries."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    from game import actions as game_actions
+    from tests.tournaments.conftest import joined
+
+    def solo(players: int):
+        t = make_tournament(seed=f"records-{players}")
+        for i in range(players):
+            entry = fake_entry(t, f"r{players}-{i}", 0, {})
+            game_actions.seats_of(entry.game)  # its four seats, as a played game has
+        return t
+
+    def tables(players: int):
+        t = actions.create_tables_tournament(
+            club.organizers.first(), name=f"Records {players}", club=club, fmt="rotating",
+            players=players, sets=3, deals=1, open_now=True,
+        )  # fmt: skip
+        joined(t, *[make_user(f"t{players}-{i}") for i in range(players)])
+        actions.start_tables(t.pk)
+        return t
+
+    for make in (tables, solo):
+        counts = []
+        for size in (4, 12):
+            t = make(size)
+            with CaptureQueriesContext(connection) as queries:
+                text = exports.records_text(t)
+            assert text.count("[South ") == (size if make is solo else size // 4)
+            counts.append(len(queries))
+        assert counts[0] == counts[1], (make.__name__, counts)
