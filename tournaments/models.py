@@ -377,13 +377,15 @@ class AuditLog(models.Model):
 
 
 class ExportArchive(models.Model):
-    """A built export (the records zip of a closed tournament), made on the "exports"
-    queue so that a download is a read, not a replay of every game."""
+    """A built export (the records zip of a closed tournament, the results PDF), made on
+    the "exports" queue so that a download is a read, not a replay of every game."""
 
     tournament = models.ForeignKey(Tournament, on_delete=models.CASCADE, related_name="archives")
-    kind = models.CharField(max_length=32)  # "records.zip"
+    kind = models.CharField(max_length=32)  # "records.zip", "results.pdf:nl"
     # The rankings it was built from; a newer recomputation makes it stale.
     rankings_version = models.PositiveIntegerField()
+    # What else it shows, where more than the rankings count (results_pdf.stamp).
+    stamp = models.CharField(max_length=64, blank=True, default="")
     data = models.BinaryField()
     created = models.DateTimeField(auto_now=True)
 

@@ -303,27 +303,16 @@ def results_print(request: HttpRequest, pk: int) -> HttpResponse:
     return render(request, "tournaments/tables_results_print.html", context)
 
 
-def results_pdf_bytes(t, request: HttpRequest | None = None, base_url: str = "http://localhost/"):
-    from django.template.loader import render_to_string
-
-    from . import pdf, table_exports  # WeasyPrint loads Pango: only here
-
-    context = table_exports.results_context(t)
-    context["csv_kinds"] = list(table_exports.CSV_FILES)
-    html = render_to_string("tournaments/tables_results_print.html", context, request=request)
-    return pdf.html_to_pdf(html, base_url=base_url)
-
-
 def results_pdf(request: HttpRequest, pk: int) -> HttpResponse:
     """The printable results as PDF; the same gates as the page."""
-    from .views import _download, load_pdf, pdf_unavailable
+    from .views import load_pdf, pdf_unavailable, stored_results_pdf
 
     t = _tournament(request, pk)
     _results_allowed(request, t)
+    print_url = reverse("tournaments:tables-results", args=[t.pk])
     if load_pdf() is None:
-        return pdf_unavailable(request, reverse("tournaments:tables-results", args=[t.pk]))
-    data = results_pdf_bytes(t, request, request.build_absolute_uri("/"))
-    return _download(data, "application/pdf", f"tournament-{t.pk}-results.pdf")
+        return pdf_unavailable(request, print_url)
+    return stored_results_pdf(request, t, print_url)
 
 
 def export(request: HttpRequest, pk: int, kind: str) -> HttpResponse:

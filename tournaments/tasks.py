@@ -26,6 +26,14 @@ def build_records_zip(tournament_id: int) -> int | None:
     return exports.build_records_zip(tournament_id)
 
 
+@shared_task(name="tournaments.tasks.build_results_pdf", ignore_result=True)
+def build_results_pdf(tournament_id: int, language: str) -> int | None:
+    from . import results_pdf
+
+    data = results_pdf.build_and_store(tournament_id, language)
+    return len(data) if data is not None else None
+
+
 @shared_task(name="tournaments.tasks.advance_set", ignore_result=True)
 def advance_set(set_id: int) -> str:
     return actions.advance_set(set_id)

@@ -671,12 +671,28 @@ def results_pdf(request: HttpRequest, pk: int) -> HttpResponse:
     pdf = load_pdf()
     if pdf is None:
         return pdf_unavailable(request, reverse("tournaments:results", args=[t.pk]))
-    html = render_to_string(
-        "tournaments/results_print.html",
-        _results_print_context(t, _deals_shown_to(request, t)),
-        request=request,
-    )
-    data = pdf.html_to_pdf(html, base_url=request.build_absolute_uri("/"))
+    only = _deals_shown_to(request, t)
+    if only is not None and not only >= set(t.deals.values_list("number", flat=True)):
+        # An entrant before close who may see some deals only: their own PDF (small).
+        html = render_to_string(
+            "tournaments/results_print.html", _results_print_context(t, only), request=request
+        )
+        data = pdf.html_to_pdf(html, base_url=request.build_absolute_uri("/"))
+        return _download(data, "application/pdf", f"tournament-{t.pk}-results.pdf")
+    return stored_results_pdf(request, t, reverse("tournaments:results", args=[t.pk]))
+
+
+def stored_results_pdf(request: HttpRequest, t: Tournament, print_url: str) -> HttpResponse:
+    """The results PDF as everyone allowed sees it, built once (tournaments/results_pdf.py);
+    while a large one is being made, a page that reloads until it is there."""
+    from . import results_pdf
+
+    data = results_pdf.get_or_request(t, request.LANGUAGE_CODE)
+    if data is None:
+        context = {"t": t, "print_url": print_url}
+        response = render(request, "tournaments/pdf_pending.html", context, status=202)
+        response["Retry-After"] = "5"
+        return response
     return _download(data, "application/pdf", f"tournament-{t.pk}-results.pdf")
 
 

@@ -95,3 +95,73 @@ def test_without_the_pdf_library_the_printable_page_is_offered(ranked, client, m
     page = response.content.decode()
     assert "data-pdf-unavailable" in page and f'href="/tournaments/{t.pk}/results/"' in page
     assert "Geen pdf op deze server" in page
+
+
+def _pdf_builds(monkeypatch) -> list[int]:
+    """Count the PDFs laid out (each is seconds of CPU, a minute for a large field)."""
+    built: list[int] = []
+    real = pdf.html_to_pdf
+
+    def counting(html, base_url):
+        built.append(1)
+        return real(html, base_url)
+
+    monkeypatch.setattr(pdf, "html_to_pdf", counting)
+    return built
+
+
+def test_the_results_pdf_is_made_once_for_each_state_of_the_results(
+    ranked, client, organizer, monkeypatch
+):
+    """Every reader asking for the PDF made it again (75 s for 200 entries, anonymous
+    readers included when the results are public). It is kept for the results as they
+    stand, in each language, and made again once they change: a recomputation, or a
+    line in the audit trail (a correction, a new name)."""
+    from tournaments import actions
+    from tournaments.models import ExportArchive
+
+    t, _ = ranked
+    built = _pdf_builds(monkeypatch)
+    client.force_login(organizer)
+    first = client.get(f"/tournaments/{t.pk}/results.pdf")
+    assert first.status_code == 200 and first.content.startswith(b"%PDF")
+    again = client.get(f"/tournaments/{t.pk}/results.pdf")
+    assert again.content == first.content and len(built) == 1
+    assert ExportArchive.objects.filter(tournament=t, kind="results.pdf:nl").exists()
+    client.cookies["django_language"] = "en"
+    english = client.get(f"/tournaments/{t.pk}/results.pdf")
+    assert english.content != first.content and len(built) == 2
+    del client.cookies["django_language"]
+    # The organizer renames the tournament (a line in the audit trail): made again.
+    actions.edit_tournament(t.pk, organizer, name="Herfstavond hernoemd")
+    renamed = client.get(f"/tournaments/{t.pk}/results.pdf")
+    assert len(built) == 3
+    assert renamed.content != first.content
+    # New rankings: made again.
+    rankings.recompute(t.pk)
+    client.get(f"/tournaments/{t.pk}/results.pdf")
+    assert len(built) == 4
+
+
+def test_a_large_results_pdf_is_made_on_the_exports_queue_while_the_reader_waits(
+    ranked, client, organizer, monkeypatch
+):
+    """Over results_pdf.INLINE_ROWS the PDF is asked of the exports worker, once: the
+    reader gets a page that reloads until it is there (202, Retry-After)."""
+    from tournaments import results_pdf, tasks
+
+    t, _ = ranked
+    monkeypatch.setattr(results_pdf, "INLINE_ROWS", 0)
+    asked: list[tuple] = []
+    monkeypatch.setattr(tasks.build_results_pdf, "delay", lambda *args: asked.append(args))
+    client.force_login(organizer)
+    waiting = client.get(f"/tournaments/{t.pk}/results.pdf")
+    assert waiting.status_code == 202 and waiting["Retry-After"] == "5"
+    page = waiting.content.decode()
+    assert "data-pdf-pending" in page and '<meta http-equiv="refresh" content="5">' in page
+    assert f'href="/tournaments/{t.pk}/results/"' in page
+    assert client.get(f"/tournaments/{t.pk}/results.pdf").status_code == 202
+    assert asked == [(t.pk, "nl")]  # asked once, not at every reload
+    tasks.build_results_pdf(*asked[0])  # the worker runs it
+    done = client.get(f"/tournaments/{t.pk}/results.pdf")
+    assert done.status_code == 200 and done.content.startswith(b"%PDF")

@@ -34,17 +34,11 @@ def results_pdf(t: Tournament) -> bytes:
 
 
 def _results_pdf(t: Tournament) -> bytes:
-    from django.template.loader import render_to_string
+    from django.utils import translation
 
-    from tournaments import pdf, views
+    from tournaments import results_pdf
 
-    if t.has_tables:
-        from tournaments import table_views
-
-        return table_views.results_pdf_bytes(t)
-
-    html = render_to_string("tournaments/results_print.html", views._results_print_context(t))
-    return pdf.html_to_pdf(html, base_url="http://localhost/")
+    return results_pdf.build(t, translation.get_language() or "nl")
 
 
 class Command(BaseCommand):
