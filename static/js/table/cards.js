@@ -40,6 +40,14 @@ export function spokenName(card, t) {
   return t("card_name", { rank: rankWord, suit: suitWord });
 }
 
+// A button's name holds the letter its face shows ("harten heer, K"): a voice-control
+// user says what they see (WCAG 2.5.3, label in name). 7 to 10 are said as shown already.
+export function buttonName(card, t) {
+  const name = spokenName(card, t);
+  const { rank } = parse(card);
+  return "AKQJ".includes(rank) && name !== display(card) ? `${name}, ${rank}` : name;
+}
+
 export function isRed(card) {
   return RED.has(parse(card).suit);
 }

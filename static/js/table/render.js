@@ -1,6 +1,6 @@
 // Pure DOM rendering of one observation. No network, no timers: main.js decides
 // what to show when; these functions only draw it.
-import { display, isRed, parse, rankText, sortHand, spokenName, SUIT_SYMBOL } from "./cards.js";
+import { buttonName, display, isRed, parse, rankText, sortHand, spokenName, SUIT_SYMBOL } from "./cards.js";
 
 const SEAT_CLASS = ["south", "west", "north", "east"];
 const ANNOUNCE_ACTIONS = ["blind", "look", "mee", "tegen", "pass"];
@@ -259,7 +259,7 @@ export function renderHand(container, state, { interactive, t, keyboard = false 
         type: "button",
         "data-card": card,
         "data-legal": ok || null,
-        "aria-label": myTurn && !ok ? `${spokenName(card, t)} (${t("not_allowed_now")})` : spokenName(card, t),
+        "aria-label": myTurn && !ok ? `${buttonName(card, t)} (${t("not_allowed_now")})` : buttonName(card, t),
       },
     });
     if (myTurn && !ok) btn.classList.add("dim");
