@@ -60,6 +60,10 @@ class SignupForm(UserCreationForm):
         # A name fits on a table's seat, a standings line and a phone's header.
         self.fields["username"].max_length = USERNAME_MAX
         self.fields["username"].widget.attrs["maxlength"] = USERNAME_MAX
+        # Django's says "150 characters or fewer"; shown under the field, it must be ours.
+        self.fields["username"].help_text = _(
+            "At most %(max)s characters: letters, digits and @ . + - _ only."
+        ) % {"max": USERNAME_MAX}
 
     def clean_username(self):
         username = super().clean_username()

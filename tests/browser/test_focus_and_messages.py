@@ -84,7 +84,7 @@ def test_a_refused_form_says_so_in_an_alert_the_screen_reader_reads(page, asgi_s
     # The browser's own check would stop an empty name: a name of spaces gets to the server.
     page.fill("form[action$='/clubs/new/'] input[name=name]", "   ")
     page.locator("form[action$='/clubs/new/'] button").click()
-    alert = page.locator(".t-messages[role=status] li[role=alert]")
+    alert = page.locator("[role=status] > .t-messages li > [role=alert]")
     expect(alert).to_have_count(1)
     expect(alert).not_to_be_empty()  # put back after the load: read out as a change
 
