@@ -260,7 +260,8 @@ def enter_deal(
         try:
             check_line(rules_of(structure), specs[number - 1], line)
         except LineError as exc:
-            raise TournamentError(REFUSALS[exc.code], exc.params) from None
+            field = REFUSAL_FIELDS.get(exc.code)
+            raise TournamentError(REFUSALS[exc.code], exc.params, field=field) from None
         entered = {k: getattr(line, k) for k in LINE_FIELDS}
         entered["by"] = user.pk  # an id, not a name: a deleted account's name goes
         sheet_now = [dict(d) for d in tab.sheet]
@@ -277,6 +278,15 @@ def enter_deal(
     return tab
 
 
+# The sheet's form field each refusal is about (the page puts the refusal there).
+REFUSAL_FIELDS = {
+    "points": "points",
+    "trump": "trump",
+    "no_trump": "trump",
+    "blind": "trump",
+    "announcements": "doublings",
+    "all_tricks": "all_tricks",
+}
 # engine.scoresheet's refusals (LineError.code), as messages marked for translation.
 REFUSALS = {
     "points": N_("South/North's points must be 0 to %(total)s"),

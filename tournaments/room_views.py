@@ -61,9 +61,11 @@ def _line_from(post) -> Line:
 DRAFT_KEY = "sheet_draft"  # a refused deal's form, in the session until shown once
 
 
-def _keep_draft(request: HttpRequest, tab: Table) -> None:
+def _keep_draft(request: HttpRequest, tab: Table, error: str, field: str | None) -> None:
     """What a refused deal's form sent, for the form shown next (a phone that lost the
-    chosen trump to a typo in the points had to choose it again)."""
+    chosen trump to a typo in the points had to choose it again), with the refusal: the
+    form shows it at the field it is about (`field`: points, trump, doublings,
+    all_tricks), where a phone's reader is taken (the form is far down the page)."""
     post = request.POST
     trump, blind = _trump_from(post)
     points = post.get("points", "").strip()
@@ -76,13 +78,19 @@ def _keep_draft(request: HttpRequest, tab: Table) -> None:
         "points": int(points) if points.lstrip("-").isdigit() else "",
         "doublings": int(doublings) if doublings.isdigit() else None,
         "all_tricks": post.get("all_tricks") == "on",
+        "error": error,
+        "error_field": field or "",
     }
 
 
-def _take_draft(request: HttpRequest, tab: Table, number: int) -> dict | None:
+def _take_draft(request: HttpRequest, tab: Table, number: int | None) -> dict | None:
+    """The refused form for the deal shown (`number`), once. A refusal whose form is not
+    shown (the table was finished meanwhile) is said at the top of the page instead."""
     draft = request.session.pop(DRAFT_KEY, None)
     if draft and draft.get("table") == tab.pk and draft.get("deal") == number:
         return draft
+    if draft and draft.get("error"):
+        messages.error(request, draft["error"])
     return None
 
 
@@ -130,12 +138,11 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
                 try:
                     line = _line_from(request.POST)
                 except BadDoublings:
-                    _keep_draft(request, tab)
-                    messages.error(request, _("Choose the announcements from the list."))
+                    refusal = _("Choose the announcements from the list.")
+                    _keep_draft(request, tab, refusal, "doublings")
                     return redirect(f"{here}?deal={deal or ''}")
                 except ValueError:
-                    _keep_draft(request, tab)
-                    messages.error(request, _("Enter the points as a whole number."))
+                    _keep_draft(request, tab, _("Enter the points as a whole number."), "points")
                     return redirect(f"{here}?deal={deal or ''}")
                 room.enter_deal(
                     t.pk, round_number, set_number, number, request.user, deal or 0, line,
@@ -145,8 +152,9 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
             # A deal refused by the rules keeps what was sent; one entered meanwhile by
             # someone else (field "deal") shows what is there now.
             if request.POST.get("action") not in ("finish_early", "agree") and exc.field != "deal":
-                _keep_draft(request, tab)
-            messages.error(request, capfirst(exc.translated()))
+                _keep_draft(request, tab, capfirst(exc.translated()), exc.field)
+            else:
+                messages.error(request, capfirst(exc.translated()))
             return redirect(f"{here}?deal={request.POST.get('deal', '')}")
         return redirect(here)
     state = room.sheet_state(tab)
@@ -170,6 +178,7 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
             editing = data["deals"][asked - 1]
         elif data["next"] is not None:
             editing = data["deals"][data["next"] - 1]
+    draft = _take_draft(request, tab, editing["number"] if editing else None)
     context = {
         "t": t,
         "tab": tab,
@@ -179,8 +188,8 @@ def sheet(request: HttpRequest, pk: int, round_number: int, set_number: int, num
         "is_organizer": organizer,
         "editing": editing,
         # The form's values: a refused form's as sent, else what the sheet holds.
-        "shown": (_take_draft(request, tab, editing["number"]) if editing else None)
-        or (editing or {}).get("entered"),
+        "shown": draft or (editing or {}).get("entered"),
+        "refusal": draft,
         "total": data["total_points"][editing["number"]] if editing else None,
         "doubling_choices": range(data["doublings"] + 1),
         "round_number": round_number,

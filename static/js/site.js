@@ -75,3 +75,13 @@ for (const list of document.querySelectorAll(".t-messages")) {
     for (const [li, nodes] of items) li.replaceChildren(...nodes);
   }, 150);
 }
+
+// A refused form: the reader is taken to the first field it is about (aria-invalid, set
+// by Django's widgets and the score sheet); on a phone the form can be far down the page.
+{
+  const invalid = document.querySelector('[aria-invalid="true"]');
+  const field = invalid?.matches("input, select, textarea")
+    ? invalid
+    : invalid?.querySelector("input, select, textarea");
+  if (field && !field.closest("details:not([open])")) field.focus();
+}

@@ -97,6 +97,17 @@ def test_a_night_in_the_room_on_four_phones(rounds_server, four_phones):  # noqa
         assert_fits_the_phone(writer, 390, "the score sheet")
         # North writes deal 1: hearts, 38 points for South–North.
         writer.locator("label.t-suit", has_text="♥").click()
+        if set_number == 1:
+            # A typo the server refuses (past the browser's own check): the phone is
+            # taken back to the points, which say why; hearts stays chosen.
+            writer.fill("input[name=points]", "61")
+            writer.evaluate("document.querySelector('[data-sheet-form]').noValidate = true")
+            with writer.expect_navigation():
+                writer.locator("[data-sheet-form] button").click()
+            expect(writer.locator("[data-sheet-refusal]")).to_contain_text("tussen 0 en 60")
+            expect(writer.locator("#points")).to_be_focused()
+            expect(writer.locator("#points")).to_have_attribute("aria-invalid", "true")
+            expect(writer.locator("input[name=trump][value=H]")).to_be_checked()
         writer.fill("input[name=points]", "38")
         if set_number == 1:
             _double_tap_on_a_slow_network(writer)

@@ -987,10 +987,38 @@ def test_a_refused_deal_comes_back_with_what_was_sent(client, night):
         assert checked.findall(page) == ["H"], points
         value = re.search(r'name="points"[^>]*value="([^"]*)"', page).group(1)
         assert value == ("61" if points == "61" else ""), points
+        # Said in the form, at the field it is about (a phone's reader is taken there).
+        refusal = re.search(r'<p [^>]*id="sheet-refusal"[^>]*>([^<]*)</p>', page)
+        assert refusal and told in refusal.group(1), points
+        field = re.search(r'<input id="points"[^>]*>', page).group(0)
+        assert 'aria-invalid="true"' in field and 'aria-describedby="sheet-refusal"' in field
     page = client.get(url).content.decode()
     assert checked.findall(page) == []  # shown once, then the sheet's (nothing yet)
+    assert "sheet-refusal" not in page and "aria-invalid" not in page
+    # A refused trump is said at the trump.
+    form = {"action": "enter", "deal": 1, "trump": "", "points": "30"}
+    page = client.post(url, form, follow=True).content.decode()
+    assert re.search(r'<fieldset [^>]*aria-invalid="true" aria-describedby="sheet-refusal"', page)
     tab.refresh_from_db()
     assert tab.sheet == []
+
+
+def test_a_refusal_whose_form_is_not_shown_is_not_lost(client, night):
+    """The table was finished meanwhile (the other side agreed, the organizer ended it):
+    the refused deal's form is not shown again, and its refusal is said at the top."""
+    t = night
+    tab = current_tables(t)[0]
+    south = seated(tab)[0]
+    client.force_login(south)
+    url = sheet_url(t, tab)
+    session = client.session
+    session["sheet_draft"] = {"table": tab.pk, "deal": 1, "error": "Te laat: al verstuurd"}
+    session.save()
+    tab.finished = True
+    tab.save(update_fields=["finished"])
+    page = client.get(url).content.decode()
+    assert "data-sheet-form" not in page
+    assert re.search(r'class="t-messages".*Te laat: al verstuurd', page, re.S)
 
 
 def test_a_replaced_player_is_not_seated_again_at_another_table_of_the_set(
