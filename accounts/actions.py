@@ -240,7 +240,12 @@ def personal_data(user) -> dict:
 
     entries = list(history.entries_of(user, own=True))
     games = []
-    seats = Seat.objects.filter(user=user).select_related("game").order_by("game__created")
+    seats = (
+        Seat.objects.filter(user=user)
+        .select_related("game")
+        .prefetch_related(game_actions.seats_prefetch("game__seats"))
+        .order_by("game__created")
+    )
     for seat in seats:
         game = seat.game
         finished = game.status == Game.Status.FINISHED
@@ -253,7 +258,7 @@ def personal_data(user) -> dict:
                 "seat": SEAT_NAMES[seat.index].lower(),
                 "players": [
                     s.user.get_username() if s.user_id else f"bot:{s.bot_level}"
-                    for s in game_actions.seats_of(game)
+                    for s in game_actions.prefetched_seats(game)
                 ],
                 "score": seat.final_score,
                 "record": game_actions.record_text(game)

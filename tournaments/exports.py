@@ -25,7 +25,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db.models import Prefetch
 from django.utils import timezone, translation
 from django.utils.translation import gettext as _
 from django.utils.translation import pgettext
@@ -396,17 +395,14 @@ def entry_record(entry: Entry) -> str:
     return records.write_text(game_actions.replay(entry.game), entry_record_tags(entry))
 
 
-def _seats_prefetch() -> Prefetch:
-    from game.models import Seat
-
-    return Prefetch("game__seats", queryset=Seat.objects.select_related("user").order_by("index"))
+def _seats_prefetch():
+    return game_actions.seats_prefetch("game__seats")
 
 
 def _game_tags(game) -> dict[str, str]:
     """game.actions.record_tags with the seats prefetched (_seats_prefetch): a record
     export asked one query per game for them."""
-    seats = list(game.seats.all())
-    return game_actions.record_tags(game, seats if len(seats) == 4 else None)
+    return game_actions.record_tags(game, game_actions.prefetched_seats(game))
 
 
 def _entries(t: Tournament):

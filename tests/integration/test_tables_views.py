@@ -319,3 +319,31 @@ def test_a_visitor_who_clicks_a_seat_just_taken_is_told_so(user):
     assert late.status_code == 409
     page = late.content.decode()
     assert "bezet" in page and "gast" not in page.split("data-error", 1)[1][:200]
+
+
+def test_a_players_table_games_are_listed_without_a_query_each(user, other_user):
+    """The profile and a player's page list up to 25 games at tables of people, each
+    with its four names: they were asked one query per game."""
+    from django.db import connection
+    from django.test.utils import CaptureQueriesContext
+
+    def finished_table(k: int) -> None:
+        game = Game.objects.create(
+            owner=user, seed=f"listed-{k}", rules="flemish", status=Game.Status.FINISHED,
+            visibility=Game.Visibility.OPEN,
+        )  # fmt: skip
+        people = {0: user, 2: other_user}
+        Seat.objects.bulk_create(
+            [Seat(game=game, index=i, user=people.get(i), bot_level="heuristic") for i in range(4)]
+        )
+
+    counts = []
+    for games in (1, 6):
+        while Seat.objects.filter(user=user, game__status=Game.Status.FINISHED).count() < games:
+            finished_table(Seat.objects.filter(user=user).count())
+        with CaptureQueriesContext(connection) as queries:
+            rows = actions.table_games_of(user, own=False)
+        assert len(rows) == games
+        assert rows[0]["names"][0] == user.get_username() and rows[0]["names"][1].startswith("bot")
+        counts.append(len(queries))
+    assert counts[0] == counts[1], counts
