@@ -22,7 +22,7 @@ from django.core.cache import cache
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from .models import ExportArchive, Tournament
+from .models import Entry, ExportArchive, Tournament
 
 # Up to this many traveller rows (entries x deals; a tournament of tables counts its
 # table results) a PDF is built in the request: a few seconds at most.
@@ -46,7 +46,8 @@ def rows(t: Tournament) -> int:
         from .models import Table
 
         return Table.objects.filter(table_set__round__tournament=t).count() * t.structure.deals
-    return t.entries.filter(rank__isnull=False).count() * t.deals.count()
+    # Every entry that may have results (ranked or not yet: a pending recomputation).
+    return t.entries.exclude(status=Entry.Status.REMOVED).count() * t.deals.count()
 
 
 def html(t: Tournament) -> str:
