@@ -175,11 +175,12 @@ if DATABASE_URL:
     except Exception as exc:  # dj_database_url raises several types for bad URLs
         raise ImproperlyConfigured(f"DATABASE_URL is not understood: {exc}") from exc
     DATABASES["default"]["DISABLE_SERVER_SIDE_CURSORS"] = DISABLE_SERVER_SIDE_CURSORS
+    # A kept connection is tested before a request or task uses it again (with a pool:
+    # before the pool lends it): one the server dropped while it waited (a PostgreSQL
+    # restart, a pooler's idle timeout) is replaced, not handed on to fail. Without it a
+    # bot worker's threads each failed a turn on their dead connection first (20-40 s).
+    DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
     if DATABASE_POOL_SIZE:
-        # With a pool, Django's health checks make the pool test a connection before
-        # lending it: one dropped by the server while it waited (a PostgreSQL restart, a
-        # pooler's idle timeout) is replaced, not handed to a request that then fails.
-        DATABASES["default"]["CONN_HEALTH_CHECKS"] = True
         DATABASES["default"].setdefault("OPTIONS", {})["pool"] = {
             "min_size": 1,
             "max_size": DATABASE_POOL_SIZE,

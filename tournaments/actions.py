@@ -15,7 +15,7 @@ import time
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.db.models import Q
+from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
 from django.utils.text import slugify
@@ -997,8 +997,40 @@ def tick(now=None) -> dict[str, int]:
     return {
         "started": started, "closed": closed,
         "tables_started": tables_started, "set_moves_by_bot": sets_played,
-        "rated": ratings.rate_due(now),
+        "rated": ratings.rate_due(now), "rankings_asked_again": rerank_stuck(now),
     }  # fmt: skip
+
+
+RERANK_AFTER = dt.timedelta(minutes=2)  # a rankings run takes seconds, even for a big field
+
+
+def rerank_stuck(now=None) -> int:
+    """Ask again for the rankings of every solo tournament with an entry finished over
+    RERANK_AFTER ago and still without a place, and no run since it finished: the run
+    asked for was lost (a worker killed mid-task, a database connection dropped), and
+    the standings would say "being computed" until the next entry finishes, or forever
+    once the tournament is closed."""
+    from .tasks import recompute_rankings
+
+    now = now or timezone.now()
+    stuck = (
+        Entry.objects.filter(
+            status=Entry.Status.FINISHED,
+            rank__isnull=True,
+            finished_at__lte=now - RERANK_AFTER,
+        )
+        .exclude(tournament__format__in=TABLE_FORMATS)
+        .filter(
+            Q(tournament__rankings_computed_at__isnull=True)
+            | Q(tournament__rankings_computed_at__lt=F("finished_at"))
+        )
+        .values_list("tournament_id", flat=True)
+        .distinct()
+    )
+    ids = sorted(set(stuck))
+    for tournament_id in ids:
+        recompute_rankings.delay(tournament_id, now.timestamp())
+    return len(ids)
 
 
 # --- tournaments of rounds and tables -------------------------------------------------------

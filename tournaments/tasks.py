@@ -2,11 +2,24 @@
 (CELERY_TASK_ROUTES); the periodic ones are in CELERY_BEAT_SCHEDULE."""
 
 from celery import shared_task
+from django.db import InterfaceError, OperationalError
 
 from . import actions, exports, rankings
 
+# A run cut short is run again: on a dropped database connection (retried, with a
+# back-off), and on a worker killed under it (given back to the queue). Both are
+# idempotent. The tick also asks again for rankings whose run was lost all the same
+# (actions.rerank_stuck).
+RUN_AGAIN = {
+    "autoretry_for": (OperationalError, InterfaceError),
+    "retry_backoff": 2,
+    "max_retries": 5,
+    "acks_late": True,
+    "reject_on_worker_lost": True,
+}
 
-@shared_task(name="tournaments.tasks.recompute_rankings", ignore_result=True)
+
+@shared_task(name="tournaments.tasks.recompute_rankings", ignore_result=True, **RUN_AGAIN)
 def recompute_rankings(tournament_id: int, requested_at: float | None = None) -> int | None:
     return rankings.recompute(tournament_id, requested_at)
 
@@ -34,7 +47,7 @@ def build_results_pdf(tournament_id: int, language: str) -> int | None:
     return len(data) if data is not None else None
 
 
-@shared_task(name="tournaments.tasks.advance_set", ignore_result=True)
+@shared_task(name="tournaments.tasks.advance_set", ignore_result=True, **RUN_AGAIN)
 def advance_set(set_id: int) -> str:
     return actions.advance_set(set_id)
 

@@ -56,6 +56,9 @@ def test_urls_switch_to_postgres_redis_and_a_real_broker(monkeypatch):
     db = s["DATABASES"]["default"]
     assert db["ENGINE"] == "django.db.backends.postgresql"
     assert (db["NAME"], db["HOST"], db["PORT"]) == ("manillen", "db.internal", 5432)
+    # A worker's kept connection is tested before a task uses it (no pool there): one
+    # the server dropped made every thread fail a bot turn first.
+    assert db["CONN_HEALTH_CHECKS"] is True and "pool" not in db.get("OPTIONS", {})
     assert s["CHANNEL_LAYERS"]["default"]["BACKEND"] == "channels_redis.core.RedisChannelLayer"
     assert s["CELERY_BROKER_URL"] == "redis://cache.internal:6379/0"
     assert s["CELERY_TASK_ALWAYS_EAGER"] is False
