@@ -452,6 +452,8 @@ function onMessage(msg) {
     ui.trickView = null;
     ui.state = msg.state;
     ui.seq = ui.shownSeq = Number(msg.seq);
+    // "Not connected: play it again once the table is back": the table is back.
+    if (ui.error === t("not_sent")) ui.error = "";
     if (msg.table) setTable(msg.table);
     draw();
   } else if (msg.type === "event" && msg.state) {
