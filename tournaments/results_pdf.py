@@ -22,7 +22,7 @@ from django.core.cache import cache
 from django.template.loader import render_to_string
 from django.utils import translation
 
-from .models import Entry, ExportArchive, Tournament
+from .models import DealResult, Entry, ExportArchive, Tournament
 
 # Up to this many traveller rows (entries x deals; a tournament of tables counts its
 # table results) a PDF is built in the request: a few seconds at most.
@@ -41,13 +41,18 @@ def stamp(t: Tournament) -> str:
 
 
 def rows(t: Tournament) -> int:
-    """The size of the PDF's travellers, in rows (what its time grows with)."""
+    """The size of the PDF's travellers, in rows (what its time grows with): the deals
+    played, by every entry that may have results (ranked or not yet: a pending
+    recomputation). Not the deals stored: a solo game to 101 has many more of those."""
     if t.has_tables:
         from .models import Table
 
         return Table.objects.filter(table_set__round__tournament=t).count() * t.structure.deals
-    # Every entry that may have results (ranked or not yet: a pending recomputation).
-    return t.entries.exclude(status=Entry.Status.REMOVED).count() * t.deals.count()
+    return (
+        DealResult.objects.filter(entry__tournament=t)
+        .exclude(entry__status=Entry.Status.REMOVED)
+        .count()
+    )
 
 
 def html(t: Tournament) -> str:

@@ -117,10 +117,12 @@ def test_the_results_pdf_is_made_once_for_each_state_of_the_results(
     readers included when the results are public). It is kept for the results as they
     stand, in each language, and made again once they change: a recomputation, or a
     line in the audit trail (a correction, a new name)."""
-    from tournaments import actions
+    from tournaments import actions, results_pdf
     from tournaments.models import ExportArchive
 
     t, _ = ranked
+    # Its size is the deals played (2 entries x 2), not the deals stored for a game to 101.
+    assert t.deals.count() > 2 and results_pdf.rows(t) == 4
     built = _pdf_builds(monkeypatch)
     client.force_login(organizer)
     first = client.get(f"/tournaments/{t.pk}/results.pdf")
