@@ -1025,7 +1025,6 @@ def rerank_stuck(now=None) -> int:
             | Q(tournament__rankings_computed_at__lt=F("finished_at"))
         )
         .values_list("tournament_id", flat=True)
-        .distinct()
     )
     ids = sorted(set(stuck))
     for tournament_id in ids:

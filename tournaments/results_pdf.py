@@ -24,8 +24,8 @@ from django.utils import translation
 
 from .models import DealResult, Entry, ExportArchive, Tournament
 
-# Up to this many traveller rows (entries x deals; a tournament of tables counts its
-# table results) a PDF is built in the request: a few seconds at most.
+# Up to this many traveller rows (rows(): results of deals played; a tournament of
+# tables counts its table results) a PDF is built in the request: a few seconds at most.
 INLINE_ROWS = 300
 BUILD_LOCK_SECONDS = 15 * 60  # a build lost with its worker is asked again after this
 
@@ -81,9 +81,10 @@ def build(t: Tournament, language: str) -> bytes:
         return pdf.html_to_pdf(html(t), base_url="http://localhost/")
 
 
-def stored(t: Tournament, language: str) -> bytes | None:
+def stored(t: Tournament, language: str, now: str) -> bytes | None:
+    """The kept PDF if it was built from the results as they stand (`now`: stamp(t))."""
     archive = ExportArchive.objects.filter(tournament=t, kind=_kind(language)).first()
-    if archive is None or archive.stamp != stamp(t):
+    if archive is None or archive.stamp != now:
         return None
     return bytes(archive.data)
 
@@ -112,13 +113,14 @@ def _lock(tournament_id: int, language: str, now: str) -> str:
 def get_or_request(t: Tournament, language: str) -> bytes | None:
     """The PDF if it is there (or small enough to make now), else None once its build
     has been asked for (at most once per state of the results)."""
-    data = stored(t, language)
+    now = stamp(t)
+    data = stored(t, language, now)
     if data is not None:
         return data
     if rows(t) <= INLINE_ROWS:
         return build_and_store(t.pk, language)
-    if cache.add(_lock(t.pk, language, stamp(t)), 1, timeout=BUILD_LOCK_SECONDS):
+    if cache.add(_lock(t.pk, language, now), 1, timeout=BUILD_LOCK_SECONDS):
         from .tasks import build_results_pdf
 
         build_results_pdf.delay(t.pk, language)
-    return stored(t, language)  # the embedded default built it in-process
+    return stored(t, language, now)  # the embedded default built it in-process
