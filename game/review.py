@@ -13,6 +13,8 @@ from dataclasses import dataclass
 import engine
 from tournaments.replays import split_deals
 
+from .cards import card_letter
+
 SOUTH = 0
 SYMBOLS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 RANKS = "TAKQJ987"  # high to low in every suit: 10 (manille) A K Q J 9 8 7
@@ -24,7 +26,7 @@ def face(card: str) -> dict:
     rank, suit = card[:-1], card[-1]
     return {
         "card": card,
-        "rank": "10" if rank == "T" else rank,
+        "rank": card_letter(rank),
         "suit": SYMBOLS[suit],
         "red": suit in "HD",
     }

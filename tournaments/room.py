@@ -26,6 +26,7 @@ from django.utils.translation import gettext_noop as N_
 
 import engine
 from engine.scoresheet import Line, LineError, check_line, deal_total, score_sheet
+from game.cards import card_text
 
 from . import actions
 from .actions import NotAllowed, TournamentError
@@ -429,7 +430,7 @@ def deal_sheets(t: Tournament, round_number: int, set_number: int) -> dict[str, 
                     "number": k,
                     "dealer": spec.dealer,
                     "hands": [shown_hand(h, trump) for h in spec.texts()],
-                    "turned": spec.turned.display() if spec.turned is not None else "",
+                    "turned": card_text(spec.turned) if spec.turned is not None else "",
                 }
             )
         return out

@@ -14,6 +14,7 @@ from django.urls import reverse
 from django.utils.translation import gettext
 
 import engine
+from game.cards import card_text
 from game.models import BotReason, Seat
 
 from . import scoring
@@ -620,7 +621,7 @@ def traveller(t: Tournament, round_number: int, set_number: int, number: int) ->
                 "hands": _hands_shown(spec, r),
                 # The replay, trick by trick: who played which card.
                 "tricks": [
-                    [(names[seat], engine.Card.parse(c).display()) for seat, c in trick["cards"]]
+                    [(names[seat], card_text(c)) for seat, c in trick["cards"]]
                     for trick in deal.tricks
                 ],
             }
@@ -688,9 +689,7 @@ def table_game(t: Tournament, round_number: int, set_number: int, table_number: 
                 "hands": _hands_shown(spec, r),
                 "tricks": [
                     {
-                        "cards": [
-                            (seat, engine.Card.parse(c).display()) for seat, c in trick["cards"]
-                        ],
+                        "cards": [(seat, card_text(c)) for seat, c in trick["cards"]],
                         "winner": trick.get("winner"),
                         "points": trick.get("points", 0),
                     }

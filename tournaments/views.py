@@ -32,6 +32,7 @@ from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_POST, require_safe
 
 import engine
+from game.cards import card_text
 
 from . import actions, exports, rankings, replays
 from .forms import (
@@ -508,13 +509,13 @@ def _step(deal_actions: list[str], seats: list[int], i: int) -> dict | None:
     a = deal_actions[i]
     text = a
     if len(a) == 2:
-        text = engine.Card.parse(a).display()
+        text = card_text(a)
     elif a.startswith("trump:"):
         suit = a.split(":", 1)[1]
         text = (
             _("trump: no trump")
             if suit == "none"
-            else _("trump: %s") % (engine.Card.parse("T" + suit).display()[-1])
+            else _("trump: %s") % (SUIT_SYMBOLS.get(suit, suit))
         )
     return {"seat": SEATS[seats[i]], "action": a, "text": text}
 

@@ -293,6 +293,33 @@ def test_the_table_has_a_heading_a_named_score_and_cards_in_its_language(page, a
     assert not page.js_errors, page.js_errors
 
 
+def test_french_faces_show_the_french_letters(page, asgi_server):
+    """A French deck's faces read R, D, V (roi, dame, valet): the hand, the trick and the
+    turned card in French, and the button's name says the letter it shows."""
+    _language(page, asgi_server, "fr")
+    _open_table(page, asgi_server)
+    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+    _snapshot(
+        page,
+        """() => ({hand: ["KS", "QH", "JD", "TC", "AS"], hand_sizes: [5, 5, 5, 5],
+                   dealer: 0, turned_card: "KH",
+                   current_trick: {leader: 1, cards: [[1, "QS"], [2, "JS"]]}})""",
+    )
+    hand = page.locator("#hand [data-card]")
+    expect(hand).to_have_count(5)
+    ranks = {
+        c: page.locator(f'#hand [data-card="{c}"] .rank').inner_text()
+        for c in ("KS", "QH", "JD", "TC", "AS")
+    }
+    assert ranks == {"KS": "R", "QH": "D", "JD": "V", "TC": "10", "AS": "A"}, ranks
+    label = page.locator('#hand [data-card="KS"]').get_attribute("aria-label")
+    assert label.startswith("roi de pique, R"), label
+    trick = page.locator('[data-trick-card="QS"] .rank')
+    expect(trick).to_have_text("D")
+    expect(page.locator(".seat-south .seat-sub")).to_contain_text("R\u2665")
+    assert not page.js_errors, page.js_errors
+
+
 # --- 7. guests on a phone ---------------------------------------------------------------
 
 

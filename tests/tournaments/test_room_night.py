@@ -434,6 +434,27 @@ def test_the_organizer_prints_every_sets_deals_in_advance(client, night, organiz
     assert client.get(url).status_code == 403  # players never see the hands
 
 
+def test_a_french_print_out_shows_the_french_letters(client, night, organizer, settings):
+    """R, D, V on a French club's print-outs (roi, dame, valet), K, Q, J in Dutch."""
+    from django.utils import translation
+
+    from game.cards import card_text
+
+    with translation.override("fr"):
+        assert [card_text(c) for c in ("KS", "QH", "JD", "TC", "AS", "7C")] == [
+            "R\u2660", "D\u2665", "V\u2666", "10\u2663", "A\u2660", "7\u2663",
+        ]  # fmt: skip
+    with translation.override("nl"):
+        assert card_text("KS") == "K\u2660" and card_text("JD") == "J\u2666"
+    client.force_login(organizer)
+    url = reverse("tournaments:tables-deals", args=[night.pk]) + "?round=1&set=1"
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "fr"
+    html = client.get(url).content.decode()
+    faces = set(re.findall(r"(?<![\w])(10|[AKQJRDV2-9])([\u2660\u2665\u2666\u2663])", html))
+    letters = {rank for rank, _ in faces}
+    assert {"R", "D", "V"} <= letters and not letters & {"K", "Q", "J"}, letters
+
+
 def test_an_organizer_who_plays_never_sees_the_deals_before_close(
     client, club, organizer, make_user
 ):

@@ -6,6 +6,7 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
 
 import engine
+from game.cards import card_text
 from game.levels import level_name
 from game.levels import rules_name as rules_id_name
 
@@ -43,7 +44,7 @@ def sort_hand(cards, trump: str | None = None) -> list[str]:
 
 def shown_hand(cards, trump: str | None = None) -> list[str]:
     """A hand as the table shows it: sorted as :func:`sort_hand`, each card "A♥"."""
-    return [engine.Card.parse(c).display() for c in sort_hand(cards, trump)]
+    return [card_text(c) for c in sort_hand(cards, trump)]
 
 
 def rules_label(rules_id: str) -> str:

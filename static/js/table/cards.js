@@ -12,17 +12,25 @@ export function cardPoints(card) {
   return RANK_POINTS[card.slice(0, -1)] ?? 0;
 }
 
-export function rankText(rank) {
-  return rank === "T" ? "10" : rank;
+// The letter a face shows in the page's language (R/D/V in French): the table's strings
+// letter_K/Q/J; without them, the engine's K/Q/J.
+export function rankText(rank, t = null) {
+  if (rank === "T") return "10";
+  if (t && "KQJ".includes(rank)) {
+    const key = `letter_${rank}`;
+    const letter = t(key);
+    if (letter && letter !== key) return letter;
+  }
+  return rank;
 }
 
 export function parse(card) {
   return { rank: card.slice(0, -1), suit: card.slice(-1) };
 }
 
-export function display(card) {
+export function display(card, t = null) {
   const { rank, suit } = parse(card);
-  return rankText(rank) + SUIT_SYMBOL[suit];
+  return rankText(rank, t) + SUIT_SYMBOL[suit];
 }
 
 // A card's name for screen readers in the page's language ("queen of hearts", "harten
@@ -36,7 +44,7 @@ export function spokenName(card, t) {
   // 7, 8, 9 and 10 are said as numbers, in the reader's own language.
   const rankWord = "AKQJ".includes(rank) ? t(rankKey) : rankText(rank);
   const suitWord = t(suitKey);
-  if (rankWord === rankKey || suitWord === suitKey) return display(card);
+  if (rankWord === rankKey || suitWord === suitKey) return display(card, t);
   return t("card_name", { rank: rankWord, suit: suitWord });
 }
 
@@ -45,7 +53,7 @@ export function spokenName(card, t) {
 export function buttonName(card, t) {
   const name = spokenName(card, t);
   const { rank } = parse(card);
-  return "AKQJ".includes(rank) && name !== display(card) ? `${name}, ${rank}` : name;
+  return "AKQJ".includes(rank) && name !== display(card, t) ? `${name}, ${rankText(rank, t)}` : name;
 }
 
 export function isRed(card) {

@@ -123,7 +123,7 @@ export function cardFace(card, { tag = "span", attrs = {}, t = null } = {}) {
   });
   face.append(
     el("span", { class: "corner", "aria-hidden": "true" }, [
-      el("span", { class: "rank", text: rankText(rank) }),
+      el("span", { class: "rank", text: rankText(rank, t) }),
       el("span", { class: "suit", text: SUIT_SYMBOL[suit] }),
     ]),
     el("span", { class: "pip", "aria-hidden": "true", text: SUIT_SYMBOL[suit] }),
@@ -184,7 +184,7 @@ export function renderSeats(root, state, t) {
       if (choice) parts.push(choice);
     }
     if (state.dealer === seat && state.turned_card) {
-      parts.push(document.createTextNode(t("turned", { card: display(state.turned_card) })));
+      parts.push(document.createTextNode(t("turned", { card: display(state.turned_card, t) })));
     }
     for (const [who, word] of state.announcements || []) {
       if (who === seat) parts.push(document.createTextNode(saidText(seat, word, t)));
@@ -218,6 +218,7 @@ export function renderTrick(container, cards, { winner = null, collecting = fals
   for (const [seat, card] of cards) {
     const label = t ? t("played", { name: seatName(seat, t), card: spokenName(card, t) }) : display(card);
     const face = cardFace(card, {
+      t,
       attrs: { "data-trick-card": card, "data-seat": seat, role: "img", "aria-label": label },
     });
     face.classList.add("played", `from-${SEAT_CLASS[rel(seat)]}`);
@@ -255,6 +256,7 @@ export function renderHand(container, state, { interactive, t, keyboard = false 
     const ok = legal.has(card);
     const btn = cardFace(card, {
       tag: "button",
+      t,
       attrs: {
         type: "button",
         "data-card": card,
