@@ -18,6 +18,7 @@ from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.crypto import constant_time_compare, salted_hmac
 from django.utils.text import slugify
 from django.utils.translation import gettext_noop as N_
 
@@ -116,6 +117,24 @@ def can_view_tournament(user, tournament: Tournament) -> bool:
         or is_organizer(user, tournament)
         # An entrant who left the club (or was taken out) still sees what they play.
         or entry_of(user, tournament) is not None
+    )
+
+
+def screen_key(tournament: Tournament) -> str:
+    """The key of a tournament of tables' big-screen link: the room's screen shows the
+    standings without anyone logging in on it (an organizer's session left on the room's
+    computer would run the tournament for whoever sits down). Derived from the server's
+    secret, so nothing is stored; it shows what any viewer of the tournament sees."""
+    value = f"{tournament.pk}:{tournament.created.isoformat()}"
+    return salted_hmac("tournaments.screen", value).hexdigest()[:24]
+
+
+def screen_key_valid(tournament: Tournament, key) -> bool:
+    return (
+        isinstance(key, str)
+        and tournament.has_tables
+        and tournament.status != Tournament.Status.DRAFT
+        and constant_time_compare(key, screen_key(tournament))
     )
 
 

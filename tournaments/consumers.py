@@ -10,6 +10,8 @@ others and the socket is closed.
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs
+
 from channels.db import database_sync_to_async
 from channels.generic.websocket import AsyncJsonWebsocketConsumer
 
@@ -21,12 +23,16 @@ from .models import Tournament
 CLOSE_FORBIDDEN = 4403
 
 
-def _allowed(pk: int, user, *, looking: bool = False) -> Tournament | None:
+def _allowed(pk: int, user, *, looking: bool = False, key: str = "") -> Tournament | None:
     """The tournament if `user` may see its results now, else None. `looking` (a connect):
-    an organizer without an entry is recorded as having looked, as the pages do."""
+    an organizer without an entry is recorded as having looked, as the pages do. `key`:
+    the big screen's link (actions.screen_key) shows a tournament of tables' standings to
+    the room's computer, logged in or not."""
     t = Tournament.objects.select_related("club").filter(pk=pk).first()
     if t is None:
         return None
+    if key and actions.screen_key_valid(t, key):
+        return t
     entry = actions.entry_of(user, t)
     # As the pages (tournaments/views._tournament): whoever entered may look, also a
     # player outside the club who came in with the invite code.
@@ -41,8 +47,8 @@ def _allowed(pk: int, user, *, looking: bool = False) -> Tournament | None:
     return t
 
 
-def _snapshot(pk: int, user, *, looking: bool = False) -> dict | None:
-    t = _allowed(pk, user, looking=looking)
+def _snapshot(pk: int, user, *, looking: bool = False, key: str = "") -> dict | None:
+    t = _allowed(pk, user, looking=looking, key=key)
     if t is None:
         return None
     return {
@@ -63,10 +69,14 @@ def _tables_payload(t: Tournament) -> dict:
 class StandingsConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
     # ClosesOnce: once closed by us, frames still queued are dropped, nothing is sent.
     group: str | None = None
+    key = ""
 
     async def connect(self) -> None:
         pk = self.scope["url_route"]["kwargs"]["pk"]
-        snapshot = await database_sync_to_async(_snapshot)(pk, self.scope.get("user"), looking=True)
+        query = parse_qs(self.scope.get("query_string", b"").decode("latin-1"))
+        self.key = (query.get("key") or [""])[0][:64]
+        user = self.scope.get("user")
+        snapshot = await database_sync_to_async(_snapshot)(pk, user, looking=True, key=self.key)
         await self.accept()
         if snapshot is None:
             await self._forbidden()
@@ -90,7 +100,9 @@ class StandingsConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
                     {"type": "error", "code": "rate_limited", "message": "too many snapshots"}
                 )
                 return
-            snapshot = await database_sync_to_async(_snapshot)(self.pk, self.scope.get("user"))
+            snapshot = await database_sync_to_async(_snapshot)(
+                self.pk, self.scope.get("user"), key=self.key
+            )
             if snapshot is None:
                 await self._forbidden()
                 return
@@ -110,7 +122,9 @@ class StandingsConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
 
     async def standings_update(self, event) -> None:
         # Asked again at every push: the permission is not taken for granted.
-        allowed = await database_sync_to_async(_allowed)(self.pk, self.scope.get("user"))
+        allowed = await database_sync_to_async(_allowed)(
+            self.pk, self.scope.get("user"), key=self.key
+        )
         if self.group is None or self.closing:  # closed meanwhile
             return
         if allowed is None:

@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import redirect, render
+from django.shortcuts import get_object_or_404, redirect, render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from . import actions, exports, tables
-from .models import Entry, Round, TableSet
+from .models import Entry, Round, TableSet, Tournament
 from .views import _may_view, _require_organizer, _tournament
 
 # The room's screen: seconds between two pages of standings longer than the screen.
@@ -122,9 +122,17 @@ def screen(request: HttpRequest, pk: int) -> HttpResponse:
     """The big screen for the room: standings, the set being played, the next start.
     Standings longer than the screen turn page by page, every ``?every=`` seconds
     (SCREEN_EVERY by default; 3 to 120)."""
-    t = _tournament(request, pk, invited=True)
+    key = request.GET.get("key")
+    t = get_object_or_404(Tournament.objects.select_related("club"), pk=pk) if key else None
+    if t is not None and actions.screen_key_valid(t, key):
+        # The organizer's screen link: no login on the room's computer (actions.screen_key).
+        context = _context(request, t)
+        context["ws_path"] += "?" + urlencode({"key": key})
+        context["seat"] = context["entry"] = None  # whoever is logged in, the room's view
+    else:
+        t = _tournament(request, pk, invited=True)
+        context = _context(request, t)
     every = _int(request.GET.get("every"))
-    context = _context(request, t)
     context["every"] = every if every is not None and 3 <= every <= 120 else SCREEN_EVERY
     return render(request, "tournaments/tables_screen.html", context)
 
@@ -152,6 +160,12 @@ def organize(request: HttpRequest, pk: int) -> HttpResponse:
     if t.invite_code:
         signup += "?" + urlencode({"code": t.invite_code})
     context["share_url"] = signup
+    # The room's screen: a link that needs no login on the computer behind it.
+    context["screen_url"] = request.build_absolute_uri(
+        reverse("tournaments:tables-screen", args=[t.pk])
+        + "?"
+        + urlencode({"key": actions.screen_key(t)})
+    )
     if t.club is not None:
         context["club_join_url"] = request.build_absolute_uri(
             reverse("clubs:join") + "?" + urlencode({"code": t.club.invite_code})

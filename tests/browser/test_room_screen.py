@@ -73,7 +73,7 @@ boss = User.objects.get(username="zaalbaas")
 club = actions.create_club(boss, "De Zaal")
 t = actions.create_tables_tournament(
     boss, name="Zaal", club=club, fmt="rotating", players=8, sets=3, deals=1,
-    duplicate=True, in_room=True, open_now=True, results_audience="everyone",
+    duplicate=True, in_room=True, open_now=True,
 )
 for k in range(8):
     player = User.objects.create_user(f"zaal-{k}", password="x")
@@ -90,17 +90,16 @@ def test_the_room_screen_follows_each_table_done(
     browser,
 ):
     """A table's score sheet agreed on a phone: the big screen says "1 of 2 tables done"
-    and marks that table by itself (nobody reloads a projector)."""
+    and marks that table by itself (nobody reloads a projector). The screen is the
+    room's computer, where nobody logged in: it opens the panel's screen link (a
+    members-only club tournament, whose pages ask for a login otherwise)."""
     from tests.browser.conftest import PASSWORD, sign_up
 
     base, env = rounds_server
     ctx, org = _new_page(request, browser, viewport={"width": 1000, "height": 800})
     try:
         sign_up(org, base, "zaalbaas")
-        screen = ctx.new_page()  # the organizer's laptop on the projector
-        screen.set_viewport_size({"width": 1920, "height": 1080})
-        errors = []
-        screen.on("pageerror", lambda e: errors.append(str(e)))
+        screen_ctx, screen = _new_page(request, browser, viewport={"width": 1920, "height": 1080})
         made = subprocess.run(
             [sys.executable, "manage.py", "shell", "-c", NIGHT],
             cwd=ROOT,
@@ -110,7 +109,11 @@ def test_the_room_screen_follows_each_table_done(
         )
         assert made.returncode == 0, made.stderr[-2000:]
         pk = re.search(r"id: (\d+)", made.stdout).group(1)
-        screen.goto(f"{base}/tournaments/{pk}/tables/screen/")
+        org.goto(f"{base}/tournaments/{pk}/tables/organize/")
+        link = org.locator("[data-screen-link]").get_attribute("href")
+        assert "?key=" in link
+        assert screen.goto(f"{base}/tournaments/{pk}/tables/screen/").status == 404
+        screen.goto(link)  # the room's computer, logged in as nobody
         assert screen.locator("[data-progress-done]").get_attribute("data-progress-done") == "0"
         # A small screen turning its pages every 3 s: while no table is done the room is
         # finding its tables, and "The tables" stays in sight.
@@ -144,6 +147,7 @@ def test_the_room_screen_follows_each_table_done(
         small.wait_for_function("() => window.scrollY > 0", timeout=10_000)
         assert not small.js_errors, small.js_errors
         _finish(request, small_ctx, small)
-        assert not errors, errors
+        assert not screen.js_errors, screen.js_errors
+        _finish(request, screen_ctx, screen)
     finally:
         _finish(request, ctx, org)

@@ -1093,3 +1093,70 @@ def test_an_organizer_who_reads_a_sheet_in_play_cannot_be_put_in(
     leaving = second.seats.get(index=1).entry
     with pytest.raises(actions.TournamentError, match="has seen this tournament's deals"):
         actions.replace_player(leaving.pk, organizer, helper, "ik speel mee")
+
+
+def _screen_link(client, t, organizer) -> str:
+    client.force_login(organizer)
+    html = client.get(reverse("tournaments:tables-organize", args=[t.pk])).content.decode()
+    link = re.search(r'href="([^"]+)" data-screen-link', html).group(1).replace("&amp;", "&")
+    client.logout()
+    return link
+
+
+def test_the_big_screen_link_needs_no_login_on_the_rooms_computer(client, night, organizer):
+    """The organizer's panel gives a screen link with a key: the room's computer shows
+    the standings and the tables without anyone logging in there (until and after the
+    close), with nobody's row marked; a wrong key or another tournament's is refused."""
+    t = night
+    link = _screen_link(client, t, organizer)
+    path = link.split("://", 1)[-1]
+    path = path[path.index("/") :]
+    plain = reverse("tournaments:tables-screen", args=[t.pk])
+    assert path.startswith(plain + "?key=")
+    assert client.get(plain).status_code == 404  # a members-only club tournament
+    assert client.get(plain + "?key=" + "0" * 24).status_code == 404
+    html = client.get(path).content.decode()
+    assert "data-tables-standings" in html and html.count("data-screen-table=") == 2
+    assert f'data-ws="/ws/tournaments/{t.pk}/standings/?key=' in html
+    other = actions.create_tables_tournament(
+        organizer, name="Andere", club=t.club, fmt="rotating", players=8, sets=3, deals=2,
+        open_now=True,
+    )  # fmt: skip
+    stolen = reverse("tournaments:tables-screen", args=[other.pk]) + path[len(plain) :]
+    assert client.get(stolen).status_code == 404
+    # A player logged in on the room's computer: the screen still marks nobody.
+    player = seated(current_tables(t)[0])[0]
+    client.force_login(player)
+    assert 'class="mine"' not in client.get(path).content.decode()
+    client.logout()
+    actions.close_tournament(t.pk, organizer)
+    assert client.get(plain).status_code == 404
+    closed = client.get(path).content.decode()
+    assert "data-screen-closed" in closed
+
+
+async def test_the_big_screen_link_keeps_its_socket_without_login(night, organizer):
+    """The screen's live standings: the socket takes the link's key instead of a login."""
+    from channels.db import database_sync_to_async
+    from channels.testing import WebsocketCommunicator
+
+    from config.asgi import application
+
+    t = night
+    key = await database_sync_to_async(actions.screen_key)(t)
+    headers = [(b"origin", b"http://testserver"), (b"host", b"testserver")]
+
+    async def first(query: str) -> dict:
+        path = f"/ws/tournaments/{t.pk}/standings/{query}"
+        comm = WebsocketCommunicator(application, path, headers=headers)
+        connected, _ = await comm.connect(timeout=10)
+        assert connected
+        message = await comm.receive_json_from(timeout=10)
+        await comm.disconnect()
+        return message
+
+    assert (await first(""))["code"] == "forbidden"
+    assert (await first("?key=" + key[::-1]))["code"] == "forbidden"
+    snapshot = await first("?key=" + key)
+    assert snapshot["type"] == "standings" and snapshot["progress"]["tables"]
+    assert all(tab.get("to_move") is None for tab in snapshot["progress"]["tables"])
