@@ -575,7 +575,20 @@ def close_tournament(
     afterwards: none takes another move (see move_refusal and game.actions.stop_game)."""
     if unfinished_rule and unfinished_rule not in Tournament.Unfinished.values:
         raise TournamentError(N_("unknown rule for unfinished games"))
+    from .models import TableSet
+
     with transaction.atomic():
+        # A set's end (advance_set) locks the set, then the tournament: a tournament of
+        # tables' close takes its sets in play in that order too, so that it either
+        # follows a set's end (and stops the next set) or comes first (and the set whose
+        # last table just finished is scored, and nothing more starts).
+        sets_in_play = (
+            TableSet.objects.select_for_update(of=("self",))
+            .filter(round__tournament_id=tournament_id)
+            .exclude(status=TableSet.Status.DONE)
+            .order_by("pk")
+        )
+        list(sets_in_play.values_list("pk", flat=True))
         t = Tournament.objects.select_for_update().get(pk=tournament_id)
         if actor is not None and not is_organizer(actor, t):
             raise NotAllowed(N_("only organizers can close the tournament"))
@@ -1739,6 +1752,10 @@ def advance_set(set_id: int, now=None) -> str:
         t = Tournament.objects.select_for_update().get(pk=tset.round.tournament_id)
         if tset.status == TableSet.Status.DONE:
             return "done already"
+        if t.is_closed:
+            # Closed meanwhile: the close scored this set if its tables had all finished
+            # (_close_tables), else stopped it; nothing more starts.
+            return "closed"
         if tset.tables.filter(finished=False).exists():
             return "waiting"
         score_set(tset)
@@ -1931,6 +1948,11 @@ def replace_player(entry_id: int, actor, new_user, reason: str) -> Entry:
             N_("a guest cannot play in a tournament: the replacement needs their own account")
         )
     with transaction.atomic():
+        # One replacement at a time (two organizers, a double tap): the second sees the
+        # first's newcomer in the tournament and is refused, instead of seating them twice.
+        t = Tournament.objects.select_for_update().get(pk=t.pk)
+        if t.is_closed:
+            raise TournamentError(N_("only a running tournament of tables takes a replacement"))
         if Entry.objects.filter(tournament=t, player=new_user).exists():
             raise TournamentError(N_("the replacement already plays in this tournament"))
         if has_seen(t, new_user):  # as join: whoever saw the deals or results cannot play
@@ -2012,9 +2034,19 @@ def _close_tables(t: Tournament, actor, now=None) -> None:
     of its window): the tables still playing stop where they stand (no more moves; the
     set is not scored), the standing of the finished sets is final. Inside the caller's
     locked transaction."""
-    from .models import Table
+    from .models import Round, Table, TableSet
     from .tables import unfinished_sets
 
+    # A set whose every table finished before the close, not yet ended by advance_set
+    # (it runs after the last table's commit): it was played out, so it counts.
+    for tset in TableSet.objects.filter(round__tournament=t).exclude(status=TableSet.Status.DONE):
+        if tset.tables.exists() and not tset.tables.filter(finished=False).exists():
+            score_set(tset)
+            tset.status = TableSet.Status.DONE
+            tset.finished_at = now or timezone.now()
+            tset.save(update_fields=["status", "finished_at"])
+            if tset.number == t.structure.sets:
+                Round.objects.filter(pk=tset.round_id).update(status=Round.Status.DONE)
     unfinished = Table.objects.filter(
         table_set__round__tournament=t, finished=False, game__isnull=False
     ).values_list("game_id", flat=True)

@@ -15,6 +15,12 @@ import engine
 from engine.scoresheet import Line, score_sheet
 from tests.helpers import wait_for_idle_worker
 from tests.tournaments.conftest import joined
+from tests.tournaments.test_edge_cases import (
+    needs_postgresql,
+    run_in_threads,
+    until,
+    waiting_on_locks,
+)
 from tests.tournaments.test_ratings import closed_room_night
 from tests.tournaments.test_rounds import create, exported, run, wait_until
 from tournaments import actions, room, scoring, tables
@@ -1160,3 +1166,96 @@ async def test_the_big_screen_link_keeps_its_socket_without_login(night, organiz
     snapshot = await first("?key=" + key)
     assert snapshot["type"] == "standings" and snapshot["progress"]["tables"]
     assert all(tab.get("to_move") is None for tab in snapshot["progress"]["tables"])
+
+
+def test_a_close_next_to_a_sets_end_scores_that_set_and_starts_nothing(
+    client, night, organizer, monkeypatch
+):
+    """The last sheet of set 1 is agreed and the organizer closes before the set's end
+    (advance_set, a task after the commit) has run: the close counts the set, which was
+    played out, and the late task starts no next set, nor closes a second time (it had
+    started set 2, whose bots played on after the close, and moved the close's time)."""
+    from tournaments import tasks
+
+    late = []
+    monkeypatch.setattr(tasks.advance_set, "apply_async", lambda args, **kw: late.append(args[0]))
+    t = night
+    tabs = play_set(client, t)
+    assert late and all(tab.table_set_id == late[0] for tab in tabs)
+    actions.close_tournament(t.pk, organizer)
+    t.refresh_from_db()
+    closed_at = t.closed_at
+    tset = TableSet.objects.get(pk=late[0])
+    assert tset.status == TableSet.Status.DONE  # played out before the close: it counts
+    assert tables.stopped_sets(t) == []
+    log = AuditLog.objects.get(tournament=t, action="close")
+    assert not (log.after or {}).get("stopped")
+    raws = set(TableSeat.objects.filter(table__table_set=tset).values_list("raw", flat=True))
+    assert raws != {None}
+    assert actions.advance_set(late[0]) == "done already"
+    t.refresh_from_db()
+    assert t.closed_at == closed_at and t.is_closed
+    assert not TableSet.objects.filter(round__tournament=t, number=2).exists()
+    ranked = [row for row in tables.standings(t) if row["rank"] is not None]
+    assert len(ranked) == 8
+
+
+def test_a_set_end_that_finds_the_tournament_closed_starts_nothing(client, night, organizer):
+    """advance_set of a set the close stopped (its tables unfinished): nothing starts."""
+    t = night
+    tset = TableSet.objects.get(round__tournament=t, number=1)
+    actions.close_tournament(t.pk, organizer)
+    assert actions.advance_set(tset.pk) == "closed"
+    assert not TableSet.objects.filter(round__tournament=t, number=2).exists()
+    assert tables.stopped_sets(Tournament.objects.get(pk=t.pk)) == ["1.1"]
+
+
+@needs_postgresql
+def test_two_organizers_replacing_a_player_at_once_seat_the_newcomer_once(
+    night, organizer, make_user
+):
+    """Two organizers (or a double tap) replace the same player by the same newcomer at
+    the same moment: one replacement is made, the other is refused; the newcomer, now
+    playing, is not taken for someone who left (before: both 'succeeded', the log said
+    'nieuw → nieuw' and the newcomer was recorded as having seen the deals; online the
+    second was a 500)."""
+    import threading
+
+    from django.db import transaction
+
+    t = night
+    entry = seated(current_tables(t)[0])[1]
+    entry = t.entries.get(player=entry)
+    newcomer = make_user("nieuw")
+    helper = make_user("helper")
+    t.club.organizers.add(helper)
+    holder_ready, release = threading.Event(), threading.Event()
+    outcome = []
+
+    def replace(actor):
+        def run():
+            holder_ready.wait(60)
+            try:
+                actions.replace_player(entry.pk, actor, newcomer, "ziek")
+                outcome.append("in")
+            except actions.TournamentError as exc:
+                outcome.append(str(exc))
+
+        return run
+
+    def hold():
+        with transaction.atomic():
+            Tournament.objects.select_for_update().get(pk=t.pk)
+            holder_ready.set()
+            release.wait(60)
+
+    def release_when_both_wait():
+        holder_ready.wait(60)
+        until(lambda: waiting_on_locks() >= 2)
+        release.set()
+
+    run_in_threads(hold, replace(organizer), replace(helper), release_when_both_wait)
+    assert sorted(outcome) == ["in", "the replacement already plays in this tournament"]
+    assert AuditLog.objects.filter(tournament=t, action="replace_player").count() == 1
+    assert not t.deals_seen_by.filter(pk=newcomer.pk).exists()
+    assert t.entries.filter(player=newcomer).count() == 1
