@@ -3,6 +3,8 @@ e-mail address form of the profile."""
 
 from __future__ import annotations
 
+import hashlib
+
 from django import forms
 from django.contrib.auth import get_user_model
 from django.contrib.auth.forms import UserCreationForm
@@ -37,6 +39,41 @@ def clean_unused_email(email: str, user_pk: int | None) -> str:
                 _("Another account already uses this e-mail address."), code="email_in_use"
             )
     return email
+
+
+def lock_email(email: str) -> None:
+    """Inside a transaction: hold `email` (case-insensitively) until it ends, so that two
+    requests saving the same address one next to the other check it in turn (the check
+    above reads rows the other has not committed yet). PostgreSQL's advisory lock; SQLite
+    writes one at a time anyway."""
+    from django.db import connection
+
+    email = (email or "").strip().lower()
+    if not email or connection.vendor != "postgresql":
+        return
+    digest = hashlib.blake2b(email.encode(), digest_size=8, person=b"signup-email").digest()
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest, "big", signed=True)]
+        )
+
+
+def save_with_unused_email(form, user_pk: int | None, save):
+    """`save()` once the form's e-mail address is known unused with the address held
+    (lock_email): False (an error on the field, nothing saved) when another account took
+    it meanwhile."""
+    from django.db import transaction
+
+    email = form.cleaned_data.get("email") or ""
+    with transaction.atomic():
+        lock_email(email)
+        try:
+            clean_unused_email(email, user_pk)
+        except forms.ValidationError as exc:
+            form.add_error("email", exc)
+            return False
+        save()
+    return True
 
 
 class SignupForm(UserCreationForm):

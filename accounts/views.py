@@ -21,12 +21,13 @@ from functools import wraps
 
 from django.conf import settings
 from django.contrib import messages
-from django.contrib.auth import get_user_model, login
+from django.contrib.auth import authenticate, get_user_model, login
 from django.contrib.auth import logout as auth_logout
 from django.contrib.auth.decorators import login_required
 from django.contrib.auth.views import LogoutView, PasswordResetView
 from django.core.cache import cache
 from django.core.paginator import Paginator
+from django.db import IntegrityError
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseNotAllowed
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -46,7 +47,7 @@ from tournaments.actions import TournamentError, ratings_hidden_from
 from tournaments.models import Rating, RatingChange
 
 from . import actions, history
-from .forms import EmailForm, PasswordConfirmForm, SignupForm
+from .forms import EmailForm, PasswordConfirmForm, SignupForm, save_with_unused_email
 
 
 def is_guest(user) -> bool:
@@ -102,9 +103,10 @@ def signup(request: HttpRequest) -> HttpResponse:
             status = 429
         elif form.is_valid():
             _count(request)
-            user = form.save()
-            login(request, user, backend="django.contrib.auth.backends.ModelBackend")
-            return redirect(next_url or "home")
+            user = _save_signup(request, form)
+            if user is not None:
+                login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+                return redirect(next_url or "home")
         elif form.has_error("email", code="email_in_use"):
             # "This address has an account" answers a question the password reset
             # never does: each such answer uses up the address's sign-up budget, so
@@ -114,6 +116,26 @@ def signup(request: HttpRequest) -> HttpResponse:
         form = SignupForm(instance=instance, initial=initial)
     context = {"form": form, "next": next_url, "claiming": guest}
     return render(request, "registration/signup.html", context, status=status)
+
+
+def _save_signup(request: HttpRequest, form: SignupForm):
+    """The new account, or None with the form's errors (the e-mail address or the name
+    taken meanwhile by a sign-up at the same moment). A double tap on a slow phone sends
+    the same sign-up twice: the second finds the account the first made, with this very
+    password, and is that account instead of a server error."""
+    saved: list = []
+    try:
+        ok = save_with_unused_email(form, form.instance.pk, lambda: saved.append(form.save()))
+    except IntegrityError:  # the name, taken between the form's check and the save
+        username = form.cleaned_data.get("username", "")
+        same = authenticate(request, username=username, password=form.cleaned_data["password1"])
+        if same is not None:
+            return same
+        form.add_error(
+            "username", form.instance.unique_error_message(get_user_model(), ("username",))
+        )
+        return None
+    return saved[0] if ok else None
 
 
 # --- logging out ---------------------------------------------------------------------------
@@ -268,7 +290,8 @@ def change_email(request: HttpRequest) -> HttpResponse:
         return _own_profile(request, email_form=form, status=status)
     user = get_user_model().objects.get(pk=request.user.pk)
     user.email = form.cleaned_data["email"]
-    user.save(update_fields=["email"])
+    if not save_with_unused_email(form, user.pk, lambda: user.save(update_fields=["email"])):
+        return _own_profile(request, email_form=form, status=400)
     messages.success(request, _("Your e-mail address is saved."))
     return redirect("profile")
 
