@@ -614,9 +614,13 @@ def close_tournament(
                     status=Entry.Status.ABSENT
                 )
             elif t.unfinished_rule == Tournament.Unfinished.BOT:
-                moves = game_actions.autoplay(game_id)  # the hook finishes the entry
+                start = len(Game.objects.get(pk=game_id).actions)
+                game_actions.autoplay(game_id)  # the hook finishes the entry
                 game = Game.objects.get(pk=game_id)
                 entry = Entry.objects.select_for_update().get(pk=entry_id)
+                # "Finished by the bot" only if it played for the person: the bots' own
+                # last cards, still to come after the person's last one, are no such help.
+                moves = _person_moved_from(game, start)
                 if entry.status == Entry.Status.FINISHED and moves:
                     entry.finish_mode = "bot"
                     entry.save(update_fields=["finish_mode"])
@@ -672,6 +676,17 @@ def _nothing_to_rank(game: Game, rule: str) -> bool:
             return False
         eng.apply_action(action)
     return True
+
+
+def _person_moved_from(game: Game, start: int) -> bool:
+    """Whether any of the game's actions from index `start` on was the person's seat's
+    (the entrant's: game_actions.HUMAN_SEAT)."""
+    eng = engine.Game(game.seed, game.rules)
+    for i, action in enumerate(game.actions):
+        if i >= start and eng.to_move == game_actions.HUMAN_SEAT:
+            return True
+        eng.apply_action(action)
+    return False
 
 
 def _retag_record(game: Game) -> None:

@@ -293,6 +293,45 @@ def test_closing_again_and_finishing_after_close_change_nothing(
     assert {e.pk: (e.status, e.score, e.finish_mode) for e in t.entries.all()} == before
 
 
+def test_a_close_before_the_bots_last_cards_keeps_a_played_game_the_players(
+    make_tournament, make_user, organizer, monkeypatch
+):
+    """The person played their last card; the bots' last cards of that trick are still
+    in the queue when the close comes ('finish by the bot'). The close plays them, and
+    the game stays the person's own: not tagged 'bot' (which leaves it out of ratings
+    and seasons). Before, any move the close made counted, the bots' own too."""
+    from game import tasks as game_tasks
+
+    # The bots' turns wait (a busy queue): each is played below, one at a time.
+    monkeypatch.setattr(game_tasks.play_bots, "apply_async", lambda *a, **k: None)
+    monkeypatch.setattr(game_actions, "_schedule", lambda *a, **k: None)
+    bot = get_bot("heuristic")
+    for attempt in range(6):
+        t = make_tournament(unfinished_rule="bot", deals=1, seed=f"last-card-{attempt}")
+        anna = make_user(f"anna{attempt}")
+        (entry,) = joined(t, anna)
+        game = Game.objects.get(pk=entry.game_id)
+        while not game.state["game_over"]:
+            state = game.state
+            if state["to_move"] == game_actions.HUMAN_SEAT:
+                action = bot.act(state, bot_seed(game.seed, state["deal_number"], 0))
+                game_actions.apply_action(game.public_id, anna, action, game.seq)
+            elif not state.get("hand") and state.get("phase") == "play":
+                break  # the person's hand is empty, the bots' last cards wait
+            else:
+                game_actions.play_bots(game.pk, game.seq)
+            game = Game.objects.get(pk=entry.game_id)
+        if not game.state["game_over"]:
+            break
+    else:
+        pytest.fail("South played the last card of every seed tried")
+    actions.close_tournament(t.pk, organizer)
+    entry.refresh_from_db()
+    assert entry.status == Entry.Status.FINISHED
+    assert entry.finish_mode == "played"
+    # (A person who had moves left is still finished by the bot: the test above.)
+
+
 @pytest.mark.asyncio
 async def test_the_table_hears_the_close_and_refusals_are_translated(
     make_tournament, make_user, organizer
