@@ -10,6 +10,7 @@ Stable test hooks: `/tables/new/` (fields rules, bot_level, clock, private),
 from __future__ import annotations
 
 from django.conf import settings
+from django.db import transaction
 from django.http import Http404, HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -26,7 +27,9 @@ from .views import (
     _login_guest,
     guest_name_problem,
     is_random_guest,
+    login_guest,
     name_guest,
+    new_guest,
     render_table,
 )
 
@@ -186,7 +189,17 @@ def sit(request: HttpRequest, game_id) -> HttpResponse:
             0 <= seat <= 3 and viewer.seats[seat].is_free
         ):
             return _do(request, game_id, lambda: actions.sit(game_id, None, seat, code))
-        _login_guest(request, request.POST.get("name", ""))
+
+        def sit_as_new_guest():
+            # Taken meanwhile (several people tapping one free seat): the refusal takes
+            # the new guest account back with it, and nobody is logged in as it.
+            with transaction.atomic():
+                guest = new_guest(request.POST.get("name", ""))
+                result = actions.sit(game_id, guest, seat, code)
+            login_guest(request, guest)
+            return result
+
+        return _do(request, game_id, sit_as_new_guest)
     else:
         name_guest(request.user, request.POST.get("name", ""))
     return _do(request, game_id, lambda: actions.sit(game_id, request.user, seat, code))

@@ -284,14 +284,24 @@ def _owned(request: HttpRequest, game_id) -> Game:
         raise Http404("no such game") from None
 
 
-def _login_guest(request: HttpRequest, name: str = ""):
-    """A guest account, logged in: "gast-<name>" when a usable name is given (the people
-    at a table tell who is who), else "gast-<random>"."""
+def new_guest(name: str = ""):
+    """A guest account (not logged in): "gast-<name>" when a usable name is given (the
+    people at a table tell who is who), else "gast-<random>"."""
     user_model = get_user_model()
     user = user_model(username=guest_username(name) or GUEST_PREFIX + secrets.token_hex(6))
     user.set_unusable_password()
     user.save()
+    return user
+
+
+def login_guest(request: HttpRequest, user) -> None:
     login(request, user, backend="django.contrib.auth.backends.ModelBackend")
+
+
+def _login_guest(request: HttpRequest, name: str = ""):
+    """A guest account, logged in (new_guest)."""
+    user = new_guest(name)
+    login_guest(request, user)
     return user
 
 

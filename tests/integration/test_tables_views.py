@@ -123,6 +123,36 @@ def test_a_guest_sits_at_an_open_table_and_the_lobby_lists_it(user):
     assert type(user).objects.count() == users
 
 
+def test_guests_tapping_one_free_seat_at_once_leave_no_account_behind(
+    user, django_user_model, monkeypatch
+):
+    """The seat was free when the visitor's request looked, and taken by someone else
+    before it sat down (five people tapping one seat): the loser is refused, and neither
+    a guest account is left behind nor is the loser logged in as one."""
+    from game import tables as table_views
+
+    host = _client(user)
+    game = _new_table(host)
+    rival = django_user_model.objects.create_user("snelle", password="pw-snelle-123")
+    look = table_views.actions.get_viewer
+
+    def looked_then_taken(*args, **kwargs):
+        viewer = look(*args, **kwargs)
+        if not Seat.objects.filter(game=game, user=rival).exists():
+            table_views.actions.sit(game.public_id, rival, 1, None)  # meanwhile
+        return viewer
+
+    monkeypatch.setattr(table_views.actions, "get_viewer", looked_then_taken)
+    users = django_user_model.objects.count()
+    visitor = _client()
+    refused = visitor.post(f"/tables/{game.public_id}/sit/", {"seat": "1", "name": "Traag"})
+    assert refused.status_code == 409
+    assert django_user_model.objects.count() == users
+    assert not django_user_model.objects.filter(username__startswith="gast-").exists()
+    assert "_auth_user_id" not in visitor.session
+    assert Seat.objects.get(game=game, index=1).user == rival
+
+
 def test_a_guest_sits_under_the_name_they_give(user):
     host = _client(user)
     game = _new_table(host)
