@@ -185,6 +185,17 @@ def has_seen(tournament: Tournament, user) -> bool:
     return tournament.deals_seen_by.filter(pk=user.pk).exists()
 
 
+def results_open_to(user, tournament: Tournament) -> bool:
+    """Whether `user` may be shown the results without being ruled out of entering: the
+    tournament is closed, their own game gives them the results, or they chose to look
+    (has_seen). The organizer's panel shows scores and takes corrections by this rule."""
+    if tournament.is_closed:
+        return can_see_results(user, tournament)
+    if not can_see_results(user, tournament):
+        return False
+    return entry_of(user, tournament) is not None or has_seen(tournament, user)
+
+
 def mark_seen(tournament: Tournament, user) -> None:
     """Record that `user` has seen the deals or results: they may not enter any more."""
     if user and user.is_authenticated and not tournament.is_closed:
@@ -879,11 +890,23 @@ def correct_score(entry_id: int, actor, score: int, reason: str) -> Entry:
         raise TournamentError(
             N_("a score is from %(low)s to %(high)s"), {"low": -SCORE_LIMIT, "high": SCORE_LIMIT}
         )
+    t = Entry.objects.select_related("tournament").get(pk=entry_id).tournament
+    if not (t.is_closed or t.has_tables) and is_organizer(actor, t) and entry_of(actor, t) is None:
+        # An organizer without an entry who corrects a score has seen the scores (a
+        # correction says whether it is the score already written): as choosing to look,
+        # they can no longer enter. Recorded whether the correction goes through or not.
+        mark_seen(t, actor)
     with transaction.atomic():
         entry = Entry.objects.select_for_update().select_related("tournament").get(pk=entry_id)
         if not is_organizer(actor, entry.tournament):
             raise NotAllowed(N_("only organizers can correct scores"))
         _not_at_tables(entry.tournament)
+        if not results_open_to(actor, entry.tournament):
+            # A correction names a score ("the score already written"): not for an
+            # organizer still playing (the panel hides the scores from them too).
+            raise NotAllowed(
+                N_("you play in this tournament: correct scores once your own game is finished")
+            )
         if entry.status != Entry.Status.FINISHED:
             raise TournamentError(N_("only a finished entry's score can be corrected"))
         if int(score) == entry.score:  # nothing to correct: no line in the trail

@@ -126,11 +126,7 @@ def look(request: HttpRequest, pk: int) -> HttpResponse:
 def _results_already_open(request: HttpRequest, t: Tournament) -> bool:
     """Results a page may show inline without ruling an organizer out: the viewer's own
     game is finished, the tournament is closed, or they have looked already."""
-    if not actions.can_see_results(request.user, t):
-        return False
-    if t.is_closed or actions.entry_of(request.user, t) is not None:
-        return True
-    return actions.has_seen(t, request.user)
+    return actions.results_open_to(request.user, t)
 
 
 def _require_results(request: HttpRequest, t: Tournament) -> None:

@@ -230,3 +230,32 @@ def test_the_panel_lists_the_ranked_first_and_offers_a_playing_organizer_no_peek
     hidden = page[page.index("data-results-hidden") :]
     hidden = hidden[: hidden.index("</p>")]
     assert f"/tournaments/{running.pk}/standings/" not in hidden
+
+
+def test_a_correction_is_no_way_round_the_results_rule(make_tournament, make_user, organizer, club):
+    """A correction sent by hand (the panel hides the form): an organizer still playing
+    is refused, scores unchanged and nothing said about them; one without an entry has
+    seen the scores by correcting (even a refused 'that is the score already written'),
+    so cannot enter afterwards."""
+    t = make_tournament(seed="correct-by-hand")
+    anna = make_user("anna")
+    (e_anna,) = joined(t, anna)
+    finish(e_anna)
+    e_anna.refresh_from_db()
+    helper = make_user("helper")
+    club.organizers.add(helper)
+    joined(t, helper)  # an organizer with a game still being played
+    for score in (e_anna.score, e_anna.score + 7):
+        with pytest.raises(actions.NotAllowed, match="once your own game is finished"):
+            actions.correct_score(e_anna.pk, helper, score, "probe")
+    e_anna.refresh_from_db()
+    assert e_anna.score == e_anna.game_score
+    assert not AuditLog.objects.filter(action="correct_score").exists()
+    other = make_user("other")  # an organizer who did not give the seed
+    club.organizers.add(other)
+    assert not actions.has_seen(t, other)
+    with pytest.raises(actions.TournamentError, match="already written"):
+        actions.correct_score(e_anna.pk, other, e_anna.score, "probe")
+    assert actions.has_seen(t, other)
+    with pytest.raises(actions.CannotJoin, match="seen"):
+        actions.join(t.pk, other)
