@@ -406,8 +406,12 @@ def _game_tags(game) -> dict[str, str]:
 
 
 def _entries(t: Tournament):
+    """The entries whose games the record exports hold: those with a result, as in the
+    standings (a removed entry's game, or the empty game of one who did not play, is in
+    no export of the results)."""
     return (
-        t.entries.select_related("player", "game", "game__owner", "tournament__club")
+        t.entries.filter(status=Entry.Status.FINISHED)
+        .select_related("player", "game", "game__owner", "tournament__club")
         .prefetch_related(_seats_prefetch())
         .order_by("pk")
     )

@@ -127,3 +127,23 @@ def test_forms_take_ordinary_names(client, club, organizer):
     }  # fmt: skip
     assert client.post("/tournaments/new/", form).status_code == 302
     assert Tournament.objects.get(club=club).name == form["name"]
+
+
+def test_the_records_hold_the_games_with_a_result_only(make_tournament, make_user, organizer):
+    """A removed entry's game (the organizer took it out, maybe for play with help) and
+    the empty game of one who never played are in no record export, as in the zip's own
+    standings and every other view of the results."""
+    from tournaments import exports
+
+    t = make_tournament(name="Zonder de geschrapte", bot_level="random")
+    anna, bert, carl = joined(t, make_user("anna"), make_user("bert"), make_user("carl"))
+    for entry in (anna, bert):
+        finish(entry)
+    actions.remove_entry(bert.pk, organizer, "speelde met hulp")
+    actions.close_tournament(t.pk, organizer)  # carl never played: did not play
+    text = exports.records_text(t)
+    players = [game.tags.get("South") for game in records.read_many(text)]
+    assert players == ["anna"], players
+    with zipfile.ZipFile(io.BytesIO(exports.records_zip(t))) as zf:
+        names = [n for n in zf.namelist() if n.endswith(".txt") and n != "records.txt"]
+        assert len(names) == 1 and names[0].endswith("-anna.txt"), names
