@@ -283,6 +283,12 @@ def personal_data(user) -> dict:
                 "club": row.tournament.club.name if row.tournament.club_id else None,
                 "date": row.date.isoformat() if row.date else None,
                 "entry": row.entry.status,
+                # How the game ended, as the pages mark it: "played" (played out), "bot"
+                # (finished by the bot at the close), "as_played" (scored as it stood).
+                "finish_mode": row.entry.finish_mode or None,
+                # An entry of a tournament of tables played on by others after a
+                # replacement: theirs too, so it counts for nobody (as the pages say).
+                "played_by": row.shared_by or [],
                 "score": row.score,
                 "rank": row.rank,
                 "players": row.field,

@@ -68,3 +68,19 @@ def test_only_a_logged_in_player_downloads_and_only_their_own(make_user):
     client = Client()
     client.force_login(anna)
     assert client.post("/accounts/profile/data.json").status_code == 405
+
+
+def test_the_download_marks_a_game_the_bot_finished(make_tournament, make_user, organizer):
+    """As the player's page marks it ('bot'): an entry finished by the bot at the close."""
+    from tests.tournaments.conftest import play_moves
+
+    t = make_tournament(seed="my-data-bot", unfinished_rule="bot")
+    anna, ben = make_user("anna"), make_user("ben")
+    e_anna, e_ben = joined(t, anna, ben)
+    finish(e_anna)
+    play_moves(e_ben, ben, 2)
+    actions.close_tournament(t.pk, organizer)
+    [mine] = _download(ben)["tournaments"]
+    assert mine["finish_mode"] == "bot" and mine["played_by"] == []
+    [hers] = _download(anna)["tournaments"]
+    assert hers["finish_mode"] == "played"

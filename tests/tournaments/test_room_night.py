@@ -1259,3 +1259,29 @@ def test_two_organizers_replacing_a_player_at_once_seat_the_newcomer_once(
     assert AuditLog.objects.filter(tournament=t, action="replace_player").count() == 1
     assert not t.deals_seen_by.filter(pk=newcomer.pk).exists()
     assert t.entries.filter(player=newcomer).count() == 1
+
+
+def test_the_data_download_says_who_else_played_a_replaced_entry(
+    client, night, organizer, make_user
+):
+    """The personal data download marks what the player's page marks: an entry played on
+    by a replacement is both players' and counts for nobody ('played by …')."""
+    import json
+
+    t = night
+    play_set(client, t)
+    wait_until(lambda: TableSet.objects.filter(round__tournament=t, number=2).exists())
+    leaving_player = seated(current_tables(t)[0])[1]
+    leaving = t.entries.get(player=leaving_player)
+    newcomer = make_user("invaller-data")
+    actions.replace_player(leaving.pk, organizer, newcomer, "ziek")
+    for n in (2, 3):
+        play_set(client, t)
+        if n < 3:
+            wait_until(lambda: TableSet.objects.filter(round__tournament=t, number=3).exists())
+    wait_until(lambda: Tournament.objects.get(pk=t.pk).is_closed)
+    for person, other in ((leaving_player, newcomer), (newcomer, leaving_player)):
+        client.force_login(person)
+        data = json.loads(client.get("/accounts/profile/data.json").content)
+        [row] = [r for r in data["tournaments"] if r["name"] == t.name]
+        assert other.get_username() in row["played_by"], row
