@@ -206,3 +206,13 @@ def test_moving_the_start_is_refused_when_it_does_not_fit(client, organizer, liv
     with pytest.raises(actions.TournamentError, match="the draw has been made"):
         actions.move_start(t.pk, organizer, later)
     assert not AuditLog.objects.filter(tournament=t, action="move_start").exists()
+
+
+def test_the_tables_page_names_the_zone_of_its_start(client, organizer, live_tournament):
+    """As a solo tournament's page: the start time with its zone (CET, CEST), for a
+    player online elsewhere."""
+    t, _ = live_tournament(0)
+    client.force_login(organizer)
+    html = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
+    zone = timezone.localtime(t.starts_at).strftime("%Z")
+    assert f"data-zone>{zone}</span>" in html
