@@ -811,10 +811,10 @@ def manage(request: HttpRequest, pk: int) -> HttpResponse:
         return redirect("tournaments:tables-organize", pk=t.pk)
     allowed = _results_already_open(request, t)
     # Ranked first, then the rest (removed, did not play, still playing) as they joined:
-    # NULLS LAST on SQLite too (PostgreSQL does so by itself).
-    entries = t.entries.select_related("player", "game").order_by(
-        F("rank").asc(nulls_last=True), "joined_at"
-    )
+    # NULLS LAST on SQLite too (PostgreSQL does so by itself). While the results are
+    # hidden from this organizer, as they joined only: the order would be the standings.
+    order = (F("rank").asc(nulls_last=True), "joined_at") if allowed else ("joined_at", "pk")
+    entries = t.entries.select_related("player", "game").order_by(*order)
     rows = []
     for e in entries:
         state = e.game.state or {}

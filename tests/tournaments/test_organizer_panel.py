@@ -259,3 +259,35 @@ def test_a_correction_is_no_way_round_the_results_rule(make_tournament, make_use
     assert actions.has_seen(t, other)
     with pytest.raises(actions.CannotJoin, match="seen"):
         actions.join(t.pk, other)
+
+
+def test_the_panel_keeps_the_standings_order_from_an_organizer_who_may_not_see_it(
+    make_tournament, make_user, organizer, club, client
+):
+    """Scores hidden ('until you have finished your own game, or choose to look') means
+    the order too: the entries are listed as they joined, not by rank, until then."""
+    from tournaments.models import Entry
+
+    t = make_tournament(name="Volgorde")  # nobody gave the seed: organizers may play
+    anna, ben, cor = make_user("anna"), make_user("ben"), make_user("cor")
+    entries = joined(t, anna, ben, cor)
+    for entry in entries:
+        finish(entry)
+    from tests.helpers import wait_for_idle_worker
+
+    wait_for_idle_worker()  # the rankings of the finishes are written before the ranks below
+    for entry, rank in zip(entries, (3, 2, 1), strict=True):  # cor leads, anna last
+        Entry.objects.filter(pk=entry.pk).update(rank=rank)
+    helper = make_user("helper")
+    club.organizers.add(helper)
+    joined(t, helper)  # an organizer still playing
+
+    def order(user) -> list[str]:
+        client.force_login(user)
+        page = client.get(f"/tournaments/{t.pk}/manage/").content.decode()
+        return sorted(("anna", "ben", "cor"), key=lambda n: page.index(f">{n}<"))
+
+    assert order(helper) == ["anna", "ben", "cor"]
+    assert order(organizer) == ["anna", "ben", "cor"]  # has not chosen to look
+    actions.mark_seen(t, organizer)
+    assert order(organizer) == ["cor", "ben", "anna"]
