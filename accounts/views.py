@@ -256,7 +256,10 @@ def _password_confirmed(request: HttpRequest, form_class, **kwargs):
         return form, 429
     form = form_class(request.user, request.POST, **kwargs)
     if not form.is_valid():
-        if "password" in form.errors:
+        # "Another account uses this address" answers what a password reset never says:
+        # each such answer costs like a wrong password, so nobody tests a list of
+        # addresses from their profile (sign-up spends its own budget the same way).
+        if "password" in form.errors or form.has_error("email", code="email_in_use"):
             ratelimit.login_failed(request, username)
         return form, 400
     return form, None

@@ -269,6 +269,25 @@ def test_the_email_form_counts_wrong_passwords_like_logins(client, django_user_m
     assert rosa.email == "rosa@example.org"
 
 
+def test_the_email_form_is_no_way_to_test_addresses(client, django_user_model, settings):
+    """'Another account uses this address' is an answer the reset never gives: each one
+    costs like a wrong password, so an account cannot test a list of addresses (sign-up
+    spends its own budget the same way)."""
+    for k in range(3):
+        django_user_model.objects.create_user(f"bezet{k}", f"bezet{k}@example.org", OLD)
+    tom = django_user_model.objects.create_user("tom-lijst", "tom@example.org", OLD)
+    settings.LOGIN_RATE_LIMIT = 2
+    client.force_login(tom)
+    addr = {"REMOTE_ADDR": "198.51.100.24"}
+    for k in range(2):
+        data = {"email": f"bezet{k}@example.org", "password": OLD}
+        assert client.post("/accounts/profile/email/", data, **addr).status_code == 400
+    data = {"email": "bezet2@example.org", "password": OLD}
+    refused = client.post("/accounts/profile/email/", data, **addr)
+    assert refused.status_code == 429
+    assert "Another account already uses" not in refused.content.decode()
+
+
 def test_the_email_form_is_post_only_and_for_logged_in_players(client, mieke):
     response = client.post("/accounts/profile/email/", {"email": "x@example.org", "password": OLD})
     assert response.status_code == 302 and response["Location"].startswith("/accounts/login/")
