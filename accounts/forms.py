@@ -41,32 +41,40 @@ def clean_unused_email(email: str, user_pk: int | None) -> str:
     return email
 
 
-def lock_email(email: str) -> None:
-    """Inside a transaction: hold `email` (case-insensitively) until it ends, so that two
-    requests saving the same address one next to the other check it in turn (the check
-    above reads rows the other has not committed yet). PostgreSQL's advisory lock; SQLite
-    writes one at a time anyway."""
+def hold(kind: bytes, value: str) -> None:
+    """Inside a transaction: hold `value` of `kind` (a name, an e-mail address; any case)
+    until it ends, so that two requests saving the same one next to each other check it
+    in turn (a check reads no row the other has not committed yet). PostgreSQL's advisory
+    lock; SQLite writes one at a time anyway."""
     from django.db import connection
 
-    email = (email or "").strip().lower()
-    if not email or connection.vendor != "postgresql":
+    value = (value or "").strip().lower()
+    if not value or connection.vendor != "postgresql":
         return
-    digest = hashlib.blake2b(email.encode(), digest_size=8, person=b"signup-email").digest()
+    digest = hashlib.blake2b(value.encode(), digest_size=8, person=kind).digest()
     with connection.cursor() as cursor:
         cursor.execute(
             "SELECT pg_advisory_xact_lock(%s)", [int.from_bytes(digest, "big", signed=True)]
         )
 
 
-def save_with_unused_email(form, user_pk: int | None, save):
-    """`save()` once the form's e-mail address is known unused with the address held
-    (lock_email): False (an error on the field, nothing saved) when another account took
-    it meanwhile."""
+def save_with_unused_email(form, user_pk: int | None, save, *, username: str | None = None):
+    """`save()` once the form's e-mail address (and `username`, if given) is known
+    unused by any other account, in any case, with both held (hold): False (an error on
+    the field, nothing saved) when another account took one meanwhile."""
     from django.db import transaction
 
+    user_model = get_user_model()
     email = form.cleaned_data.get("email") or ""
     with transaction.atomic():
-        lock_email(email)
+        if username is not None:
+            hold(b"signup-name", username)
+            others = user_model.objects.filter(username__iexact=username)
+            if others.exclude(pk=user_pk).exists():
+                message = user_model().unique_error_message(user_model, ("username",))
+                form.add_error("username", message)
+                return False
+        hold(b"signup-email", email)
         try:
             clean_unused_email(email, user_pk)
         except forms.ValidationError as exc:

@@ -119,23 +119,27 @@ def signup(request: HttpRequest) -> HttpResponse:
 
 
 def _save_signup(request: HttpRequest, form: SignupForm):
-    """The new account, or None with the form's errors (the e-mail address or the name
-    taken meanwhile by a sign-up at the same moment). A double tap on a slow phone sends
-    the same sign-up twice: the second finds the account the first made, with this very
-    password, and is that account instead of a server error."""
+    """The new account, or None with the form's errors (the name or the e-mail address
+    taken meanwhile, in any case, by a sign-up at the same moment). A double tap on a
+    slow phone sends the same sign-up twice: the second finds the account the first
+    made, with this very password, and is that account instead of a refusal."""
     saved: list = []
+    username = form.cleaned_data.get("username", "")
     try:
-        ok = save_with_unused_email(form, form.instance.pk, lambda: saved.append(form.save()))
-    except IntegrityError:  # the name, taken between the form's check and the save
-        username = form.cleaned_data.get("username", "")
+        ok = save_with_unused_email(
+            form, form.instance.pk, lambda: saved.append(form.save()), username=username
+        )
+    except IntegrityError:  # the very name, taken between the check and the save
+        user_model = get_user_model()
+        form.add_error("username", user_model().unique_error_message(user_model, ("username",)))
+        ok = False
+    if ok:
+        return saved[0]
+    if form.has_error("username"):
         same = authenticate(request, username=username, password=form.cleaned_data["password1"])
         if same is not None:
             return same
-        form.add_error(
-            "username", form.instance.unique_error_message(get_user_model(), ("username",))
-        )
-        return None
-    return saved[0] if ok else None
+    return None
 
 
 # --- logging out ---------------------------------------------------------------------------

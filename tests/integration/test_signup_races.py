@@ -100,3 +100,33 @@ def test_two_sign_ups_with_one_address_at_once_make_one_account():
     run_in_threads(sign_up("eerste", True), second)
     assert outcome == {"eerste": True, "tweede": False}
     assert get_user_model().objects.filter(email__iexact="samen@example.org").count() == 1
+
+
+@needs_postgresql
+def test_two_sign_ups_of_one_name_in_two_cases_at_once_make_one_account():
+    """'jansen' and 'JANSEN' at the same moment: the form checks names in any case, and
+    the second waits for the first's name (as for an address), then finds it taken;
+    without that both were made (the database's own rule tells case apart)."""
+    first_saved, outcome = threading.Event(), {}
+
+    def sign_up(name, hold):
+        def run():
+            data = {"username": name, "password1": PASSWORD, "password2": PASSWORD}
+            form = SignupForm(data)
+            assert form.is_valid(), form.errors
+            with transaction.atomic():
+                ok = save_with_unused_email(form, None, form.save, username=name)
+                if hold:
+                    first_saved.set()
+                    until(lambda: waiting_on_locks() >= 1)
+            outcome[name] = (ok, list(form.errors))
+
+        return run
+
+    def second():
+        first_saved.wait(60)
+        sign_up("JANSEN", False)()
+
+    run_in_threads(sign_up("jansen", True), second)
+    assert outcome == {"jansen": (True, []), "JANSEN": (False, ["username"])}
+    assert get_user_model().objects.filter(username__iexact="jansen").count() == 1
