@@ -129,7 +129,15 @@ def screen_key(tournament: Tournament) -> str:
     return salted_hmac("tournaments.screen", value).hexdigest()[:24]
 
 
-def screen_key_valid(tournament: Tournament, key) -> bool:
+# How long after the close the big screen's link still shows the final standings (the
+# end of the night): after that, only whoever may see the tournament does.
+SCREEN_AFTER_CLOSE = dt.timedelta(hours=12)
+
+
+def screen_key_valid(tournament: Tournament, key, now=None) -> bool:
+    if tournament.is_closed and tournament.closed_at is not None:
+        if (now or timezone.now()) - tournament.closed_at > SCREEN_AFTER_CLOSE:
+            return False
     return (
         isinstance(key, str)
         and tournament.has_tables

@@ -1139,6 +1139,19 @@ def test_the_big_screen_link_needs_no_login_on_the_rooms_computer(client, night,
     assert client.get(plain).status_code == 404
     closed = client.get(path).content.decode()
     assert "data-screen-closed" in closed
+    # The end of the night: half a day after the close the link shows nothing more.
+    import datetime as dt
+
+    later = Tournament.objects.get(pk=t.pk).closed_at - dt.timedelta(hours=13)
+    Tournament.objects.filter(pk=t.pk).update(closed_at=later)
+    assert client.get(path).status_code == 404
+    # A draft's panel offers no link yet (it would not open before the tournament does).
+    draft = actions.create_tables_tournament(
+        organizer, name="Klad", club=t.club, fmt="rotating", players=8, sets=3, deals=2,
+    )  # fmt: skip
+    client.force_login(organizer)
+    html = client.get(reverse("tournaments:tables-organize", args=[draft.pk])).content.decode()
+    assert "data-screen-link" not in html
 
 
 async def test_the_big_screen_link_keeps_its_socket_without_login(night, organizer):
