@@ -37,6 +37,7 @@ from game.models import Game, Seat
 from tournaments.models import AuditLog, Club, Entry, ExportArchive, Tournament
 
 from .forms import ANONYMOUS_PREFIX  # not chosen at sign-up; no public page
+from .models import Preferences
 
 _RUNNING = (Tournament.Status.OPEN, Tournament.Status.RUNNING)
 
@@ -191,6 +192,7 @@ def delete_account(user) -> str:
         user.is_active = user.is_staff = user.is_superuser = False
         user.set_unusable_password()
         user.save()
+        Preferences.objects.filter(user=user).delete()
 
         _rewrite_records(user)
         for log in AuditLog.objects.filter(Q(before__player=old_name) | Q(after__player=old_name)):
@@ -272,6 +274,9 @@ def personal_data(user) -> dict:
             "email": user.email,
             "date_joined": when(user.date_joined),
             "last_login": when(user.last_login),
+            "language": Preferences.objects.filter(user=user)
+            .values_list("language", flat=True)
+            .first(),
         },
         "clubs": [
             {"name": club.name, "organizer": club.is_organizer(user)}

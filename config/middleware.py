@@ -2,8 +2,9 @@
 
 Django's LocaleMiddleware also reads Accept-Language, so a browser set to English
 would get English pages although nobody chose them. This middleware follows it and
-activates the language of the language cookie (set by /i18n/setlang/, the switcher in
-the header) if it names one of LANGUAGES, else settings.LANGUAGE_CODE (nl-be).
+activates the language chosen: by a link that carries it (?lang=), by the logged-in
+account (accounts/language.py), or with the language cookie (set by /i18n/setlang/, the
+switcher in the header), if it names one of LANGUAGES, else settings.LANGUAGE_CODE (nl-be).
 """
 
 from __future__ import annotations
@@ -23,15 +24,53 @@ def chosen_language(cookies) -> str:
     return settings.LANGUAGE_CODE
 
 
+# The language of a logged-in account (accounts.models.Preferences), kept in its session
+# from the login on: it follows the account to every device and browser.
+SESSION_LANGUAGE = "language"
+
+
+def supported_language(code) -> str | None:
+    """`code` as one of LANGUAGES' variants, or None."""
+    if not code or not isinstance(code, str):
+        return None
+    try:
+        return translation.get_supported_language_variant(code)
+    except LookupError:
+        return None
+
+
 class ChosenLanguageMiddleware:
+    """The language of, in order: a link that carries its reader's (``?lang=``, in a
+    password reset e-mail), this device's choice (the language cookie), the logged-in
+    account's (put in its session at the login, accounts/language.py: a new device
+    speaks the account's language), else nl-be. One that is not the cookie's is written
+    to the cookie, so that it stays on this device after a logout too."""
+
     def __init__(self, get_response):
         self.get_response = get_response
 
     def __call__(self, request):
-        language = chosen_language(request.COOKIES)
+        session = getattr(request, "session", None)
+        language = (
+            supported_language(request.GET.get("lang"))
+            or supported_language(request.COOKIES.get(settings.LANGUAGE_COOKIE_NAME))
+            or supported_language(session.get(SESSION_LANGUAGE) if session is not None else None)
+            or chosen_language({})
+        )
         translation.activate(language)
         request.LANGUAGE_CODE = translation.get_language()
-        return self.get_response(request)
+        response = self.get_response(request)
+        if language != chosen_language(request.COOKIES):
+            if settings.LANGUAGE_COOKIE_NAME not in response.cookies:  # setlang's own wins
+                response.set_cookie(
+                    settings.LANGUAGE_COOKIE_NAME, language,
+                    max_age=settings.LANGUAGE_COOKIE_AGE, path=settings.LANGUAGE_COOKIE_PATH,
+                    domain=settings.LANGUAGE_COOKIE_DOMAIN,
+                    secure=settings.LANGUAGE_COOKIE_SECURE,
+                    httponly=settings.LANGUAGE_COOKIE_HTTPONLY,
+                    samesite=settings.LANGUAGE_COOKIE_SAMESITE,
+                )  # fmt: skip
+        return response
 
 
 class ContentSecurityPolicyMiddleware:

@@ -1,6 +1,7 @@
 from django.contrib import admin
 from django.urls import include, path, re_path
 
+from accounts.language import set_language
 from ops.views import admin_login
 from tournaments import api
 
@@ -11,6 +12,8 @@ urlpatterns = [
     path("", include("ops.urls")),  # /healthz, rate-limited login (before auth.urls)
     path("", include("accounts.urls")),  # /accounts/signup/ (and guests claiming an account)
     path("accounts/", include("django.contrib.auth.urls")),
+    # The language menu: Django's, which also stores the choice with a logged-in account.
+    path("i18n/setlang/", set_language, name="set_language"),
     path("i18n/", include("django.conf.urls.i18n")),
     path("tournaments/", include("tournaments.urls")),
     path("clubs/", include("tournaments.club_urls")),

@@ -57,3 +57,78 @@ def test_the_english_table_says_we_and_they_everywhere(client):
     assert "WE: you and North. THEY: West and East." in page
     assert "We write {n}." in page and "They write {n}." in page
     assert "US:" not in page and "THEM " not in page and ">US<" not in page
+
+
+# --- the account's language follows it ------------------------------------------------------
+
+PASSWORD = "klaver-manille-77"
+
+
+def _lang(client, path="/") -> str:
+    body = client.get(path).content.decode()
+    return body[body.index('<html lang="') + 12 :].split('"', 1)[0]
+
+
+def _log_in(client, username):
+    response = client.post(
+        "/accounts/login/", {"username": username, "password": PASSWORD, "next": "/"}
+    )
+    assert response.status_code == 302, response.content[:300]
+
+
+def test_a_language_chosen_while_logged_in_follows_the_account_to_a_new_device(
+    client, django_user_model
+):
+    from django.test import Client
+
+    django_user_model.objects.create_user("eloise", "eloise@example.be", PASSWORD)
+    _log_in(client, "eloise")
+    client.post("/i18n/setlang/", {"language": "fr", "next": "/"})
+    assert _lang(client) == "fr"
+    laptop = Client()  # a new browser: Dutch until the account logs in
+    assert _lang(laptop) == "nl"
+    _log_in(laptop, "eloise")
+    assert _lang(laptop) == "fr"
+    assert laptop.post("/accounts/logout/").status_code in (200, 302)
+    assert "_auth_user_id" not in laptop.session
+    assert _lang(laptop) == "fr"  # kept on that device (its cookie) after the logout
+    # Chosen again on that device before logging in: the newest choice is the account's.
+    laptop.post("/i18n/setlang/", {"language": "en", "next": "/"})
+    _log_in(laptop, "eloise")
+    assert _lang(laptop) == "en"
+    phone = Client()
+    _log_in(phone, "eloise")
+    assert _lang(phone) == "en"
+
+
+def test_a_language_chosen_before_the_first_login_becomes_the_accounts(client, django_user_model):
+    from django.test import Client
+
+    django_user_model.objects.create_user("luc", "", PASSWORD)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "fr"
+    _log_in(client, "luc")
+    other = Client()
+    _log_in(other, "luc")
+    assert _lang(other) == "fr"
+
+
+def test_the_reset_link_opens_in_the_language_it_was_asked_in(
+    client, django_user_model, mailoutbox
+):
+    """A phone's mail app opens the link in a fresh browser: the page speaks the
+    language the reset was asked in, and so do the next pages."""
+    import re
+
+    from django.test import Client
+
+    django_user_model.objects.create_user("eloise", "eloise@example.be", PASSWORD)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "fr"
+    client.post("/accounts/password_reset/", {"email": "eloise@example.be"})
+    (mail,) = mailoutbox
+    link = re.search(r"https?://[^/\s]+(/accounts/reset/\S+)", mail.body).group(1)
+    assert link.endswith("?lang=fr")
+    phone = Client()
+    response = phone.get(link, follow=True)
+    assert '<html lang="fr">' in response.content.decode()
+    assert phone.cookies[settings.LANGUAGE_COOKIE_NAME].value == "fr"
+    assert _lang(phone) == "fr"
