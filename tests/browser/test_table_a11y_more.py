@@ -320,6 +320,74 @@ def test_french_faces_show_the_french_letters(page, asgi_server):
     assert not page.js_errors, page.js_errors
 
 
+def test_a_face_down_hand_names_whom_it_waits_for(page, asgi_server):
+    """Cards face down before trump: 'until West has chosen trump', and for the dealer
+    themself a sentence of their own (it read 'until Jij has chosen')."""
+    _open_table(page, asgi_server)
+    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+    _snapshot(page, "() => ({hand: null, hand_sizes: [8, 8, 8, 8], dealer: 0})")
+    hand = page.locator("#hand")
+    expect(hand).to_have_attribute(
+        "aria-label", "Jouw kaarten blijven dicht tot je ze bekijkt of blind troef kiest"
+    )
+    _snapshot(page, "() => ({hand: null, hand_sizes: [8, 8, 8, 8], dealer: 1})")
+    expect(hand).to_have_attribute("aria-label", re.compile("^Jouw kaarten blijven dicht tot West"))
+    assert not page.js_errors, page.js_errors
+
+
+def test_french_lines_put_a_space_before_the_colon(page, asgi_server):
+    """« gast-Benoît : Bonjour » in the chat and « Est : passe » in the table's log, as
+    French writes them (the script wrote « Est: passe »)."""
+    _language(page, asgi_server, "fr")
+    page.goto(asgi_server + "/tables/new/")  # a table of four has the chat
+    page.locator("input[name=name]").fill("Benoit")
+    page.locator("[data-create-table]").click()
+    page.wait_for_url("**/tables/*/")
+    for seat in (1, 2, 3):
+        page.locator(f"[data-add-bot='{seat}']").click()
+        page.wait_for_load_state()
+    page.locator("[data-start]").click()
+    page.wait_for_function("() => window.manillenTable !== undefined")
+    page.evaluate(
+        """() => manillenTable.onMessage(
+             {type: "chat", id: 990, name: "gast-Benoît", text: "Bonjour à tous !"})"""
+    )
+    expect(page.locator('#chat-log [data-chat-id="990"] b')).to_have_text("gast-Benoît :")
+    line = page.evaluate(
+        """() => document.querySelector('#i18n [data-k="name_line"]').textContent.trim()"""
+    )
+    assert line == "{name} : {text}", line
+    assert not page.js_errors, page.js_errors
+
+
+def test_a_tie_in_the_last_deal_says_no_deal_counts_double(page, asgi_server):
+    """30–30 in a deal after which the game is over (the last of fixed deals): nobody
+    writes, and no 'next deal counts double' (there is none); before then it does."""
+    _open_table(page, asgi_server)
+    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+
+    def tie(over: bool) -> str:
+        return page.evaluate(
+            """(over) => {
+              const u = manillenTable.ui;
+              u.fast = true;  // no pauses between the steps
+              const s = u.state;
+              const board = [...(s.board || []),
+                {deal: (s.board || []).length + 1, written: [0, 0], card_points: [30, 30]}];
+              manillenTable.onMessage({type: "event", seq: u.seq + 1, actor: 1,
+                action: "pass", state: {...s, board, game_over: over}});
+              return new Promise((r) => setTimeout(() => r(manillenTable.ui.note), 300));
+            }""",
+            over,
+        )
+
+    before_the_end = tie(False)
+    assert "telt dubbel" in before_the_end, before_the_end
+    last = tie(True)
+    assert "niemand schrijft." in last and "dubbel" not in last, last
+    assert not page.js_errors, page.js_errors
+
+
 # --- 7. guests on a phone ---------------------------------------------------------------
 
 

@@ -199,3 +199,16 @@ def test_a_tournament_of_tables_closed_before_a_set_finished_ranks_nobody(
     page = client.get("/accounts/profile/").content.decode()
     assert f'href="/tournaments/{t.pk}/"' in page  # listed, but not counted as played
     assert "Gespeelde gesloten toernooien" not in page
+
+
+def test_a_season_of_one_player_nights_says_why_nobody_scores(
+    client, club, organizer, make_tournament, fake_entry, season
+):
+    """One closed tournament in the season, with one ranked player: the page counts the
+    tournament and says why nobody scores (it said no tournament had closed)."""
+    closed(make_tournament, fake_entry, organizer, "alleen", {"a": 40}, dt.date(2026, 10, 9))
+    client.force_login(organizer)
+    page = client.get(reverse("clubs:season", args=[club.slug, season.pk])).content.decode()
+    assert "1 afgesloten toernooi" in page and "alleen" in page
+    assert "data-no-season-results" in page
+    assert "minstens twee spelers" in page and "Nog geen toernooi" not in page

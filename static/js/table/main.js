@@ -303,7 +303,9 @@ function dealNote(prev, next) {
   const head = t(R.sideKey("deal_result"), { n: last.deal, wij: cw, zij: cz });
   if (w > 0) return `${head} ${t(R.sideKey("wij_write"), { n: w })}`;
   if (z > 0) return `${head} ${t(R.sideKey("zij_write"), { n: z })}`;
-  // Each deal on its own (the tie=own option): a tie doubles nothing.
+  // Each deal on its own (the tie=own option): a tie doubles nothing; after the last
+  // deal (a game of fixed deals, the deal limit) no deal follows to count double.
+  if (next.game_over) return `${head} ${t("nobody_writes_last")}`;
   const own = next.options && next.options.tie_carry === false;
   return `${head} ${t(own ? "nobody_writes_own" : "nobody_writes")}`;
 }
@@ -332,7 +334,9 @@ function announce(msg, next, done) {
   else if (action.startsWith("trump:")) {
     line = t(R.isViewer(msg.actor) ? "you_chose" : "chose", { name, choice: R.choiceText(next, t) });
   } else if (action) {
-    line = R.isViewer(msg.actor) ? R.saidText(msg.actor, action, t) : `${name}: ${R.saidText(msg.actor, action, t)}`;
+    const said = R.saidText(msg.actor, action, t);
+    // "Oost: past", "Est : passe" (French puts a space before the colon).
+    line = R.isViewer(msg.actor) ? said : t("name_line", { name, text: said });
   }
   if (done && done.winner !== null && done.winner !== undefined) {
     const pts = done.points ?? (next.tricks || []).at(-1)?.points ?? "";
@@ -497,7 +501,7 @@ function addChat(msg) {
   const line = document.createElement("li");
   if (msg.id) line.dataset.chatId = String(Number(msg.id));
   const who = document.createElement("b");
-  who.textContent = `${msg.name}: `;
+  who.textContent = t("name_line", { name: msg.name, text: "" });
   line.append(who, document.createTextNode(msg.text)); // text, never HTML
   line.dataset.chatLine = "";
   log.append(line);

@@ -242,7 +242,11 @@ export function renderHand(container, state, { interactive, t, keyboard = false 
     const watching = state.seat === null || state.seat === undefined;
     container.setAttribute(
       "aria-label",
-      watching ? t("cards_left", { n }) : t("hand_face_down", { name: seatName(state.dealer, t) }),
+      watching
+        ? t("cards_left", { n })
+        : isViewer(state.dealer)
+          ? t("hand_face_down_you") // "until You has chosen" read wrong in every language
+          : t("hand_face_down", { name: seatName(state.dealer, t) }),
     );
     for (let i = 0; i < n; i += 1) container.append(cardBack());
     return;
