@@ -833,6 +833,10 @@ def start(public_id, user) -> Game:
     with transaction.atomic():
         game = _lock(public_id)
         seats = _host_seats(game, user)
+        if game.status == Game.Status.ACTIVE:
+            # Started meanwhile (the fourth person sat down, a double tap): what the
+            # host asked for is done, so the table is where they go.
+            return game
         if game.status != Game.Status.WAITING:
             raise SeatRefused(N_("this table has already started"))
         if any(s.is_free for s in seats):

@@ -89,6 +89,9 @@ def test_the_waiting_room_hooks_for_host_and_visitor(user, other_user):
     assert host.post(f"/tables/{game.public_id}/start/").status_code == 302
     game.refresh_from_db()
     assert game.status == Game.Status.ACTIVE
+    # A second tap on Start (or Start as the fourth person sat down): to the table.
+    again = host.post(f"/tables/{game.public_id}/start/")
+    assert again.status_code == 302 and again["Location"] == f"/tables/{game.public_id}/"
     for client, seat in ((host, 0), (visitor, 2)):
         response = client.get(f"/tables/{game.public_id}/")
         assert [t.name for t in response.templates][0] == "game/table.html"
