@@ -1,6 +1,8 @@
-"""An account's language follows it: chosen while logged in, it is stored with the
-account (accounts.models.Preferences) and put in the session at every login, on any
-device (config/middleware.py reads it there before the language cookie)."""
+"""An account's language follows it: chosen while logged in (or on the device before a
+login), it is stored with the account (accounts.models.Preferences) and put in the
+session at every login, so that a device where nobody chose a language speaks it
+(config/middleware.py reads it there when there is no language cookie, and then writes
+the cookie)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,8 @@
 """The embedded mode's beat: with no Celery worker and no beat (`make run`, eager tasks),
 the server process runs the tournaments' periodic tasks of CELERY_BEAT_SCHEDULE itself,
 on one daemon thread, each at its interval: tournaments open, start, draw, close and get
-rated as they do on the production stack (where `celery beat` runs them).
+rated as they do on the production stack (where `celery beat` runs them), and stuck games
+and seats lost with a restart are swept.
 
 Started by the ASGI lifespan (config/asgi.py), so only a server process runs it, once;
 EMBEDDED_BEAT=0 turns it off (the browser tests' servers, whose tests call the tasks
@@ -24,10 +25,14 @@ _started = threading.Event()
 
 def schedule() -> list[tuple[str, float]]:
     """(task path, interval in seconds) of the periodic tasks the embedded mode runs:
-    the tournaments' (the stuck-game sweeper is for workers that can lose a task)."""
+    the tournaments', and the sweeper of stuck games and lost seats: a restart of the
+    server loses its in-process timers (a bot's turn, the bot taking the seat of someone
+    who left), which the sweeper finds again as it does for a worker's lost task."""
     entries = settings.CELERY_BEAT_SCHEDULE.values()
     return [
-        (e["task"], float(e["schedule"])) for e in entries if e["task"].startswith("tournaments.")
+        (e["task"], float(e["schedule"]))
+        for e in entries
+        if e["task"].startswith(("tournaments.", "ops."))
     ]
 
 

@@ -1,6 +1,7 @@
 """The embedded mode (`make run`: no Celery worker, no beat) runs the tournaments'
 periodic tasks itself (ops/beat.py): a server started as `make run` starts it closes a
-tournament whose play window has ended, and rates it, with nobody calling the tick."""
+tournament whose play window has ended, and rates it, with nobody calling the tick; and
+the bot takes the seat of someone who left a table while the server was down."""
 
 from __future__ import annotations
 
@@ -36,6 +37,31 @@ Tournament.objects.filter(pk=t.pk).update(ends_at=timezone.now() - dt.timedelta(
 print(t.pk)
 """
 
+# A casual table whose guest left while the server was down (a restart, an upgrade): the
+# in-process timer that gives the bot their seat was lost with the old process.
+LEFT_IN_A_RESTART = """
+import datetime as dt
+from django.contrib.auth import get_user_model
+from django.utils import timezone
+from game import actions
+from game.models import Game, Seat
+
+User = get_user_model()
+host = User.objects.create_user("gastheer", password="x-123-abc")
+rita = User.objects.create_user("rita", password="x-123-abc")
+game = actions.create_table(host)
+actions.sit(game.public_id, rita, 2)
+for seat in (1, 3):
+    actions.add_bot(game.public_id, host, seat)
+actions.start(game.public_id, host)
+game = Game.objects.get(pk=game.pk)
+Seat.objects.filter(game=game, user=rita).update(
+    connections=0, disconnected_at=timezone.now() - dt.timedelta(minutes=10)
+)
+Seat.objects.filter(game=game, user=host).update(connections=1, seen_at=timezone.now())
+print(game.pk)
+"""
+
 
 def test_the_embedded_server_closes_and_rates_a_tournament_by_itself(tmp_path):
     env = {
@@ -56,6 +82,25 @@ def test_the_embedded_server_closes_and_rates_a_tournament_by_itself(tmp_path):
         text=True,
     )
     pk = int(out.stdout.strip().splitlines()[-1])
+    out = subprocess.run(
+        [*manage, "shell", "-c", LEFT_IN_A_RESTART],
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
+        text=True,
+    )
+    table = int(out.stdout.strip().splitlines()[-1])
+
+    def rita_is_played_by_the_bot() -> bool:
+        with sqlite3.connect(db) as conn:
+            (bot,) = conn.execute(
+                'SELECT bot_control FROM game_seat WHERE game_id = ? AND "index" = 2',
+                (table,),
+            ).fetchone()
+        return bool(bot)
+
+    assert not rita_is_played_by_the_bot()
 
     def status() -> tuple[str, int]:
         with sqlite3.connect(db) as conn:
@@ -73,7 +118,7 @@ def test_the_embedded_server_closes_and_rates_a_tournament_by_itself(tmp_path):
     server = start_uvicorn(env, port, log)
     try:
         deadline = time.monotonic() + 40
-        while status() != ("closed", 2):
+        while status() != ("closed", 2) or not rita_is_played_by_the_bot():
             assert server.poll() is None, log.read_text()
             assert time.monotonic() < deadline, (status(), log.read_text())
             time.sleep(0.5)
