@@ -421,7 +421,13 @@ def _records_file(t: Tournament, texts: list[str]) -> str:
     if not texts:
         from engine.records import one_line
 
-        return f"; {one_line(t.name)}: no games (nobody entered this tournament)\n"
+        if t.has_tables and t.structure.in_room:
+            why = "played in the room with real cards: its results are in the other exports"
+        elif t.entries.exists():
+            why = "no game with a result"
+        else:
+            why = "nobody entered this tournament"
+        return f"; {one_line(t.name)}: no games ({why})\n"
     return "\n".join(texts)
 
 
@@ -492,21 +498,38 @@ def records_zip(t: Tournament) -> bytes:
     return buf.getvalue()
 
 
+# What a stored records zip holds, as its archive's stamp: raise it when that changes, and
+# the zips kept by an earlier release are built again instead of served (version 2: the
+# games with a result only, see _entries).
+RECORDS_ZIP_FORMAT = "records-2"
+
+
 def build_records_zip(tournament_id: int) -> int | None:
     """Store the records zip of a closed tournament (idempotent); returns its size."""
     t = Tournament.objects.filter(pk=tournament_id).first()
     if t is None or not t.is_closed:
         return None
-    version = t.rankings_version
-    data = records_zip(t)
+    return len(_store_records_zip(t, t.rankings_version, records_zip(t)))
+
+
+def _store_records_zip(t: Tournament, version: int, data: bytes) -> bytes:
     ExportArchive.objects.update_or_create(
-        tournament=t, kind="records.zip", defaults={"rankings_version": version, "data": data}
+        tournament=t,
+        kind="records.zip",
+        defaults={"rankings_version": version, "stamp": RECORDS_ZIP_FORMAT, "data": data},
     )
-    return len(data)
+    return data
 
 
 def stored_or_built_records_zip(t: Tournament) -> bytes:
+    """The kept zip if it was built from the rankings as they stand, by this release's
+    rules (RECORDS_ZIP_FORMAT); else built now, and kept for the next download once the
+    tournament is closed."""
+    version = t.rankings_version
     archive = ExportArchive.objects.filter(
-        tournament=t, kind="records.zip", rankings_version=t.rankings_version
+        tournament=t, kind="records.zip", rankings_version=version, stamp=RECORDS_ZIP_FORMAT
     ).first()
-    return bytes(archive.data) if archive is not None else records_zip(t)
+    if archive is not None:
+        return bytes(archive.data)
+    data = records_zip(t)
+    return _store_records_zip(t, version, data) if t.is_closed else data

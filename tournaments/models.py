@@ -385,7 +385,9 @@ class ExportArchive(models.Model):
     # The rankings it was built from; a newer recomputation makes it stale.
     rankings_version = models.PositiveIntegerField()
     # What else it shows, where more than the rankings count (results_pdf.stamp).
-    stamp = models.CharField(max_length=64, blank=True, default="")
+    # A database default too: a release's workers still running next to the migration
+    # store archives without naming it (a rolling upgrade).
+    stamp = models.CharField(max_length=64, blank=True, default="", db_default="")
     data = models.BinaryField()
     created = models.DateTimeField(auto_now=True)
 

@@ -147,3 +147,48 @@ def test_the_records_hold_the_games_with_a_result_only(make_tournament, make_use
     with zipfile.ZipFile(io.BytesIO(exports.records_zip(t))) as zf:
         names = [n for n in zf.namelist() if n.endswith(".txt") and n != "records.txt"]
         assert len(names) == 1 and names[0].endswith("-anna.txt"), names
+
+
+def test_a_zip_kept_by_an_earlier_release_is_built_again(make_tournament, make_user, organizer):
+    """An upgrade: the records zip an earlier release kept (it held a removed entry's
+    game) is not served as it stands; the zip is built by today's rules and kept."""
+    from django.db import connection
+
+    from tournaments import exports
+    from tournaments.models import ExportArchive
+
+    t = make_tournament(name="Na de upgrade", bot_level="random", results_audience="everyone")
+    anna, bert = joined(t, make_user("anna"), make_user("bert"))
+    for entry in (anna, bert):
+        finish(entry)
+    actions.remove_entry(bert.pk, organizer, "speelde met hulp")
+    actions.close_tournament(t.pk, organizer)
+    t.refresh_from_db()
+    ExportArchive.objects.filter(tournament=t).delete()
+    # As the earlier release stored it, without naming the stamp (the column's default).
+    with connection.cursor() as cursor:
+        cursor.execute(
+            "INSERT INTO tournaments_exportarchive "
+            "(tournament_id, kind, rankings_version, data, created) VALUES (%s, %s, %s, %s, %s)",
+            [t.pk, "records.zip", t.rankings_version, b"old zip", "2026-12-05 20:00:00+00:00"],
+        )
+    data = exports.stored_or_built_records_zip(t)
+    assert data != b"old zip"
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        assert not [n for n in zf.namelist() if n.endswith("-bert.txt")]
+    kept = ExportArchive.objects.get(tournament=t, kind="records.zip")
+    assert kept.stamp == exports.RECORDS_ZIP_FORMAT and bytes(kept.data) == data
+    assert exports.stored_or_built_records_zip(t) == data
+
+
+def test_an_empty_records_file_says_why_it_is_empty(make_tournament, make_user, organizer):
+    from tests.tournaments.test_ratings import closed_room_night
+    from tournaments import exports
+
+    night = closed_room_night("records-of-a-room-night")
+    assert "played in the room with real cards" in exports.records_text(night)
+    t = make_tournament(name="Niemand speelde")
+    joined(t, make_user("anna"))
+    actions.close_tournament(t.pk, organizer)  # anna never played: no result
+    assert "no game with a result" in exports.records_text(t)
+    assert "nobody entered" in exports.records_text(make_tournament(name="Leeg"))
