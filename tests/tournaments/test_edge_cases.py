@@ -583,6 +583,32 @@ def waiting_on_locks() -> int:
         return cursor.fetchone()[0]
 
 
+def meet_at_the_tournament_row(pk: int, *targets) -> None:
+    """Run each target in its own thread, all of them waiting behind the tournament's
+    row, held here until every one waits for it: they really meet."""
+    ready, release = threading.Event(), threading.Event()
+
+    def hold():
+        with transaction.atomic():
+            Tournament.objects.select_for_update().get(pk=pk)
+            ready.set()
+            release.wait(60)
+
+    def behind(target):
+        def run():
+            ready.wait(60)
+            target()
+
+        return run
+
+    def release_when_all_wait():
+        ready.wait(60)
+        until(lambda: waiting_on_locks() >= len(targets))
+        release.set()
+
+    run_in_threads(hold, *[behind(target) for target in targets], release_when_all_wait)
+
+
 def until(predicate, timeout: float = 20.0) -> None:
     deadline = time.monotonic() + timeout
     while not predicate():
@@ -638,12 +664,9 @@ def test_the_last_place_goes_to_one_of_two_joining_at_once(make_tournament, make
     club.members.add(anna, ben, carl)
     actions.join(t.pk, anna)
     outcome: dict[str, str] = {}
-    # The tournament row is held here until both joins wait for it: they really meet.
-    holder_ready, release = threading.Event(), threading.Event()
 
     def try_join(user):
         def run():
-            holder_ready.wait(60)
             try:
                 actions.join(t.pk, user)
                 outcome[user.username] = "in"
@@ -652,18 +675,7 @@ def test_the_last_place_goes_to_one_of_two_joining_at_once(make_tournament, make
 
         return run
 
-    def hold():
-        with transaction.atomic():
-            Tournament.objects.select_for_update().get(pk=t.pk)
-            holder_ready.set()
-            release.wait(60)
-
-    def release_when_both_wait():
-        holder_ready.wait(60)
-        until(lambda: waiting_on_locks() >= 2)
-        release.set()
-
-    run_in_threads(hold, try_join(ben), try_join(carl), release_when_both_wait)
+    meet_at_the_tournament_row(t.pk, try_join(ben), try_join(carl))
     assert sorted(outcome.values()) == ["in", "the tournament is full"]
     assert Entry.objects.filter(tournament=t).count() == 2
     assert Game.objects.filter(owner__in=[ben, carl]).count() == 1  # no orphan game

@@ -15,12 +15,7 @@ import engine
 from engine.scoresheet import Line, score_sheet
 from tests.helpers import wait_for_idle_worker
 from tests.tournaments.conftest import joined
-from tests.tournaments.test_edge_cases import (
-    needs_postgresql,
-    run_in_threads,
-    until,
-    waiting_on_locks,
-)
+from tests.tournaments.test_edge_cases import meet_at_the_tournament_row, needs_postgresql
 from tests.tournaments.test_ratings import closed_room_night
 from tests.tournaments.test_rounds import create, exported, run, wait_until
 from tournaments import actions, room, scoring, tables
@@ -1232,22 +1227,16 @@ def test_two_organizers_replacing_a_player_at_once_seat_the_newcomer_once(
     playing, is not taken for someone who left (before: both 'succeeded', the log said
     'nieuw → nieuw' and the newcomer was recorded as having seen the deals; online the
     second was a 500)."""
-    import threading
-
-    from django.db import transaction
-
     t = night
     entry = seated(current_tables(t)[0])[1]
     entry = t.entries.get(player=entry)
     newcomer = make_user("nieuw")
     helper = make_user("helper")
     t.club.organizers.add(helper)
-    holder_ready, release = threading.Event(), threading.Event()
     outcome = []
 
     def replace(actor):
         def run():
-            holder_ready.wait(60)
             try:
                 actions.replace_player(entry.pk, actor, newcomer, "ziek")
                 outcome.append("in")
@@ -1256,18 +1245,7 @@ def test_two_organizers_replacing_a_player_at_once_seat_the_newcomer_once(
 
         return run
 
-    def hold():
-        with transaction.atomic():
-            Tournament.objects.select_for_update().get(pk=t.pk)
-            holder_ready.set()
-            release.wait(60)
-
-    def release_when_both_wait():
-        holder_ready.wait(60)
-        until(lambda: waiting_on_locks() >= 2)
-        release.set()
-
-    run_in_threads(hold, replace(organizer), replace(helper), release_when_both_wait)
+    meet_at_the_tournament_row(t.pk, replace(organizer), replace(helper))
     assert sorted(outcome) == ["in", "the replacement already plays in this tournament"]
     assert AuditLog.objects.filter(tournament=t, action="replace_player").count() == 1
     assert not t.deals_seen_by.filter(pk=newcomer.pk).exists()
