@@ -388,6 +388,67 @@ def test_a_tie_in_the_last_deal_says_no_deal_counts_double(page, asgi_server):
     assert not page.js_errors, page.js_errors
 
 
+ON_A_CONTROL_JS = """() => document.activeElement?.matches(
+  '#hand [data-legal], #choices [data-action]')"""
+
+
+def test_a_keyboard_players_first_turn_of_a_page_is_at_the_hand(page, asgi_server):
+    """The first turn of a fresh page (a new game, a reload): the focus is not left on
+    the page. A player known to use the keyboard (kept from earlier pages) finds it on
+    the hand or the choices; one not yet known gets there with a single Tab."""
+    _open_table(page, asgi_server)
+    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+    assert page.evaluate("document.activeElement === document.body")
+    page.keyboard.press("Tab")
+    assert page.evaluate(ON_A_CONTROL_JS), page.evaluate("document.activeElement.outerHTML")
+    assert page.evaluate("localStorage.getItem('manillen.keyboard')") == "1"
+    page.reload()  # the next page knows
+    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+    page.wait_for_function(ON_A_CONTROL_JS, timeout=5_000)
+    page.mouse.click(5, 5)  # a mouse: no longer moved for
+    assert page.evaluate("localStorage.getItem('manillen.keyboard')") == "0"
+    assert not page.js_errors, page.js_errors
+
+
+def test_a_redraw_keeps_the_choice_the_keyboard_moved_to(page, asgi_server):
+    """Arrow to the third trump, then the table is drawn again (the end of a trick, a
+    table message): Enter must choose the third, not the first again."""
+    _open_table(page, asgi_server)
+    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+    _snapshot(
+        page,
+        """() => ({to_move: 0, seat: 0, dealer: 0, trump_chosen: false,
+                   legal: ["trump:S", "trump:H", "trump:C", "trump:D", "trump:none"]})""",
+    )
+    page.locator("#choices [data-action='trump:S']").focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    assert page.evaluate("document.activeElement.dataset.action") == "trump:C"
+    page.evaluate("() => manillenTable.draw()")
+    assert page.evaluate("document.activeElement.dataset.action") == "trump:C"
+    assert not page.js_errors, page.js_errors
+
+
+def test_escape_from_the_board_on_a_phone_gives_the_focus_to_scores(page, asgi_server):
+    """On a phone the board lies over the table: while open, Tab skips the hand it hides
+    (Enter there played an unseen card), and Escape closes it with the focus back on
+    Scores, as its Close button does (it fell to the page)."""
+    page.set_viewport_size({"width": 360, "height": 740})
+    _open_table(page, asgi_server)
+    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+    page.locator("#btn-scores").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#table-root")).to_have_class(re.compile("board-open"))
+    assert page.evaluate("document.getElementById('hand').inert") is True
+    page.locator("#board-close").focus()
+    page.keyboard.press("Escape")
+    expect(page.locator("#table-root")).not_to_have_class(re.compile("board-open"))
+    page.wait_for_timeout(300)  # the browser's own blur of a hidden control comes later
+    assert page.evaluate("document.activeElement.id") == "btn-scores"
+    assert page.evaluate("document.getElementById('hand').inert") is False
+    assert not page.js_errors, page.js_errors
+
+
 # --- 7. guests on a phone ---------------------------------------------------------------
 
 

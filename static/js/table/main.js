@@ -68,7 +68,9 @@ const ui = {
   fast: false,
   wake: null,
   holdUntil: 0,
-  keyboard: false,
+  // The player uses the keyboard (kept across pages: the first turn of a new page, a
+  // reload, the next game brings the focus to the hand too).
+  keyboard: store.get("keyboard") === "1",
   collectTimer: null,
   // A tournament game whose play is over (window ended, tournament closed): no moves.
   closed: root.dataset.closed === "true",
@@ -635,16 +637,44 @@ function moveFocus(container, selector, ev) {
   items[(keys[ev.key] + items.length) % items.length].focus();
 }
 
-// A click with detail 0 came from Enter/Space: the player is using the keyboard.
+// Keyboard or pointer: a key that moves or acts says keyboard, a mouse or a finger says
+// not (a click with detail 0 came from Enter/Space). Kept for the next pages.
+function setKeyboard(on) {
+  if (ui.keyboard === on) return;
+  ui.keyboard = on;
+  store.set("keyboard", on ? "1" : "0");
+}
+const KEYBOARD_KEYS = ["Tab", "Enter", " ", "ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "Home", "End"];
+document.addEventListener(
+  "keydown",
+  (ev) => {
+    if (!KEYBOARD_KEYS.includes(ev.key)) return;
+    const lost = !document.activeElement || document.activeElement === document.body;
+    setKeyboard(true);
+    // Tab with the focus nowhere on the player's turn: to the hand (or the choices),
+    // not through the whole page from its top.
+    if (ev.key === "Tab" && !ev.shiftKey && lost && ui.wasMyTurn && endBox.hidden) {
+      const target = $("#choices:not([hidden]) button") || $("#hand [data-legal]");
+      if (target) {
+        ev.preventDefault();
+        target.focus();
+      }
+    }
+  },
+  true,
+);
+document.addEventListener("pointerdown", (ev) => {
+  if (ev.pointerType) setKeyboard(false);
+});
 $("#hand").addEventListener("click", (ev) => {
   const btn = ev.target.closest("button[data-card]");
-  ui.keyboard = ev.detail === 0;
+  setKeyboard(ev.detail === 0);
   if (btn) act(btn.dataset.card);
 });
 $("#hand").addEventListener("keydown", (ev) => moveFocus($("#hand"), "button[data-card]", ev));
 $("#choices").addEventListener("click", (ev) => {
   const btn = ev.target.closest("button[data-action]");
-  ui.keyboard = ev.detail === 0;
+  setKeyboard(ev.detail === 0);
   if (btn) act(btn.dataset.action);
 });
 $("#choices").addEventListener("keydown", (ev) => moveFocus($("#choices"), "button", ev));
@@ -690,13 +720,17 @@ function applyScale() {
   $("#btn-larger").disabled = scaleIdx === SCALES.length - 1;
   store.set("scale", String(SCALES[scaleIdx]));
 }
+// At the end of the range a button is disabled: the focus goes to the other one, not to
+// the page.
 $("#btn-smaller").addEventListener("click", () => {
   scaleIdx = Math.max(0, scaleIdx - 1);
   applyScale();
+  if ($("#btn-smaller").disabled) $("#btn-larger").focus();
 });
 $("#btn-larger").addEventListener("click", () => {
   scaleIdx = Math.min(SCALES.length - 1, scaleIdx + 1);
   applyScale();
+  if ($("#btn-larger").disabled) $("#btn-smaller").focus();
 });
 applyScale();
 
@@ -705,6 +739,10 @@ function setBoard(open) {
   root.classList.toggle("board-open", open);
   scoresBtn.setAttribute("aria-expanded", String(open));
   if (open) unreadChat(false);
+  // Lying over the table (a phone), the board hides the hand: Tab must not reach cards
+  // nobody sees (Enter there would play one).
+  const covered = open && boardOverTable.matches;
+  for (const part of [$("#hand"), $("#choices")]) if (part) part.inert = covered;
 }
 // A chat line while the board (where the chat lives on a phone) is closed: a mark on
 // its button until it is opened.
@@ -762,7 +800,13 @@ document.addEventListener("keydown", (ev) => {
   }
   if (ev.key !== "Escape") return;
   if (!endBox.hidden) $("[data-end-close]")?.click(); // the end dialog closes first
-  else if (root.classList.contains("board-open") && boardOverTable.matches) setBoard(false);
+  else if (root.classList.contains("board-open") && boardOverTable.matches) {
+    // As its Close button: the focus goes back to Scores, not to the page (it was on
+    // a control of the board, which is hidden now).
+    const inside = $("#board")?.contains(document.activeElement);
+    setBoard(false);
+    if (inside || document.activeElement === document.body) scoresBtn.focus();
+  }
 });
 setBoard(!boardOverTable.matches);
 

@@ -279,6 +279,11 @@ export function renderHand(container, state, { interactive, t, keyboard = false 
 export function renderChoices(container, state, { interactive, t, keyboard = false }) {
   const nothingFocused = !document.activeElement || document.activeElement === document.body;
   const hadFocus = container.contains(document.activeElement) || (keyboard && nothingFocused);
+  // The choice the player is on stays the one focused through a redraw (the end of a
+  // trick, a table message): Enter must choose what they moved to, not the first again.
+  const focused = container.contains(document.activeElement)
+    ? document.activeElement.dataset?.action
+    : null;
   container.replaceChildren();
   const legal = interactive && state.to_move === state.seat ? state.legal || [] : [];
   const trumps = legal.filter((a) => a.startsWith("trump:"));
@@ -321,7 +326,9 @@ export function renderChoices(container, state, { interactive, t, keyboard = fal
       }),
     );
   }
-  if (hadFocus) container.querySelector("button")?.focus();
+  const again = focused && container.querySelector(`[data-action="${focused}"]`);
+  if (again) again.focus();
+  else if (hadFocus) container.querySelector("button")?.focus();
 }
 
 // The bot (or, later, the player) in `seat` is thinking: its seat shows it; null: nobody.
