@@ -1635,11 +1635,15 @@ def _store(game: Game, eng: engine.Game, seats: list[Seat], south=None) -> None:
     game.state = south if south is not None else eng.observation(HUMAN_SEAT)
     active = game.status == Game.Status.ACTIVE and not eng.is_terminal()
     game.awaiting_bot = active and seats[eng.to_move].played_by_bot
-    game.deadline = (
-        timezone.now() + dt.timedelta(seconds=game.clock)
-        if active and game.clock and not game.awaiting_bot
-        else None
-    )
+    game.deadline = None
+    if active and game.clock and not game.awaiting_bot:
+        now = timezone.now()
+        game.deadline = now + dt.timedelta(seconds=game.clock)
+        if game.arrive_by is not None and now < game.arrive_by:
+            # A tournament's table being sat down at: its players have until arrive_by
+            # to come (the bot then plays for whoever has not), and the clock of a move
+            # starts from there, so that one who comes in time has their whole clock.
+            game.deadline = game.arrive_by + dt.timedelta(seconds=game.clock)
     if eng.is_terminal() and game.status != Game.Status.FINISHED:
         game.status = Game.Status.FINISHED
         _set_scores(game, eng, seats)
@@ -1695,7 +1699,7 @@ def _after_commit(game: Game, eng: engine.Game, seats: list[Seat], events: list[
         queue = settings.GAME_BOTS_QUEUE
         transaction.on_commit(lambda: play_bots_task.apply_async((pk, seq), queue=queue))
     elif game.deadline is not None:
-        delay = game.clock
+        delay = max(0.0, (game.deadline - timezone.now()).total_seconds())
         transaction.on_commit(lambda: _schedule("clock", (pk, seq), delay))
 
 

@@ -446,3 +446,27 @@ def test_the_organizer_lets_the_bot_play_a_seat_that_holds_the_table_up(
     # The player takes the seat back.
     game_actions.take_back(game.public_id, people[idle])
     assert not seat(game, idle).bot_control
+
+
+def test_a_clock_starts_after_the_arrival_window(make_user):
+    """A tournament's table with a clock of 15 s and 30 s to arrive: the first move's
+    clock runs from the end of the arrival window, so whoever comes in time has all
+    15 s (the bot chose trump for a dealer who came after 14 s); once the window is
+    over a move has its plain clock."""
+    people = [make_user(f"klok{i}") for i in range(4)]
+    game = game_actions.create_seated_game(
+        people[0], people, seed="clock-after-arrival", rules="flemish",
+        bot_level="heuristic", clock=15, arrive_within=30,
+    )  # fmt: skip
+    game = Game.objects.get(pk=game.pk)
+    assert game.deadline is not None and game.arrive_by is not None
+    assert game.deadline >= game.arrive_by + dt.timedelta(seconds=15)
+    # Nobody's clock ran out at the plain 15 s: the expiry finds its deadline ahead.
+    assert game_actions.clock_expired(game.pk, game.seq) == 0
+    Game.objects.filter(pk=game.pk).update(arrive_by=timezone.now() - dt.timedelta(seconds=1))
+    eng = game_actions.replay(Game.objects.get(pk=game.pk))
+    mover = people[eng.to_move]
+    game_actions.apply_action(game.public_id, mover, eng.legal_actions()[0], game.seq)
+    after = Game.objects.get(pk=game.pk)  # four people: the next move is a person's too
+    left = (after.deadline - timezone.now()).total_seconds()
+    assert 10 < left <= 15, left
