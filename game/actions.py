@@ -477,18 +477,30 @@ def record_event(game: Game) -> tuple[str, str | None]:
     return t.name, (t.club.name if t.club_id else None)
 
 
-def tournament_table_of(game: Game) -> tuple[int, str, dt.datetime | None] | None:
-    """(tournament id, name, the set's deadline or None) if the game is a table of a
-    tournament of rounds and tables (tournaments.Table, reverse one-to-one
-    "tournament_table": no import of tournaments), else None. Such a table plays one
-    set; the player's next table is the tournament's."""
-    prefix = "tournament_table__table_set__round__tournament"
+def tournament_table_of(game: Game) -> tuple[int, str, dt.datetime | None, bool] | None:
+    """(tournament id, name, the set's deadline or None, whether it is the last set) if
+    the game is a table of a tournament of rounds and tables (tournaments.Table, reverse
+    one-to-one "tournament_table": no import of tournaments), else None. Such a table
+    plays one set; the player's next table is the tournament's."""
+    tset = "tournament_table__table_set"
+    prefix = f"{tset}__round__tournament"
     row = (
         Game.objects.filter(pk=game.pk, tournament_table__isnull=False)
-        .values_list(f"{prefix}_id", f"{prefix}__name", "tournament_table__table_set__deadline")
+        .values_list(
+            f"{prefix}_id",
+            f"{prefix}__name",
+            f"{tset}__deadline",
+            f"{tset}__round__number",
+            f"{tset}__number",
+            f"{prefix}__structure__rounds",
+            f"{prefix}__structure__sets",
+        )  # fmt: skip
         .first()
     )
-    return (row[0], row[1], row[2]) if row else None
+    if row is None:
+        return None
+    pk, name, deadline, round_number, set_number, rounds, sets = row
+    return pk, name, deadline, (round_number, set_number) == (rounds, sets)
 
 
 def record_tags(game: Game, seats: list[Seat] | None = None) -> dict[str, str]:

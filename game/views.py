@@ -145,6 +145,8 @@ def render_table(request: HttpRequest, viewer, *, code="", error="", status=200)
             reverse("tournaments:tables", args=[tournament_table[0]]) if tournament_table else ""
         ),
         "tables_name": tournament_table[1] if tournament_table else "",
+        # The tournament's last set: no next table, the standings only.
+        "last_set": bool(tournament_table and tournament_table[3]),
         # The set's deadline: the bots finish a table still playing then.
         "set_deadline": tournament_table[2] if tournament_table and not stopped else None,
         # The board's teams from the viewer's seat (a spectator: South's side).

@@ -419,7 +419,7 @@ def test_a_round_break_shows_the_next_draw_then_starts_it_at_its_time(
     client.force_login(first.entry.player)
     mine = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
     assert "data-table-done" in mine and "Je tafel heeft ronde 1, set 1 uitgespeeld" in mine
-    assert "Wachten op de andere tafels: 1 van de 3 zijn klaar." in mine
+    assert "Wachten op de andere tafels: 1 van de 3 is klaar." in mine
     assert "data-my-table" not in mine and "data-set-done" not in mine
     assert client.get(f"/tournaments/{t.pk}/tables/?format=json").json()["seat"]["waiting"] == [
         1,

@@ -88,3 +88,27 @@ def test_a_table_of_friends_still_offers_another_game(client, make_user):
     page = client.get(f"/game/{game.public_id}/").content.decode()
     assert "data-rematch>" in page and "data-tables-link" not in page
     assert game_actions.rematch(game.public_id, friend).pk != game.pk
+
+
+def test_the_last_sets_table_leads_to_the_standings_not_a_next_table(client, make_user):
+    """After the tournament's last set there is no next table: the end of the game says
+    'De stand', and the tables page waiting for the others says the final standings
+    come (1 of 2 tables done, in the singular)."""
+    t = actions.create_tables_tournament(
+        None, name="Laatste", fmt="pairs", players=8, sets=1, deals=1, open_now=True,
+    )  # fmt: skip
+    users = [make_user(f"last{i}") for i in range(8)]
+    for u in users:
+        actions.join(t.pk, u)
+    actions.start_tables(t.pk)
+    first = Table.objects.filter(table_set__round__tournament=t).order_by("number").first()
+    game_actions.autoplay(first.game_id)
+    game = Game.objects.get(pk=first.game_id)
+    person = next(s.user for s in game_actions.seats_of(game) if s.user_id)
+    client.force_login(person)
+    page = client.get(f"/game/{game.public_id}/").content.decode()
+    assert "Naar je volgende tafel" not in page
+    assert "data-tables-link>De stand</a>" in page
+    tables = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
+    assert "1 van de 2 is klaar" in tables and "zijn klaar" not in tables
+    assert "Dat was de laatste set" in tables and "volgende tafel" not in tables
