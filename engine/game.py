@@ -255,6 +255,9 @@ class Game:
                 "seat": seat,
                 "rules": self.rules.name,
                 "options": self.rules.options,
+                # Whether a tied deal doubles the next one (the preset's rule or the
+                # tie option): the table says so after a 30-30.
+                "tie_doubles_next": self.rules.tie_doubles_next,
                 "deal_number": self.deal_number,
                 "game_index": self.game_index,
                 "target": None

@@ -366,23 +366,26 @@ def test_a_tie_in_the_last_deal_says_no_deal_counts_double(page, asgi_server):
     _open_table(page, asgi_server)
     page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
 
-    def tie(over: bool) -> str:
+    def tie(over: bool, doubles: bool = True) -> str:
         return page.evaluate(
-            """(over) => {
+            """([over, doubles]) => {
               const u = manillenTable.ui;
               u.fast = true;  // no pauses between the steps
               const s = u.state;
               const board = [...(s.board || []),
                 {deal: (s.board || []).length + 1, written: [0, 0], card_points: [30, 30]}];
               manillenTable.onMessage({type: "event", seq: u.seq + 1, actor: 1,
-                action: "pass", state: {...s, board, game_over: over}});
+                action: "pass", state: {...s, board, game_over: over, tie_doubles_next: doubles}});
               return new Promise((r) => setTimeout(() => r(manillenTable.ui.note), 300));
             }""",
-            over,
+            [over, doubles],
         )
 
     before_the_end = tie(False)
     assert "telt dubbel" in before_the_end, before_the_end
+    # French and malilla: a tie doubles nothing (the preset's rule, no option said).
+    malilla = tie(False, doubles=False)
+    assert "dubbel" not in malilla and "niemand schrijft" in malilla, malilla
     last = tie(True)
     assert "niemand schrijft." in last and "dubbel" not in last, last
     assert not page.js_errors, page.js_errors

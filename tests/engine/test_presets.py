@@ -514,3 +514,14 @@ def test_a_single_game_is_one_game_and_a_match_allows_level_games():
     assert get_rules("flemish").max_games == get_rules("malilla").max_games == 1
     assert get_rules("flemish", deals=12).max_games == 1
     assert get_rules("french").max_games == get_rules("flemish-table").max_games == 5
+
+
+@pytest.mark.parametrize(
+    ("spec", "doubles"),
+    [("flemish", True), ("flemish-table", True), ("french", False), ("malilla", False),
+     ("flemish tie=own", False), ("french tie=carry", True)],
+)  # fmt: skip
+def test_the_observation_says_whether_a_tie_doubles_the_next_deal(spec, doubles):
+    """The table's note after a 30-30 reads it: french and malilla double nothing by
+    their own rule, with no option saying so."""
+    assert Game("tie-note", spec).observation(0)["tie_doubles_next"] is doubles

@@ -308,7 +308,9 @@ function dealNote(prev, next) {
   // Each deal on its own (the tie=own option): a tie doubles nothing; after the last
   // deal (a game of fixed deals, the deal limit) no deal follows to count double.
   if (next.game_over) return `${head} ${t("nobody_writes_last")}`;
-  const own = next.options && next.options.tie_carry === false;
+  // (tie_doubles_next: the preset's rule, french and malilla double nothing; older
+  // states without it: the tie option alone.)
+  const own = next.tie_doubles_next === false || (next.options && next.options.tie_carry === false);
   return `${head} ${t(own ? "nobody_writes_own" : "nobody_writes")}`;
 }
 
