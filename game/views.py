@@ -238,7 +238,12 @@ def replay(request: HttpRequest, game_id) -> HttpResponse:
         "total": len(steps),
         "trump_face": review.face(f"7{trump}") if trump else None,
         "dealer_name": _seat_name(step.dealer, me),
+        "dealer_is_me": step.dealer == me,
         "winner_name": _seat_name(step.winner, me) if step.winner is not None else "",
+        "winner_is_me": step.winner == me,
+        # After a 30-30: whether the next deal counts double (not in french and malilla,
+        # nor with the tie option 'own', nor after the game's last deal).
+        "tie_doubles": engine.get_rules(game.rules).tie_doubles_next and number < len(steps),
         "cards": [
             {
                 **review.face(c),

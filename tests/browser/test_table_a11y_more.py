@@ -332,6 +332,10 @@ def test_a_face_down_hand_names_whom_it_waits_for(page, asgi_server):
     )
     _snapshot(page, "() => ({hand: null, hand_sizes: [8, 8, 8, 8], dealer: 1})")
     expect(hand).to_have_attribute("aria-label", re.compile("^Jouw kaarten blijven dicht tot West"))
+    # A seat's backs: "1 kaart", not "1 kaarten".
+    _snapshot(page, "() => ({hand_sizes: [1, 1, 2, 1], dealer: 1})")
+    expect(page.locator(".seat[data-seat='1'] .backs")).to_have_attribute("aria-label", "1 kaart")
+    expect(page.locator(".seat[data-seat='2'] .backs")).to_have_attribute("aria-label", "2 kaarten")
     assert not page.js_errors, page.js_errors
 
 

@@ -153,3 +153,28 @@ def test_a_tournament_game_once_finished_for_its_player_only(client, make_tourna
     assert game.owner == anna
     client.force_login(bert)  # another entrant, still playing: never someone else's game
     assert client.get(url).status_code == 404
+
+
+def test_the_review_speaks_to_you_and_counts_one_point(client, make_user):
+    """'Jij deelt' and 'Jij wint de slag' for the viewer's own seat (it read 'You deals',
+    'You wins' in English), and one point in the singular."""
+    from game import review
+
+    anna = make_user("anna-review")
+    game = _finished_solo_game(anna)
+    steps = review.trick_steps(game.seed, game.rules, list(game.actions), 0)
+    client.force_login(anna)
+    url = f"/game/{game.public_id}/replay/"
+    seen = set()
+    for number, step in enumerate(steps, start=1):
+        body = client.get(url, {"step": number}).content.decode()
+        if step.dealer == 0:
+            assert "Jij deelt" in body and "Jij deelt ·" in re.sub(r"\s+", " ", body)
+            seen.add("deal")
+        if step.winner == 0:
+            assert "Jij wint de slag" in body and "Zuid wint" not in body
+            seen.add("win")
+        if step.points == 1:
+            assert "(1 punt)" in body and "(1 punten)" not in body
+            seen.add("one")
+    assert seen == {"deal", "win", "one"}, seen

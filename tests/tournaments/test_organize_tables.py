@@ -351,3 +351,13 @@ def test_whose_turn_it_is_at_a_table_reaches_only_an_organizer_who_does_not_play
     page = client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
     other = 2 if seated[player.pk] == 1 else 1
     assert _turn_cells(page)[other] == ""
+
+
+def test_one_entry_is_said_in_the_singular(client, organizer, club, make_user, tables_tournament):
+    t = tables_tournament(open_now=True)
+    player = make_user("eerste")
+    club.members.add(player)
+    actions.join(t.pk, player)
+    client.force_login(organizer)
+    page = client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
+    assert "1 inschrijving." in page and "1 inschrijvingen" not in page

@@ -112,6 +112,11 @@ export function seatName(seat, t) {
   return botPlaysPerson(seat) ? `${name} (${t("bot")})` : name;
 }
 
+// "5 cards", "1 card".
+function cardsLeft(n, t) {
+  return n === 1 ? t("one_card") : t("cards_left", { n });
+}
+
 // t: the table's strings, for the card's spoken name ("queen of hearts"); the face shows
 // the rank and the suit's symbol.
 export function cardFace(card, { tag = "span", attrs = {}, t = null } = {}) {
@@ -198,7 +203,7 @@ export function renderSeats(root, state, t) {
     if (backs) {
       const n = (state.hand_sizes || [])[seat] ?? 0;
       backs.replaceChildren(...Array.from({ length: n }, () => cardBack("small")));
-      backs.setAttribute("aria-label", t("cards_left", { n }));
+      backs.setAttribute("aria-label", cardsLeft(n, t));
     }
   }
 }
@@ -243,7 +248,7 @@ export function renderHand(container, state, { interactive, t, keyboard = false 
     container.setAttribute(
       "aria-label",
       watching
-        ? t("cards_left", { n })
+        ? cardsLeft(n, t)
         : isViewer(state.dealer)
           ? t("hand_face_down_you") // "until You has chosen" read wrong in every language
           : t("hand_face_down", { name: seatName(state.dealer, t) }),
