@@ -504,8 +504,17 @@ def _step(deal_actions: list[str], seats: list[int], i: int) -> dict | None:
         return None
     a = deal_actions[i]
     text = a
+    said = {
+        "mee": _("is in"),
+        "tegen": _("is against"),
+        "pass": _("passes"),
+        "look": _("looks"),
+        "blind": _("blind"),
+    }
     if len(a) == 2:
         text = card_text(a)
+    elif a in said:  # the table's words, not the engine's ("mee", "look")
+        text = said[a]
     elif a.startswith("trump:"):
         suit = a.split(":", 1)[1]
         text = (

@@ -132,3 +132,24 @@ def test_a_percentage_is_written_as_the_pages_language_writes_it(lang, shown):
 
     with translation.override(lang):
         assert percent(52.5) == shown
+
+
+def test_announcements_are_said_in_the_pages_language_not_the_engines():
+    """Travellers and replays named the engine's actions ('look, mee, pass, tegen') in
+    every language: now the table's words, and looking or passing say nothing there."""
+    from django.utils import translation
+
+    from tournaments.templatetags.tournament_tags import announced
+    from tournaments.views import _step
+
+    actions = ["look", "mee", "pass", "tegen"]
+    with translation.override("en"):
+        assert announced(actions) == "in, against"
+        assert announced(["blind", "mee"]) == "blind, in"
+        assert _step(["mee", "pass"], [0, 1], 0)["text"] == "is in"
+        assert _step(["mee", "pass"], [0, 1], 1)["text"] == "passes"
+    with translation.override("nl"):
+        assert announced(actions) == "mee, tegen"
+        assert _step(["look"], [0], 0)["text"] == "kijkt"
+    with translation.override("fr"):
+        assert announced(actions) == "double, contre"

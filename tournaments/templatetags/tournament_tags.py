@@ -60,6 +60,18 @@ def rules_choices(ids) -> list[tuple[str, str]]:
 
 
 @register.filter
+def announced(actions) -> str:
+    """A deal's announcements as people say them, in the page's language: "blind, mee,
+    tegen" (nl), "in, against" (en); looking at the cards and passing say nothing."""
+    words = {
+        "blind": _("blind"),
+        "mee": _("mee"),
+        "tegen": _("tegen"),
+    }
+    return ", ".join(words[a] for a in actions or () if a in words)
+
+
+@register.filter
 def rules_name(value) -> str:
     """ "flemish-table" → Flemish (table)."""
     return rules_label(value)
