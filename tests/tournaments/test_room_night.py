@@ -393,6 +393,8 @@ def test_time_is_up_an_organizer_ends_a_table_with_the_deals_played(client, nigh
     page = client.get(traveller).content.decode()
     assert f'data-traveller-table="{second.number}"' in page
     assert f'data-traveller-table="{first.number}"' not in page
+    # Its points are South–North's and West–East's, whoever reads it (not "ours").
+    assert ">Zuid–Noord</th>" in page and "Onze punten" not in page
     # As the set counts it: deal 2, played by table 2 alone, is the average for it.
     (alone,) = tables.traveller(t, 1, 1, 2)["rows"]
     assert (alone["mp"], alone["diff"]) == (1.0, 0.0)
