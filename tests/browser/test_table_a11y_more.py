@@ -456,6 +456,24 @@ def test_escape_from_the_board_on_a_phone_gives_the_focus_to_scores(page, asgi_s
     assert not page.js_errors, page.js_errors
 
 
+def test_a_player_who_left_is_not_said_to_be_thinking(page, asgi_server):
+    """West left the table (no socket, the bot not yet in the seat) and is to move: the
+    prompt says so, not 'West is thinking…' while the others wait out the clock."""
+    _open_table(page, asgi_server)
+    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+    page.evaluate(
+        """() => {
+          const u = manillenTable.ui;
+          const players = u.table.players.map((p, i) =>
+            i === 1 ? {...p, person: true, name: "rita", away: true, bot_control: false} : p);
+          manillenTable.onMessage({type: "table", table: {...u.table, players}});
+        }"""
+    )
+    _snapshot(page, "() => ({to_move: 1, legal: [], phase: 'play'})")
+    expect(page.locator("#prompt")).to_contain_text("rita is aan zet maar heeft de tafel verlaten")
+    assert not page.js_errors, page.js_errors
+
+
 # --- 7. guests on a phone ---------------------------------------------------------------
 
 

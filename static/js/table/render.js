@@ -364,6 +364,8 @@ export function promptText(state, t, { thinking = false } = {}) {
     return cards.length === 0 ? t("you_lead") : t("you_follow");
   }
   const who = seatName(state.to_move, t);
+  // Someone who left (no socket, the bot not yet in their seat): not "thinking".
+  if (isAway(state.to_move)) return t("someone_away", { name: plainName(state.to_move, t) });
   if (state.phase === "trump" || state.phase === "blind") {
     if (state.hand === null && seat !== null && state.dealer === (seat + 2) % 4) {
       return t("partner_chooses", { name: seatName(state.dealer, t) });
