@@ -243,6 +243,11 @@ def test_the_club_page_lists_its_open_tournaments_before_the_finished(
     current = page.split("data-current")[1].split("</ul>")[0]
     finished = page.split("data-finished")[1].split("</ul>")[0]
     assert running.name in current and over.name in finished and over.name not in current
+    # Only finished ones: the list above says none is open now (not "no tournaments yet").
+    actions.close_tournament(running.pk, organizer)
+    page = en_client.get(f"/clubs/{club.slug}/").content.decode()
+    current = page.split("data-current")[1].split("</ul>")[0]
+    assert "None open or running now." in current and "No tournaments yet" not in current
 
 
 def test_standings_waiting_for_the_rankings_task_say_so(
