@@ -56,7 +56,7 @@ def test_the_organizer_view_gives_the_links_to_share_and_who_joined(
     page = client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
     assert f"http://testserver/tournaments/{t.pk}/tables/?code=TROEF7" in page
     assert f"/clubs/join/?code={club.invite_code}" in page
-    assert "1 inschrijvingen." in page and "anna" in page
+    assert "1 inschrijving." in page and "anna" in page
 
 
 def test_a_player_signs_up_on_the_tables_page(client, make_user, tables_tournament):
