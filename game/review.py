@@ -13,10 +13,10 @@ from dataclasses import dataclass
 import engine
 from tournaments.replays import split_deals
 
+from .cards import SUIT_SYMBOLS as SYMBOLS
 from .cards import card_letter
 
 SOUTH = 0
-SYMBOLS = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
 RANKS = "TAKQJ987"  # high to low in every suit: 10 (manille) A K Q J 9 8 7
 SUITS = "SHCD"  # alternating colours
 

@@ -1804,10 +1804,7 @@ def advance_set(set_id: int, now=None) -> str:
             return "closed"
         if tset.tables.filter(finished=False).exists():
             return "waiting"
-        score_set(tset)
-        tset.status = TableSet.Status.DONE
-        tset.finished_at = now or timezone.now()
-        tset.save(update_fields=["status", "finished_at"])
+        _end_set(tset, now)
         rows = write_standings(t)
         rnd, s = tset.round, t.structure
         if tset.number < s.sets:
@@ -1842,6 +1839,17 @@ def advance_set(set_id: int, now=None) -> str:
             rows = None  # a cut changed the order: read it again
         transaction.on_commit(lambda: tables_read.push_standings(pk, rows))
     return what
+
+
+def _end_set(tset, now=None) -> None:
+    """A set whose every table finished: scored and marked done (advance_set, and a
+    close that comes before advance_set did)."""
+    from .models import TableSet
+
+    score_set(tset)
+    tset.status = TableSet.Status.DONE
+    tset.finished_at = now or timezone.now()
+    tset.save(update_fields=["status", "finished_at"])
 
 
 def score_set(tset) -> None:
@@ -2087,10 +2095,7 @@ def _close_tables(t: Tournament, actor, now=None) -> None:
     # (it runs after the last table's commit): it was played out, so it counts.
     for tset in TableSet.objects.filter(round__tournament=t).exclude(status=TableSet.Status.DONE):
         if tset.tables.exists() and not tset.tables.filter(finished=False).exists():
-            score_set(tset)
-            tset.status = TableSet.Status.DONE
-            tset.finished_at = now or timezone.now()
-            tset.save(update_fields=["status", "finished_at"])
+            _end_set(tset, now)
             if tset.number == t.structure.sets:
                 Round.objects.filter(pk=tset.round_id).update(status=Round.Status.DONE)
     unfinished = Table.objects.filter(

@@ -6,13 +6,12 @@ from django.utils.translation import gettext as _
 from django.utils.translation import ngettext, pgettext
 
 import engine
-from game.cards import card_text
+from game.cards import SUIT_SYMBOLS, card_text
 from game.levels import level_name
 from game.levels import rules_name as rules_id_name
 
 register = template.Library()
 
-SUIT_SYMBOLS = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 RED_SUITS = {"H", "D"}
 RED_SYMBOLS = ("♥", "♦")
 # As the table sorts a hand (static/js/table/cards.js): suits alternate in colour, the
