@@ -73,24 +73,21 @@ def test_the_embedded_server_closes_and_rates_a_tournament_by_itself(tmp_path):
     env.update(SQLITE_PATH=str(db), DEBUG="1", EMBEDDED_BEAT="1", EMBEDDED_BEAT_FIRST="1")
     manage = [sys.executable, "manage.py"]
     subprocess.run([*manage, "migrate", "--noinput", "-v", "0"], cwd=ROOT, env=env, check=True)
-    out = subprocess.run(
-        [*manage, "shell", "-c", SETUP],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    pk = int(out.stdout.strip().splitlines()[-1])
-    out = subprocess.run(
-        [*manage, "shell", "-c", LEFT_IN_A_RESTART],
-        cwd=ROOT,
-        env=env,
-        check=True,
-        capture_output=True,
-        text=True,
-    )
-    table = int(out.stdout.strip().splitlines()[-1])
+
+    def made(script: str) -> int:
+        """The id a set-up script prints last, run in `manage.py shell`."""
+        out = subprocess.run(
+            [*manage, "shell", "-c", script],
+            cwd=ROOT,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        return int(out.stdout.strip().splitlines()[-1])
+
+    pk = made(SETUP)
+    table = made(LEFT_IN_A_RESTART)
 
     def rita_is_played_by_the_bot() -> bool:
         with sqlite3.connect(db) as conn:
