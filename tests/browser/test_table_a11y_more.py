@@ -61,6 +61,22 @@ def _language(page, base: str, lang: str) -> None:
         page.locator("#lang-select").select_option(lang)
 
 
+def _table_with_three_bots(page, base: str, *, name: str = "", clock: str = "") -> None:
+    """A table of four opened as a guest (named `name`), three bots added, started."""
+    page.goto(base + "/tables/new/")
+    if name:
+        page.locator("input[name=name]").fill(name)
+    if clock:
+        page.select_option("select[name=clock]", clock)
+    page.locator("[data-create-table]").click()
+    page.wait_for_url("**/tables/*/")
+    for seat in (1, 2, 3):
+        page.locator(f"[data-add-bot='{seat}']").click()
+        page.wait_for_load_state()
+    page.locator("[data-start]").click()
+    page.wait_for_function("() => window.manillenTable !== undefined")
+
+
 def _snapshot(page, patch: str) -> None:
     """A snapshot of the state on screen changed by `patch` (as after a reconnect)."""
     page.evaluate(
@@ -343,15 +359,7 @@ def test_french_lines_put_a_space_before_the_colon(page, asgi_server):
     """« gast-Benoît : Bonjour » in the chat and « Est : passe » in the table's log, as
     French writes them (the script wrote « Est: passe »)."""
     _language(page, asgi_server, "fr")
-    page.goto(asgi_server + "/tables/new/")  # a table of four has the chat
-    page.locator("input[name=name]").fill("Benoit")
-    page.locator("[data-create-table]").click()
-    page.wait_for_url("**/tables/*/")
-    for seat in (1, 2, 3):
-        page.locator(f"[data-add-bot='{seat}']").click()
-        page.wait_for_load_state()
-    page.locator("[data-start]").click()
-    page.wait_for_function("() => window.manillenTable !== undefined")
+    _table_with_three_bots(page, asgi_server, name="Benoit")  # a table of four has the chat
     page.evaluate(
         """() => manillenTable.onMessage(
              {type: "chat", id: 990, name: "gast-Benoît", text: "Bonjour à tous !"})"""
@@ -532,15 +540,7 @@ def test_guests_are_told_apart_on_a_small_phone(small_phone, asgi_server):
 
 def test_a_spectator_sees_the_result_without_a_side(page, browser, request, asgi_server):
     host = page
-    host.goto(asgi_server + "/tables/new/")  # as a guest
-    host.select_option("select[name=clock]", "0")
-    host.locator("[data-create-table]").click()
-    host.wait_for_url("**/tables/*/")
-    for seat in (1, 2, 3):
-        host.locator(f"[data-add-bot='{seat}']").click()
-        host.wait_for_load_state()
-    host.locator("[data-start]").click()
-    host.wait_for_function("() => window.manillenTable !== undefined")
+    _table_with_three_bots(host, asgi_server, clock="0")  # as a guest
     url = host.url.split("?")[0]
     ctx, watcher = _new_page(request, browser, viewport={"width": 1200, "height": 900})
     try:
