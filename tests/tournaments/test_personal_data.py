@@ -11,6 +11,7 @@ from django.test import Client
 
 from game import actions as game_actions
 from tests.tournaments.conftest import finish, joined
+from tests.tournaments.test_bot_finished_mark import closed_with_bot  # noqa: F401 - fixture
 from tournaments import actions
 from tournaments.models import Tournament
 
@@ -70,17 +71,10 @@ def test_only_a_logged_in_player_downloads_and_only_their_own(make_user):
     assert client.post("/accounts/profile/data.json").status_code == 405
 
 
-def test_the_download_marks_a_game_the_bot_finished(make_tournament, make_user, organizer):
+def test_the_download_marks_a_game_the_bot_finished(closed_with_bot):  # noqa: F811
     """As the player's page marks it ('bot'): an entry finished by the bot at the close."""
-    from tests.tournaments.conftest import play_moves
-
-    t = make_tournament(seed="my-data-bot", unfinished_rule="bot")
-    anna, ben = make_user("anna"), make_user("ben")
-    e_anna, e_ben = joined(t, anna, ben)
-    finish(e_anna)
-    play_moves(e_ben, ben, 2)
-    actions.close_tournament(t.pk, organizer)
-    [mine] = _download(ben)["tournaments"]
+    _, e_anna, e_ben = closed_with_bot
+    [mine] = _download(e_ben.player)["tournaments"]
     assert mine["finish_mode"] == "bot" and mine["played_by"] == []
-    [hers] = _download(anna)["tournaments"]
+    [hers] = _download(e_anna.player)["tournaments"]
     assert hers["finish_mode"] == "played"
