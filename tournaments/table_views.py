@@ -18,7 +18,7 @@ from django.utils.translation import gettext as _
 from django.views.decorators.http import require_POST
 
 from . import actions, exports, tables
-from .models import Entry, Round, TableSet, Tournament
+from .models import Entry, Round, TableSeat, TableSet, Tournament
 from .views import _may_view, _require_organizer, _tournament
 
 # The room's screen: seconds between two pages of standings longer than the screen.
@@ -112,6 +112,12 @@ def overview(request: HttpRequest, pk: int) -> HttpResponse:
             .order_by("-created")
             .values_list("after__player", flat=True)
             .first()
+        )
+        # "The sets you played stay yours" only to someone who finished a table.
+        context["replaced_played"] = context["replaced_by"] is not None and (
+            TableSeat.objects.filter(
+                table__table_set__round__tournament=t, played_by=request.user
+            ).exists()
         )
     if request.GET.get("format") == "json":
         return JsonResponse({"status": t.status, "seat": context["seat"], "rows": context["rows"]})

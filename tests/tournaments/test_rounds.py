@@ -526,6 +526,11 @@ def test_the_organizer_replaces_a_player_who_leaves(client, club, organizer, mak
     client.force_login(gone)
     mine = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
     assert "data-replaced" in mine and "plaats in dit toernooi aan newcomer" in mine
+    # They finished no table: no "the sets you played stay yours".
+    assert "de sets die je speelde" not in mine
+    TableSeat.objects.filter(pk=seat.pk).update(played_by=gone)  # as when a set was done
+    mine = client.get(f"/tournaments/{t.pk}/tables/").content.decode()
+    assert "de sets die je speelde blijven op je naam" in mine
     client.force_login(organizer)
     # No reason, or someone already playing: refused with a message.
     with pytest.raises(actions.TournamentError, match="reason"):
