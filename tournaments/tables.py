@@ -47,18 +47,20 @@ def _seat_rows(
     return list(qs.values_list("entry_id", "table_id", "index", "raw", "dup_mp", "dup_diff"))
 
 
-def _seats_never_taken(t: Tournament) -> set[tuple[int, int]]:
-    """(table id, seat index) of the online tables whose person never arrived: the bot
-    played the seat from the set's start to its end (game.models.BotReason.ABSENT is
-    given back on arrival, so it is still there only if they never came)."""
-    return set(
-        Seat.objects.filter(
+def _seats_never_taken(t: Tournament) -> dict[tuple[int, int], int]:
+    """(table id, seat index) → the person of the online tables' seats whose person never
+    arrived: the bot played the seat from the set's start to its end
+    (game.models.BotReason.ABSENT is given back on arrival, so it is still there only if
+    they never came)."""
+    return {
+        (table_id, index): user_id
+        for table_id, index, user_id in Seat.objects.filter(
             game__tournament_table__table_set__round__tournament=t,
             user__isnull=False,
             bot_control=True,
             bot_reason=BotReason.ABSENT,
-        ).values_list("game__tournament_table__id", "index")
-    )
+        ).values_list("game__tournament_table__id", "index", "user_id")
+    }
 
 
 def standings(
@@ -93,7 +95,11 @@ def standings(
         mp[entry_id] += m or 0.0
         diff[entry_id] += d or 0.0
         sets[entry_id] += 1
-        by_bot[entry_id] += (table_id, index) in never_came
+        # The entry's present player's: whoever replaced a no-show did not fail to come.
+        entry = entries.get(entry_id)  # None: removed
+        by_bot[entry_id] += (
+            entry is not None and never_came.get((table_id, index)) == entry.player_id
+        )
         at_table[table_id].append((entry_id, index, r))
 
     tables_of: dict[int, list[int]] = defaultdict(list)

@@ -226,6 +226,40 @@ def test_a_player_who_never_came_is_marked_and_not_ranked(settings, make_user, c
     assert "data-no-show" in page and "data-unranked-note" in page
 
 
+def test_whoever_replaces_a_no_show_is_not_marked_never_came(settings, make_user):
+    """The bot played the first set for someone who never came; the organizer gives
+    their place to a newcomer during the second. The entry's row names the newcomer
+    ("earlier: ..."): it is not marked "never came", which was the earlier player's."""
+    settings.TABLES_ABSENT_GRACE = 60
+    boss = make_user("noshow-boss")
+    boss.is_staff = True
+    boss.save(update_fields=["is_staff"])
+    t = actions.create_tables_tournament(
+        boss, name="Live swap", fmt="pairs", players=4, sets=2, deals=1, open_now=True
+    )
+    for i in range(4):
+        actions.join(t.pk, make_user(f"swap{i}"))
+    actions.start_tables(t.pk)
+    game = Table.objects.get(table_set__round__tournament=t).game
+    people = {s.index: s.user for s in game_actions.seats_of(game)}
+    for index in (1, 2, 3):
+        game_actions.connect(game.public_id, people[index])
+    grace_over(game)
+    assert game_actions.absence_expired(game.pk) == 1
+    game_actions.autoplay(game.pk)
+    wait_until(
+        lambda: Table.objects.filter(table_set__round__tournament=t, table_set__number=2).exists(),
+        what="the second set",
+    )
+    gone = tables.standings(t)
+    assert {r["player"]: r["no_show"] for r in gone}[people[0].get_username()]
+    entry = t.entries.get(player=people[0])
+    actions.replace_player(entry.pk, boss, make_user("swap-in"), "never came")
+    row = {r["player"]: r for r in tables.standings(t)}["swap-in"]
+    assert row["before"] == [people[0].get_username()]
+    assert not row["no_show"] and row["rank"] is not None
+
+
 def test_a_tournament_table_has_no_chat(make_user):
     """Partners must not talk about their cards: the table's host (the first person in
     the draw) cannot switch a chat on, and a chat switched on somehow carries nothing."""
