@@ -99,7 +99,14 @@ def test_four_people_play_a_whole_game_one_leaves_and_comes_back(four, asgi_serv
         assert time.monotonic() < deadline, states
         seq = max(s["seq"] for s in states if s)
         if not left and seq >= 30 and states[2] and states[2]["rest"]:
-            north.locator("[data-leave]").click()  # north leaves mid-game
+            # North leaves mid-game: asked first ("no" keeps the seat, others play on).
+            asked: list[str] = []
+            north.once("dialog", lambda d, asked=asked: (asked.append(d.message), d.dismiss()))
+            north.locator("[data-leave]").click()
+            assert asked and "terugneemt" in asked[0], asked
+            assert north.evaluate("manillenTable.ui.table.players[2].bot_control") is False
+            north.once("dialog", lambda d: d.accept())
+            north.locator("[data-leave]").click()
             north.wait_for_load_state()
             expect(north.locator("[data-take-back]")).to_be_visible()
             # The others see that the bot plays North's seat; North's own cards are not

@@ -611,3 +611,25 @@ def test_a_bot_that_does_not_move_for_long_is_said_so_and_the_line_goes_when_it_
     page.wait_for_timeout(3000)
     expect(line).to_be_hidden()
     assert not page.js_errors, page.js_errors
+
+
+# --- 10. leaving a game in play ---------------------------------------------------------
+
+
+def test_the_last_person_leaving_a_casual_table_is_told_the_game_ends(page, asgi_server):
+    """Leaving mid-game is asked first. The one person at a table of bots is told the
+    game ends where it stands ("no" keeps the seat and the game); "yes" ends it."""
+    _table_with_three_bots(page, asgi_server)
+    page.wait_for_function(TABLE_AT_REST_JS)
+    asked = []
+    page.once("dialog", lambda d: (asked.append(d.message), d.dismiss()))
+    page.locator("[data-leave]").click()
+    assert asked and "het spel stopt waar het staat" in asked[0], asked
+    page.wait_for_timeout(500)
+    assert page.evaluate("manillenTable.ui.table.players[0].left") is False
+    assert "/tables/" in page.url
+    page.once("dialog", lambda d: d.accept())
+    page.locator("[data-leave]").click()
+    page.wait_for_load_state()
+    expect(page.locator("[data-leave]")).to_have_count(0)
+    assert not page.js_errors, page.js_errors

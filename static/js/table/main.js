@@ -248,6 +248,18 @@ function drawTable() {
   drawClock();
 }
 
+// Leaving mid-game is asked first: the bot takes the seat, and at a casual table the
+// last person's leaving ends the game where it stands.
+$("[data-leave-form]")?.addEventListener("submit", (ev) => {
+  const button = ev.currentTarget.querySelector("[data-leave]");
+  const me = ui.table.seat;
+  const others = (ui.table.players || []).some(
+    (p, i) => i !== me && p.person && !p.left,
+  );
+  const text = !others && button.dataset.confirmLast ? button.dataset.confirmLast : button.dataset.confirm;
+  if (text && !window.confirm(text)) ev.preventDefault();
+});
+
 function drawClock() {
   const box = $("#clock");
   if (!box) return;
