@@ -633,3 +633,31 @@ def test_the_last_person_leaving_a_casual_table_is_told_the_game_ends(page, asgi
     page.wait_for_load_state()
     expect(page.locator("[data-leave]")).to_have_count(0)
     assert not page.js_errors, page.js_errors
+
+
+def test_the_match_score_in_the_end_title_does_not_break(page, asgi_server):
+    """ "Match verloren, 0–2" in a phone's narrow dialog broke after the dash: the score
+    stays on one line, whatever the width."""
+    _open_table(page, asgi_server)
+    page.wait_for_function(TABLE_AT_REST_JS)
+    _snapshot(
+        page,
+        """() => ({phase: "game_over", game_over: true, to_move: null, legal: [],
+        outcome: {winner: 1, scores: [40, 104], reason: "match", games_won: [0, 2]},
+        scores: [40, 104]})""",
+    )
+    title = page.locator("[data-end-title]")
+    expect(title).to_contain_text("2")
+    page.evaluate("document.querySelector('[data-end-title]').style.width = '1ch'")
+    lines = page.evaluate(
+        """() => {
+          const node = document.querySelector('[data-end-title]').firstChild;
+          const at = node.data.search(/\\d/);
+          const range = document.createRange();
+          range.setStart(node, at);
+          range.setEnd(node, node.data.length);
+          return new Set([...range.getClientRects()].map((r) => Math.round(r.top))).size;
+        }"""
+    )
+    assert lines == 1, page.locator("[data-end-title]").text_content()
+    assert not page.js_errors, page.js_errors

@@ -494,7 +494,8 @@ export function renderEnd(box, state, t, reopen = null) {
   } else if (winner === null || winner === undefined) title = t("draw");
   else if (winner === myTeam) title = t(match ? "won_match" : state.deals ? "won_deals" : "won", { us, them });
   else title = t(match ? "lost_match" : state.deals ? "lost_deals" : "lost", { us, them });
-  box.querySelector("[data-end-title]").textContent = title;
+  // A score "0–2" stays on one line (a phone's narrow dialog broke it after the dash).
+  box.querySelector("[data-end-title]").textContent = title.replace(/(\d)([–-])(\d)/g, "$1\u2060$2\u2060$3");
   if (opening && !dismissed) {
     // Focus goes into the dialog: its main action, else its first control.
     endMainAction(box)?.focus();
