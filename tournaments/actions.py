@@ -1434,6 +1434,11 @@ def withdraw(tournament_id: int, user) -> None:
                 N_("the draw has been made: ask the organizer to replace you at your table")
             )
         entry.delete()
+        # The organizers see who took back a sign-up, and when (the panel's log).
+        AuditLog.objects.create(
+            tournament=t, actor=user, action="withdraw",
+            before={"player": user.get_username()}, after=None, reason="",
+        )  # fmt: skip
 
 
 def start_tables(tournament_id: int, actor=None, now=None) -> Tournament:

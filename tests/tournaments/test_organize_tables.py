@@ -194,6 +194,11 @@ def test_a_player_who_cannot_come_takes_the_sign_up_back_until_the_draw(
     page = client.get(response["Location"]).content.decode()
     assert "Je bent niet meer ingeschreven." in page and 'name="invite_code"' in page
     assert re.search(r"data-signed-up>0 / 8<", page)
+    # The organizers see who took a sign-up back, and when.
+    client.force_login(organizer)
+    panel = client.get(f"/tournaments/{t.pk}/tables/organize/").content.decode()
+    assert "ben: trok de inschrijving in (kan niet komen)" in " ".join(panel.split())
+    client.force_login(ben)
     client.post(f"/tournaments/{t.pk}/join/", {"invite_code": "TROEF7"})
     # After the draw the sign-up stays: the organizer replaces whoever cannot play.
     for k in range(7):
