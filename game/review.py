@@ -60,7 +60,9 @@ class TrickStep:
     cards: list[tuple[int, str]]  # (seat, card) in the order played
     winner: int | None
     points: int
-    deal_points: list[int]  # card points of WIJ (South-North) and ZIJ after this trick
+    # The deal's points of the viewer's team and the other after this trick (cards, the
+    # rules' points per trick, a turned card's): the last trick's are the deal's.
+    deal_points: list[int]
     result: dict | None = None  # the deal's result on its last trick
 
 
@@ -82,7 +84,12 @@ def trick_steps(seed: str, rules: str, actions: list[str], seat: int = SOUTH) ->
         hand = list(spec.texts()[seat])  # the viewer's own cards only
         if result is not None and seat % 2:
             result = _their_side_first(result)
-        steps.extend(_deal_steps(number, spec.dealer, hand, tricks, result, info, seat))
+        # The turned card's points (french) are the dealer's team's before any trick.
+        start = [0, 0]
+        rs = game.rules
+        if rs.trump_by_turned_card and rs.turned_card_points and spec.turned is not None:
+            start[(spec.dealer - seat) % 2] += spec.turned.points
+        steps.extend(_deal_steps(number, spec.dealer, hand, tricks, result, info, seat, rs, start))
     return steps
 
 
@@ -95,14 +102,21 @@ def _their_side_first(result: dict) -> dict:
     return out
 
 
-def _deal_steps(number, dealer, hand, tricks, result, info, me=SOUTH) -> list[TrickStep]:
+def _deal_steps(
+    number, dealer, hand, tricks, result, info, me=SOUTH, rules=None, start=(0, 0)
+) -> list[TrickStep]:
     out = []
-    points = [0, 0]  # the viewer's team first
+    points = list(start)  # the viewer's team first
     for i, trick in enumerate(tricks):
         cards = [(seat, card) for seat, card in trick["cards"]]
         winner = trick.get("winner")
+        # What the trick adds to the deal's points: its cards, and the rules' points per
+        # trick (french: +1 a trick), so that the tricks add up to the deal's total.
+        worth = trick.get("points", 0)
+        if rules is not None and winner is not None:
+            worth += rules.trick_bonus + (rules.last_trick_bonus if i == 7 else 0)
         if winner is not None:
-            points[(winner - me) % 2] += trick.get("points", 0)
+            points[(winner - me) % 2] += worth
         out.append(
             TrickStep(
                 deal=number,
@@ -115,7 +129,7 @@ def _deal_steps(number, dealer, hand, tricks, result, info, me=SOUTH) -> list[Tr
                 hand=list(hand),
                 cards=cards,
                 winner=winner,
-                points=trick.get("points", 0),
+                points=worth,
                 deal_points=list(points),
                 result=result if result is not None and i == len(tricks) - 1 else None,
             )

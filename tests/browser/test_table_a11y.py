@@ -301,3 +301,39 @@ def test_the_skip_link_shows_when_focused_and_is_not_printed(page, asgi_server):
     assert box is None or (box["width"] <= 1 and box["height"] <= 1), box
     page.emulate_media(media="print")
     assert link.evaluate("e => getComputedStyle(e).display") == "none"
+
+
+def test_a_tricks_line_counts_the_points_the_rules_give_a_trick(page, asgi_server):
+    """French gives a point a trick besides its cards: the line says what the trick
+    added to the deal's points (the lines of a deal add up to its total), also for the
+    deal's last trick, whose points the new deal's state only has on the board."""
+    _english(page, asgi_server)
+    _open_table(page, asgi_server)
+    page.locator("#fast-play").check()
+    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+    log = page.locator("#sr-log > *").last
+    # The jack (1 card point) and the trick's own point: 2 for South-North.
+    _event(
+        page,
+        1,
+        "JS",
+        """(prev) => ({...("""
+        + _trick_won_by(0, 1)
+        + """)(prev),
+          team_points: [prev.team_points[0] + 2, prev.team_points[1]]})""",
+    )
+    expect(log).to_have_text("West: jack of spades. You win the trick (2 points)")
+    # The last trick: the board's new row holds the deal's total.
+    three = '[[1, "7S"], [2, "8S"], [3, "9S"]]'
+    _event(page, 3, "9S", f"() => ({{current_trick: {{leader: 1, cards: {three}}}, to_move: 0}})")
+    _event(
+        page,
+        0,
+        "KS",
+        """(prev) => ({deal_number: prev.deal_number + 1, tricks: [],
+          current_trick: {leader: null, cards: []}, team_points: [0, 0],
+          board: [...(prev.board || []), {deal: prev.deal_number, card_points:
+            [prev.team_points[0] + 4, prev.team_points[1] + 30], written: [0, 0]}]})""",
+    )
+    expect(log).to_have_text("You: king of spades. You win the trick (34 points)")
+    assert not page.js_errors, page.js_errors

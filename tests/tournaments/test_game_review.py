@@ -178,3 +178,29 @@ def test_the_review_speaks_to_you_and_counts_one_point(client, make_user):
             assert "(1 punt)" in body and "(1 punten)" not in body
             seen.add("one")
     assert seen == {"deal", "win", "one"}, seen
+
+
+@pytest.mark.parametrize("rules", ["french", "flemish"])
+def test_a_deals_tricks_add_up_to_its_points(rules):
+    """French counts a point a trick besides the cards, and the turned card for the
+    dealer's side: each trick's points and the running "this deal so far" include them,
+    so the last trick's total is the deal's."""
+    import random
+
+    g, rnd = engine.Game("review-adds-up", rules), random.Random(7)
+    while not g.is_terminal():
+        g.apply_action(rnd.choice(g.legal_actions()))
+    from game.review import trick_steps
+
+    steps = trick_steps("review-adds-up", rules, list(g.actions))
+    by_deal: dict[int, list] = {}
+    for step in steps:
+        by_deal.setdefault(step.deal, []).append(step)
+    assert len(by_deal) > 1
+    for played in by_deal.values():
+        result = played[-1].result  # the deal's as the engine scored it
+        assert played[-1].deal_points == list(result["card_points"]), result
+        # Each step adds its trick's points to the side that won it.
+        for before, step in zip(played, played[1:], strict=False):
+            gained = [a - b for a, b in zip(step.deal_points, before.deal_points, strict=True)]
+            assert sorted(gained) == [0, step.points], step

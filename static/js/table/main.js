@@ -293,18 +293,31 @@ setInterval(drawClock, 500);
 function completedTrick(prev, next, msg) {
   const pt = prev.tricks || [];
   const nt = next.tricks || [];
+  // What the trick added to the deal's points: its cards and the rules' points per trick
+  // (french: +1), so that the lines add up to the deal's total.
+  const before = sum(prev.team_points);
   if (next.deal_number === prev.deal_number && nt.length > pt.length) {
     const last = nt[nt.length - 1];
-    return { cards: last.cards, winner: last.winner ?? null, points: last.points };
+    const added = sum(next.team_points) - before;
+    const points = nt.length === pt.length + 1 && added >= last.points ? added : last.points;
+    return { cards: last.cards, winner: last.winner ?? null, points };
   }
   const pc = prev.current_trick?.cards || [];
   if (next.deal_number !== prev.deal_number && pc.length === 3 && CARD_RE.test(msg.action || "")) {
     const cards = [...pc, [msg.actor, msg.action]];
-    // The deal's last trick: the next state is the new deal's, its points are counted here.
-    const points = cards.reduce((sum, [, c]) => sum + cardPoints(c), 0);
+    // The deal's last trick: the next state is the new deal's; its points are the deal's
+    // total on the board less what the earlier tricks made.
+    const own = cards.reduce((s, [, c]) => s + cardPoints(c), 0);
+    const row = (next.board || []).at(-1);
+    const added = row?.card_points && row.deal === prev.deal_number ? sum(row.card_points) - before : own;
+    const points = added >= own ? added : own;
     return { cards, winner: trickWinner(cards, prev.no_trump ? null : prev.trump), points };
   }
   return null;
+}
+
+function sum(pair) {
+  return (pair || []).reduce((a, b) => a + (Number(b) || 0), 0);
 }
 
 function dealNote(prev, next) {
