@@ -186,9 +186,11 @@ def rank(
     with np.errstate(divide="ignore", invalid="ignore"):
         deal_pct = 100.0 * totals / (counts * top) if top > 0 else np.full(field, 50.0)
     deal_pct = np.where(counts > 0, deal_pct, np.nan)
+    # Ordered on the percentage itself (standings_order rounds off only float noise):
+    # two results that round to the same 2 decimals shown are still not a tie.
+    _, ranks = standings_order(s, deal_pct, deals_played, by)
     deal_pct = round_like_python(deal_pct, 2)
     totals = round_like_python(totals, 4)
-    _, ranks = standings_order(s, deal_pct, deals_played, by)
     return Rankings(ranks, mp, pct, totals, deal_pct, res_mp, res_nb)
 
 

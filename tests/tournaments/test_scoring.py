@@ -172,3 +172,22 @@ def test_changed_marks_differing_and_not_yet_stored_values():
     new = np.array([1.0, 2.0, 3.0])
     assert scoring.changed([1.0, 2.5, None], new).tolist() == [False, True, True]
     assert scoring.changed([], np.array([])).tolist() == []
+
+
+def test_percentages_that_round_alike_are_not_a_tie():
+    """Two entries level on score and deals, their deal matchpoint percentages differing
+    in the third decimal (Neuberg over a field where deals were played by different
+    numbers of entries): ranked by the percentage itself, not by its rounded 2 decimals."""
+    import random
+
+    rnd = random.Random(7545)  # a field found by search where the two round alike
+    field = rnd.randint(8, 12)
+    deals = [rnd.randint(10, 24) for _ in range(field)]
+    deals[0] = deals[1] = rnd.randint(18, 24)
+    scores = [rnd.randint(-20, 20) for _ in range(field)]
+    scores[1] = scores[0]
+    results = [(e, k, rnd.choice(range(61))) for e in range(field) for k in range(1, deals[e] + 1)]
+    r = scoring.rank(scores, deals, *zip(*results, strict=True))
+    assert r.deal_matchpoints_pct[0] == r.deal_matchpoints_pct[1]  # as shown
+    assert r.deal_matchpoints[1] > r.deal_matchpoints[0]
+    assert r.rank[1] < r.rank[0]
