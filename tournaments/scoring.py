@@ -25,6 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
 from dataclasses import dataclass
+from decimal import ROUND_HALF_UP, Decimal
+from fractions import Fraction
 
 import numpy as np
 
@@ -192,6 +194,19 @@ def rank(
     deal_pct = round_like_python(deal_pct, 2)
     totals = round_like_python(totals, 4)
     return Rankings(ranks, mp, pct, totals, deal_pct, res_mp, res_nb)
+
+
+def half_up(value: float | Fraction, ndigits: int = 1) -> float:
+    """`value` to `ndigits` decimals with halves away from zero, as the pages'
+    floatformat and the live pages' Intl.NumberFormat round (Python's round takes a
+    half to the even digit: 27.25 gave 27.2 where the pages show 27.3). A Fraction is
+    rounded exactly; a float as its shortest decimal text (81.25, not 81.2499…)."""
+    exact = (
+        Decimal(value.numerator) / Decimal(value.denominator)
+        if isinstance(value, Fraction)
+        else Decimal(repr(float(value)))
+    )
+    return float(exact.quantize(Decimal(1).scaleb(-ndigits), rounding=ROUND_HALF_UP))
 
 
 def round_like_python(values: Sequence[float], ndigits: int) -> np.ndarray:

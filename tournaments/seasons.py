@@ -24,6 +24,7 @@ from django.utils.translation import gettext_noop as N_
 from .actions import NotAllowed, TournamentError, _one_line_name
 from .models import Club, Entry, Season, Tournament
 from .ratings import pair_results, unscored_entries
+from .scoring import half_up
 
 
 def field_scores(ranks: dict[Any, int]) -> dict[Any, float]:
@@ -93,9 +94,10 @@ def standings(season: Season) -> dict[str, Any]:
         {
             "player": names[p],
             "events": len(s),
-            "total": round(sum(s), 1),
-            "average": round(sum(s) / len(s), 1),
-            "best": round(max(s), 1),
+            # Halves up, as every page and export rounds (81.25 → 81.3).
+            "total": half_up(sum(s)),
+            "average": half_up(sum(s) / len(s)),
+            "best": half_up(max(s)),
         }
         for p, s in scores.items()
     ]

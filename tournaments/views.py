@@ -11,6 +11,7 @@ import hashlib
 import json
 import logging
 import secrets
+from fractions import Fraction
 from functools import partial, wraps
 from urllib.parse import quote, urlencode
 
@@ -34,7 +35,7 @@ from django.views.decorators.http import require_POST, require_safe
 import engine
 from game.cards import card_text
 
-from . import actions, exports, rankings, replays
+from . import actions, exports, rankings, replays, scoring
 from .forms import (
     STRUCTURE_FIELDS,
     ClubForm,
@@ -396,7 +397,9 @@ def compare(request: HttpRequest, pk: int) -> HttpResponse:
                 "written": r.written,
                 "neuberg": rankings.neuberg_of(pts, r.card_points[0], entries),
                 "played_by": len(pts),
-                "field_avg": round(int(sum(pts)) / len(pts), 1) if len(pts) else None,
+                "field_avg": scoring.half_up(Fraction(int(sum(pts)), len(pts)))
+                if len(pts)
+                else None,
                 "field_best": int(max(pts)) if len(pts) else None,
                 "par": (par.get("card_points") or [None])[0],
             }

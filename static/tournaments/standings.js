@@ -36,6 +36,14 @@ if (table && "WebSocket" in window) {
     });
     return formats[digits].format(Number(v));
   };
+  // A score per deal with one decimal from the total itself (as the server's
+  // per_deal_shown: not the 2 decimals of score_per_deal rounded again), halves away
+  // from zero: tenths counted on integers.
+  const perDeal = (score, deals) => {
+    if (score === null || score === undefined || !deals) return "";
+    const tenths = Math.sign(score) * Math.round((Math.abs(score) * 10) / deals);
+    return fmt(tenths / 10, 1);
+  };
   // A percentage as the server's `percent` filter writes it (50,0 % in French).
   const percentFormat = new Intl.NumberFormat(lang, {
     style: "percent", minimumFractionDigits: 1, maximumFractionDigits: 1, useGrouping: false,
@@ -59,7 +67,7 @@ if (table && "WebSocket" in window) {
       // The columns of _standings_table.html: totals and per-deal figures as named.
       const pct = r.deal_matchpoints_pct;
       const cells = [r.rank, r.player, r.score + (r.corrected ? " *" : ""), r.deals_played,
-        fmt(r.score_per_deal, 1), pctText(pct)];
+        perDeal(r.score, r.deals_played), pctText(pct)];
       cells.forEach((c, i) => {
         const td = document.createElement("td");
         if (i === 1) {

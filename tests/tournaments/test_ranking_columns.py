@@ -285,3 +285,20 @@ def test_the_live_table_shows_what_the_page_shows(field, client, lang):
     live = json.loads(out)
     assert live == table_rows(html)
     assert live[1][1] == "kort bot" and live[0][1] == "lang"
+
+
+def test_the_score_per_deal_is_rounded_once_from_the_total(make_tournament, fake_entry, client):
+    """63 over 13 deals is 4.846: the page showed 4.9 (the 2 decimals of score_per_deal,
+    4.85, rounded again). Shown from the total itself, halves away from zero."""
+    t = make_tournament(seed="per-deal-once")
+    entries = {
+        "dertien": fake_entry(t, "dertien", 63, dict.fromkeys(range(1, 14), 30)),
+        "twintig": fake_entry(t, "twintig", -3, dict.fromkeys(range(1, 21), 20)),
+    }
+    rankings.recompute(t.pk)
+    client.cookies[settings.LANGUAGE_COOKIE_NAME] = "en"
+    client.force_login(entries["dertien"].player)
+    rows = table_rows(client.get(f"/tournaments/{t.pk}/standings/").content.decode())
+    assert [r[4] for r in rows] == ["4.8", "-0.2"]
+    # The machine-readable figure keeps its 2 decimals.
+    assert [r["score_per_deal"] for r in rankings.standings(t)] == [4.85, -0.15]

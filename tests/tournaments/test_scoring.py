@@ -191,3 +191,11 @@ def test_percentages_that_round_alike_are_not_a_tie():
     assert r.deal_matchpoints_pct[0] == r.deal_matchpoints_pct[1]  # as shown
     assert r.deal_matchpoints[1] > r.deal_matchpoints[0]
     assert r.rank[1] < r.rank[0]
+
+
+def test_half_up_rounds_halves_away_from_zero_like_the_pages():
+    from fractions import Fraction
+
+    assert scoring.half_up(81.25) == 81.3 and scoring.half_up(-0.15) == -0.2
+    assert scoring.half_up(Fraction(109, 4)) == 27.3  # a field's average card points
+    assert scoring.half_up(Fraction(63, 13)) == 4.8 and scoring.half_up(2.675, 2) == 2.68

@@ -212,3 +212,16 @@ def test_a_season_of_one_player_nights_says_why_nobody_scores(
     assert "1 afgesloten toernooi" in page and "alleen" in page
     assert "data-no-season-results" in page
     assert "minstens twee spelers" in page and "Nog geen toernooi" not in page
+
+
+def test_a_half_is_rounded_up_as_on_every_other_page(
+    make_tournament, fake_entry, organizer, season
+):
+    """Nine players, two level in second place: each beat six of eight and tied one,
+    81.25. Python's round made it 81.2; the pages' floatformat rounds halves up (81.3)."""
+    scores = {"p1": 90, "p2": 50, "p3": 50, "p4": 20, "p5": 10, "p6": 0, "p7": -10}
+    scores |= {"p8": -20, "p9": -30}
+    closed(make_tournament, fake_entry, organizer, "half", scores, dt.date(2026, 10, 9))
+    rows = {r["player"]: r for r in seasons.standings(season)["rows"]}
+    assert rows["p2-half"]["best"] == rows["p3-half"]["best"] == 81.3
+    assert rows["p2-half"]["total"] == rows["p2-half"]["average"] == 81.3

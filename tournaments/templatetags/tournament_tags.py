@@ -103,6 +103,22 @@ def percent(value) -> str:
 
 
 @register.filter
+def per_deal_shown(score, deals) -> str:
+    """A score per deal with one decimal, from the total and the deals themselves (the
+    2 decimals of `score_per_deal` rounded again gave 4,9 for 63 over 13 deals); halves
+    away from zero, as the live standings write it."""
+    from fractions import Fraction
+
+    from django.template.defaultfilters import floatformat
+
+    from tournaments.scoring import half_up
+
+    if score is None or not deals:
+        return ""
+    return floatformat(half_up(Fraction(int(score), int(deals))), 1)
+
+
+@register.filter
 def preset_ties_double(s) -> bool:
     """Whether the rules of a tournament of tables know the tie doubling at all (french
     and malilla double nothing): then its page says whether this tournament keeps it."""
