@@ -288,9 +288,14 @@ def set_figures(written: np.ndarray, duplicate: bool) -> SetFigures:
     mp0 = np.where(counted, scaled, top / 2).sum(axis=1)
     diff0 = np.where(counted, net - others, 0.0).sum(axis=1)
     full = top * net.shape[1]
-    return SetFigures(
-        raw=raw, mp=np.stack([mp0, full - mp0], axis=1), diff=np.stack([diff0, -diff0], axis=1)
-    )
+
+    # 4 decimals, as the solo figures: the sums' float noise (6.999999999999999) is not
+    # written into the seats, the exports and the standings' ties.
+    def four(pair: np.ndarray) -> np.ndarray:
+        return round_like_python(pair.ravel(), 4).reshape(pair.shape) + 0.0  # no -0.0
+
+    mp = four(np.stack([mp0, full - mp0], axis=1))
+    return SetFigures(raw=raw, mp=mp, diff=four(np.stack([diff0, -diff0], axis=1)))
 
 
 def table_order(
@@ -322,7 +327,8 @@ def table_ranks(
     """
     import random
 
-    raw_a, dup_a = np.asarray(raw, dtype=float), np.asarray(dup, dtype=float)
+    # Sums of 4-decimal figures: level at 6 decimals is level (no float noise apart).
+    raw_a, dup_a = np.asarray(raw, dtype=float), np.round(np.asarray(dup, dtype=float), 6)
     lot = list(range(len(keys)))
     random.Random(f"{lot_seed}:lot").shuffle(lot)
     lot_of = {i: pos for pos, i in enumerate(lot)}
