@@ -827,6 +827,8 @@ def manage(request: HttpRequest, pk: int) -> HttpResponse:
     # hidden from this organizer, as they joined only: the order would be the standings.
     order = (F("rank").asc(nulls_last=True), "joined_at") if allowed else ("joined_at", "pk")
     entries = t.entries.select_related("player", "game").order_by(*order)
+    # A corrected score is marked "*", as on the standings and in the exports.
+    corrected = set(t.audit.filter(action="correct_score").values_list("entry_id", flat=True))
     rows = []
     for e in entries:
         state = e.game.state or {}
@@ -835,6 +837,7 @@ def manage(request: HttpRequest, pk: int) -> HttpResponse:
                 "entry": e,
                 "deal_number": state.get("deal_number"),
                 "scores": state.get("scores") if allowed else None,
+                "corrected": allowed and e.pk in corrected,
             }
         )
     context = {

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from game.models import Game
@@ -145,7 +147,9 @@ def test_a_no_show_at_close_has_no_result_and_is_not_ranked(
     assert "niet gespeeld" in client.get("/accounts/profile/").content.decode()
 
 
-def test_correcting_a_score_needs_a_reason_and_is_logged(make_tournament, make_user, organizer):
+def test_correcting_a_score_needs_a_reason_and_is_logged(
+    make_tournament, make_user, organizer, client
+):
     t = make_tournament(seed="corrections")
     anna, ben = make_user("anna"), make_user("ben")
     e_anna, e_ben = joined(t, anna, ben)
@@ -160,6 +164,11 @@ def test_correcting_a_score_needs_a_reason_and_is_logged(make_tournament, make_u
     log = AuditLog.objects.get(action="correct_score")
     assert log.actor == organizer and log.reason == "verkeerde kaart na storing"
     assert log.before["score"] == e_anna.game_score and log.after == {"score": 50}
+    # The panel marks the corrected score, as the standings and exports do.
+    client.force_login(organizer)
+    panel = client.get(f"/tournaments/{t.pk}/manage/").content.decode()
+    assert panel.count("data-corrected") == 1
+    assert re.search(r">50 <span data-corrected[^>]*>\*</span>", panel)
 
 
 def test_removing_an_entry_drops_it_from_the_standings(
