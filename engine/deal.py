@@ -186,8 +186,13 @@ class Deal:
         self.phase = PLAY
         self.to_move: int | None = dealer
         if rs.trump_by_turned_card:
-            if turned is None or not (hands[dealer] >> turned & 1):
+            if turned is None:
                 raise ValueError("these rules turn the dealer's last card: give it as turned=")
+            if not (hands[dealer] >> turned & 1):
+                raise ValueError(
+                    f"the turned card {turned} is not in the dealer's hand "
+                    f"(seat {dealer}): these rules turn the dealer's last card"
+                )
             self.trump = turned.suit_index
             self.trump_chosen = True
             if rs.turned_card_points:

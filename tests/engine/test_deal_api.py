@@ -38,7 +38,7 @@ def test_turned_card_only_where_the_preset_turns_one():
     hands = fill_hands({})
     with pytest.raises(ValueError, match="do not turn"):
         Deal.from_hands(hands, dealer=0, rules="flemish", turned=hands[0][0])
-    with pytest.raises(ValueError, match="turn the dealer's last card"):
+    with pytest.raises(ValueError, match=f"turned card {hands[1][0]} is not in the dealer's hand"):
         Deal.from_hands(hands, dealer=0, rules="french", turned=hands[1][0])  # not the dealer's
     d = Deal.from_hands(hands, dealer=2, rules="malilla")
     assert str(d.turned) == hands[2][-1]  # defaults to the last card listed
