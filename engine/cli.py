@@ -709,9 +709,10 @@ def selfplay(args, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     if draws:
         print(f"draws: {draws}", file=out)
     m, lo, hi = mean_ci(diffs)
+    # One pair has no spread to make an interval of (mean_ci gives ±inf).
+    ci = f"95% CI [{lo:+.2f}, {hi:+.2f}]" if len(diffs) > 1 else "no 95% CI from one pair"
     print(
-        f"difference {label[0]} - {label[1]}: {m:+.2f} card points/deal,"
-        f" 95% CI [{lo:+.2f}, {hi:+.2f}]"
+        f"difference {label[0]} - {label[1]}: {m:+.2f} card points/deal, {ci}"
         f" (paired over {len(diffs)} game pairs)",
         file=out,
     )

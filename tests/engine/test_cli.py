@@ -273,6 +273,12 @@ def test_selfplay_prints_means_and_a_confidence_interval(tmp_path):
     )  # same deals
 
 
+def test_selfplay_of_one_pair_has_no_interval_to_print():
+    r = run("selfplay", "--games", "1", "--seed", "one", "--bots", "heuristic,random")
+    assert r.returncode == 0, r.stderr
+    assert "inf" not in r.stdout and "no 95% CI from one pair" in r.stdout
+
+
 def test_selfplay_is_reproducible_and_quiet():
     args = (
         "selfplay",
