@@ -249,3 +249,79 @@ def test_the_end_of_a_long_game_shows_every_deal_and_the_total_on_a_phone(browse
         last.scroll_into_view_if_needed()
         expect(last).to_be_in_viewport()
         assert not errors, errors
+
+
+# The bot plays persons' seats at West and East (a tournament's table): their names.
+BOT_PLAYS_PEOPLE_JS = """() => {
+  const person = (name, bot) => ({name, person: true, bot: bot ? "club" : null,
+    bot_control: bot, bot_reason: bot ? "away" : "", left: false, free: false, away: false});
+  manillenTable.onMessage({type: "table", table: {status: "active", players: [
+    person("zuid", false), person("dirk", true), person("noord", false), person("cis", true)]}});
+}"""
+
+
+@pytest.mark.parametrize("width,height", [(320, 568), (740, 360)])
+def test_a_bot_played_persons_name_is_not_cut_to_a_letter(browser, asgi_server, width, height):
+    """At 320 px (and a phone on its side) West's "dirk (bot)" read "d… (bot)": the name
+    and the tag now take two lines in the narrow side column, both whole."""
+    with _phone_with_east_card_out(browser, asgi_server, width, height) as (page, errors):
+        page.evaluate(BOT_PLAYS_PEOPLE_JS)
+        for seat in ("1", "3"):
+            expect(page.locator(f".seat[data-seat='{seat}'] .bot-tag")).to_be_visible()
+        expect(page.locator(".seat[data-seat='1'] .name")).to_have_text("dirk")
+        if SHOTS:
+            page.screenshot(path=os.path.join(SHOTS, f"phone-{width}-bot-names.png"))
+        _assert_felt_in_order(page, "bot-played names")
+        assert not errors, errors
+
+
+def test_the_end_dialog_shows_its_score_and_main_action_on_a_small_phone(browser, asgi_server):
+    """At 320×568 the end dialog's long title ("Verloren: zij hebben het hoogste totaal na
+    het laatste deel.") took 7 lines and pushed the score and the main button below the
+    screen: they are on the first screen now, the title in a few lines."""
+    with _phone_with_east_card_out(browser, asgi_server, 320, 568) as (page, errors):
+        page.evaluate(
+            """() => {
+              const u = manillenTable.ui;
+              manillenTable.onMessage({type: "snapshot", seq: u.seq + 1, state: {...u.state,
+                phase: "game_over", game_over: true, to_move: null, legal: [], deals: 12,
+                outcome: {winner: 1, scores: [40, 104], reason: "deals"}, scores: [40, 104]}});
+            }"""
+        )
+        title = page.locator("[data-end-title]")
+        expect(title).to_contain_text("het hoogste totaal na het laatste deel")
+        if SHOTS:
+            page.screenshot(path=os.path.join(SHOTS, "phone-320-end.png"))
+        lines = page.evaluate(
+            """() => {
+              const h = document.querySelector('[data-end-title]');
+              return Math.round(h.getBoundingClientRect().height /
+                parseFloat(getComputedStyle(h).lineHeight || '0') || 0);
+            }"""
+        )
+        box = page.locator("[data-end-title]").bounding_box()
+        score = page.locator("#end .end-score b").bounding_box()
+        action = page.locator("#end [data-new-game]").first.bounding_box()
+        assert box["y"] >= 0, box
+        assert score["y"] + score["height"] <= 568, score
+        assert action["y"] + action["height"] <= 568, (action, lines)
+        assert not errors, errors
+
+
+def test_the_headers_links_are_big_enough_to_tap_on_a_phone(browser, asgi_server):
+    """The header's links and language menu were 32 px high on a phone: 40 now."""
+    ctx = browser.new_context(
+        locale="nl-BE", viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True
+    )
+    try:
+        page = ctx.new_page()
+        page.goto(asgi_server + "/")
+        heights = page.evaluate(
+            """() => [...document.querySelectorAll(
+                '.site-nav > a, .site-nav .link-button, .site-nav select')]
+              .filter((n) => n.getClientRects().length)
+              .map((n) => [n.textContent.trim().slice(0, 20), n.getBoundingClientRect().height])"""
+        )
+        assert heights and all(h >= 40 for _, h in heights), heights
+    finally:
+        ctx.close()

@@ -129,6 +129,19 @@ def test_the_room_screen_follows_each_table_done(
                      document.querySelector("[data-screen-seating]").getBoundingClientRect().bottom]"""
         )
         assert tall > 400 >= seating_bottom, (tall, seating_bottom)  # pages to turn
+        # The notes under the standings stay readable on a short screen (were 9.6px).
+        note_px = small.evaluate(
+            """() => {
+              const p = document.createElement("p");
+              p.className = "t-live";
+              p.textContent = "—";
+              document.querySelector(".t-screen").append(p);
+              const px = parseFloat(getComputedStyle(p).fontSize);
+              p.remove();
+              return px;
+            }"""
+        )
+        assert note_px >= 12, note_px
         small.evaluate("window.ys = []; setInterval(() => window.ys.push(window.scrollY), 250)")
         small.wait_for_timeout(7_000)  # two turns
         assert max(small.evaluate("window.ys")) == 0
