@@ -458,6 +458,12 @@ def test_the_organizer_lets_the_bot_play_a_seat_that_holds_the_table_up(
     client.force_login(organizer)
     page = client.get(organize).content.decode()
     assert f'data-seat-to-bot="1-{idle}"' in page and "Laat de bot spelen" in page
+    # A button for a finger, each person's seat on a line of its own (on a phone the
+    # table's seats and controls ran together in one line).
+    assert '<summary class="button">Laat de bot spelen</summary>' in page
+    body = page.split('<table class="t-table" data-progress>', 1)[1].split("<tbody>", 1)[1]
+    seats_cell = body.split("<td>", 1)[1].split("</td>", 1)[0]
+    assert seats_cell.count("<br>") == 3 and " · " not in seats_cell
     url = reverse("tournaments:tables-seat-to-bot", args=[t.pk])
     form = {"round": 1, "set": 1, "table": 1, "seat": idle}
     # Not for a player of the tournament.
