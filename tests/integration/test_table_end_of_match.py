@@ -61,7 +61,9 @@ console.log(JSON.stringify(out));
         score, title = out[str(seat)]
         assert int(score) == g.score_for(seat) == views[seat]["score_for_seat"]
         us, them = won[seat % 2], won[1 - seat % 2]
-        expected = "draw" if us == them else f"match {'won' if us > them else 'lost'} {us}-{them}"
+        # The score is held on one line (word joiners round the dash).
+        score_text = f"{us}\u2060-\u2060{them}"
+        expected = "draw" if us == them else f"match {'won' if us > them else 'lost'} {score_text}"
         assert title == expected
 
 
