@@ -29,7 +29,8 @@ demo-user: migrate
 
 run: demo-user
 	@echo "Manillen on http://$(HOST):$(PORT)/  (log in as demo / demo)"
-	$(BIN)/uvicorn config.asgi:application --host $(HOST) --port $(PORT)
+	$(BIN)/uvicorn config.asgi:application --host $(HOST) --port $(PORT) \
+	  --ws-ping-interval 10 --ws-ping-timeout 10
 
 # Debian's Chromium for the browser test; Playwright never downloads a browser here.
 chromium:

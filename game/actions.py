@@ -98,6 +98,11 @@ class SeatRefused(ActionError):
     code = "refused"
 
 
+class AlreadyPlaying(SeatRefused):
+    """ "Take your seat back" from a seat the person already plays (a second tab's tap,
+    a form sent twice): nothing to do."""
+
+
 class IllegalAction(ActionError):
     """The engine refused the move; the message is the engine's, naming the rule."""
 
@@ -1005,7 +1010,7 @@ def take_back(public_id, user) -> Game:
         if game.status != Game.Status.ACTIVE:
             raise SeatRefused(N_("this game is not being played"))
         if not mine.bot_control:
-            raise SeatRefused(N_("you are playing your seat already"))
+            raise AlreadyPlaying(N_("you are playing your seat already"))
         _give_seat_back(game, seats, mine)
     return game
 

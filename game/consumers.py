@@ -273,6 +273,10 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
         except messages.BadMessage as exc:
             await self.send_error(exc.code, str(exc))
             return
+        if isinstance(message, messages.PingMessage):
+            # The page checks that its connection lives: a word back, nothing else.
+            await self.send_json({"type": "pong"})
+            return
         if isinstance(message, messages.SnapshotMessage):
             if not game_sockets.snapshot(self.budget):
                 await self.send_error("rate_limited", "too many snapshots: slow down")

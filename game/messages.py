@@ -3,6 +3,7 @@
     {"type": "action", "action": "<str, 1..16 chars>", "seq": <int >= 0>}
     {"type": "snapshot"}
     {"type": "chat", "text": "<str, 1..200 chars>"}
+    {"type": "ping"}   (answered {"type": "pong"}: the page checks its connection lives)
 
 Anything else is a BadMessage; nothing reaches game/actions.py unvalidated.
 """
@@ -35,7 +36,12 @@ class ChatMessage:
     text: str
 
 
-def parse(content: object) -> ActionMessage | SnapshotMessage | ChatMessage:
+@dataclass(frozen=True)
+class PingMessage:
+    pass
+
+
+def parse(content: object) -> ActionMessage | SnapshotMessage | ChatMessage | PingMessage:
     if not isinstance(content, dict):
         raise BadMessage("a message is a JSON object")
     kind = content.get("type")
@@ -43,6 +49,10 @@ def parse(content: object) -> ActionMessage | SnapshotMessage | ChatMessage:
         if set(content) != {"type"}:
             raise BadMessage("a snapshot request has no other fields")
         return SnapshotMessage()
+    if kind == "ping":
+        if set(content) != {"type"}:
+            raise BadMessage("a ping has no other fields")
+        return PingMessage()
     if kind == "action":
         if set(content) != {"type", "action", "seq"}:
             raise BadMessage("an action message has exactly the fields type, action, seq")
@@ -62,4 +72,4 @@ def parse(content: object) -> ActionMessage | SnapshotMessage | ChatMessage:
         if not isinstance(text, str) or not 1 <= len(text) <= MAX_CHAT_LENGTH:
             raise BadMessage(f"text must be a string of 1 to {MAX_CHAT_LENGTH} characters")
         return ChatMessage(text=text)
-    raise BadMessage("unknown message type (expected 'action', 'snapshot' or 'chat')")
+    raise BadMessage("unknown message type (expected 'action', 'snapshot', 'chat' or 'ping')")

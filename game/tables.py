@@ -231,7 +231,13 @@ def leave(request: HttpRequest, game_id) -> HttpResponse:
 
 @require_POST
 def take_back(request: HttpRequest, game_id) -> HttpResponse:
-    return _do(request, game_id, lambda: actions.take_back(game_id, request.user))
+    def call():
+        try:
+            return actions.take_back(game_id, request.user)
+        except actions.AlreadyPlaying:  # another tab took it back first: the table
+            return game_id
+
+    return _do(request, game_id, call)
 
 
 @require_POST

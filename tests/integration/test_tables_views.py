@@ -264,6 +264,12 @@ def test_leaving_mid_game_leaves_the_bot_and_leaving_twice_is_refused(user, othe
     assert "data-take-back" in page
     assert visitor.post(f"/tables/{game.public_id}/back/").status_code == 302
     assert Seat.objects.get(game=game, index=2).bot_control is False
+    # A second tab's "take your seat back": nothing to do, back to the table (was a
+    # refusal page at the form's address, which a reload would send again).
+    twice = visitor.post(f"/tables/{game.public_id}/back/")
+    assert twice.status_code == 302 and twice["Location"] == f"/tables/{game.public_id}/"
+    with pytest.raises(actions.AlreadyPlaying):
+        actions.take_back(game.public_id, other_user)
 
 
 def test_the_home_page_lists_a_table_game_with_the_players_own_score(user, other_user):

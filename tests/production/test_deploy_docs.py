@@ -64,3 +64,23 @@ def test_healthz_is_not_retried_nor_redirected_in_either_site():
         assert "location = /healthz" in port80 and "proxy_next_upstream off;" in port80, site
         assert "map $request_method $manillen_login_key" in text, site
         assert "expires " not in text, site  # one Cache-Control on /static/
+
+
+def _uvicorn_flags(text: str) -> set[str]:
+    words = re.findall(r'"?(--[a-z-]+)"?(?:[ ,]+"?([^\s",\\\]]+)"?)?', text)
+    return {
+        f"{flag} {value}" if value and not value.startswith("--") else flag for flag, value in words
+    }
+
+
+def test_every_web_server_finds_a_dead_websocket_within_20_seconds():
+    """A phone whose network went away keeps a socket "open": uvicorn's pings (every
+    10 s, 10 s to answer) close it, the seat is away and the takeover counts from there.
+    The image, the systemd unit and `make run` start uvicorn alike."""
+    image = (DEPLOY / "Dockerfile").read_text().split('CMD ["uvicorn"', 1)[1].split("]", 1)[0]
+    unit = (DEPLOY / "systemd" / "manillen-web@.service").read_text()
+    unit = unit.split("ExecStart=", 1)[1].split("\nRestart", 1)[0]
+    run = (ROOT / "Makefile").read_text().split("\nrun:", 1)[1].split("\n\n", 1)[0]
+    for where, text in (("image", image), ("unit", unit), ("make run", run)):
+        flags = _uvicorn_flags(text)
+        assert {"--ws-ping-interval 10", "--ws-ping-timeout 10"} <= flags, (where, flags)

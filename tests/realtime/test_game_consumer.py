@@ -70,6 +70,20 @@ async def test_connect_sends_a_snapshot_of_souths_view(user):
     await comm.disconnect()
 
 
+async def test_a_ping_is_answered_at_once_with_a_pong_and_nothing_else(user):
+    """The page checks its connection lives (a dead one looks open for minutes): a
+    ping gets a pong, no snapshot, no database work, no change."""
+    game, cookie = await _make_game(user)
+    comm, _ = await _connect(game, cookie)
+    for _ in range(3):
+        await comm.send_json_to({"type": "ping"})
+        assert await comm.receive_json_from(timeout=TIMEOUT) == {"type": "pong"}
+    assert await comm.receive_nothing(timeout=0.2)
+    after = await _reload(game)
+    assert (after.seq, after.actions) == (game.seq, game.actions)
+    await comm.disconnect()
+
+
 async def test_other_users_and_anonymous_visitors_get_not_found(user, other_user):
     game, _ = await _make_game(user)
     for cookie in (await _cookie(other_user), None):
@@ -108,6 +122,7 @@ HOSTILE = [
     json.dumps({"type": "action", "action": "T♠", "seq": 0}),
     json.dumps({"type": "action", "action": "TS", "seq": 0, "user_id": 1}),
     json.dumps({"type": "snapshot", "seat": 2}),
+    json.dumps({"type": "ping", "seq": 1}),
     json.dumps({"type": "become_north"}),
     json.dumps({"action": "TS", "seq": 0}),
     json.dumps({"type": "action", "action": "TS", "seq": 0, "pad": "x" * 5000}),

@@ -452,6 +452,11 @@ const pageSeat = tableNode ? (ui.table.seat ?? null) : undefined;
 
 function onMessage(msg) {
   ui.lastHeard = Date.now();
+  if (msg.type === "pong") {
+    if (ui.pingAt) ui.rtt = Date.now() - ui.pingAt;
+    ui.pingAt = 0;
+    return;
+  }
   if (msg.type === "snapshot" && msg.table && pageSeat !== undefined && (msg.table.seat ?? null) !== pageSeat) {
     // The seat changed hands since the page was drawn (its socket was released and
     // reconnected as who we are now): the server draws the page for that.
@@ -486,7 +491,7 @@ function onMessage(msg) {
     ui.state = msg.state;
     ui.seq = ui.shownSeq = Number(msg.seq);
     // "Not connected: play it again once the table is back": the table is back.
-    if (ui.error === t("not_sent")) ui.error = "";
+    if (ui.error === t("not_sent") || ui.error === t("slow_down")) ui.error = "";
     if (msg.table) setTable(msg.table);
     draw();
   } else if (msg.type === "event" && msg.state) {
@@ -584,7 +589,9 @@ function onError(msg) {
     // The note says it (with a link); the server's words only if there is no note.
     ui.error = $("#closed-note") ? "" : msg.message || t("refused");
   } else if (msg.code === "rate_limited") {
-    ui.error = t("slow_down"); // the server's words are English
+    // The server's words are English. Only a move of the player's own is theirs to
+    // slow down: the page's own asking (snapshots on reconnects of several tabs) is not.
+    ui.error = card ? t("slow_down") : ui.error;
   } else if (msg.code === "stale" || msg.code === "not_your_turn") {
     ui.error = msg.code === "not_your_turn" ? t("wait_turn") : "";
     socket.requestSnapshot();
@@ -878,11 +885,37 @@ setInterval(() => {
 // A move answered by nothing at all (no echo, no refusal, not a word from the server):
 // the socket looks open but is dead (a phone that changed networks keeps one "open" for
 // minutes). Start the connection over; the snapshot then tells whether the card counted.
+// The wait allows for a slow link: three round trips as last measured, at least 5 s.
 const ANSWER_MS = 5000;
+function answerMs() {
+  return Math.max(ANSWER_MS, 3 * (ui.rtt || 0));
+}
 setInterval(() => {
-  if (ui.pending === null || Date.now() - Math.max(ui.sentAt, ui.lastHeard) < ANSWER_MS) return;
+  if (ui.pending === null || Date.now() - Math.max(ui.sentAt, ui.lastHeard) < answerMs()) return;
   socket.restart();
 }, 500);
+
+// A connection that died without a word (the network gone, a router that dropped it)
+// also looks open while nobody moves: with nothing heard for PING_MS the page asks the
+// server for a word ("ping", answered at once, no database work) and, with no answer in
+// answerMs(), starts over, saying the connection is lost meanwhile. The browser saying
+// it went offline or online again starts over at once.
+const PING_MS = 10000;
+setInterval(() => {
+  if (ui.closed || !socket.isOpen()) return;
+  const now = Date.now();
+  if (ui.pingAt) {
+    if (ui.lastHeard >= ui.pingAt) ui.pingAt = 0; // something came meanwhile
+    else if (now - ui.pingAt >= answerMs()) {
+      ui.pingAt = 0;
+      socket.restart();
+    }
+    return;
+  }
+  if (now - ui.lastHeard >= PING_MS && socket.send({ type: "ping" })) ui.pingAt = now;
+}, 1000);
+window.addEventListener("offline", () => socket.restart());
+window.addEventListener("online", () => socket.restart());
 
 // For debugging from the console and for tests; not an API.
 window.manillenTable = { ui, draw, socket, onMessage };

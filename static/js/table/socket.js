@@ -1,5 +1,5 @@
-// The game's WebSocket: reconnects by itself and asks for a snapshot on every
-// (re)connect, so nothing the server sent while we were away is missed. Nothing the
+// The game's WebSocket: reconnects by itself and gets a snapshot on every (re)connect
+// (the server sends it on accepting), so nothing sent while we were away is missed. Nothing the
 // page sends is kept for later: a message is sent over an open socket or refused.
 
 // Delay before reconnect attempt n (0, 1, ...): quick at first, then about every
@@ -48,7 +48,8 @@ export class GameSocket {
     ws.addEventListener("open", () => {
       this.attempt = 0;
       this.onStatus("open");
-      ws.send(JSON.stringify({ type: "snapshot" }));
+      // No snapshot asked for: the server sends one as it accepts the socket (each asked
+      // for as well cost a second one, and six tabs reconnecting at once ran out).
     });
     ws.addEventListener("message", (ev) => {
       let msg;
@@ -95,6 +96,10 @@ export class GameSocket {
     if (!this.ws || this.ws.readyState !== WebSocket.OPEN) return false;
     this.ws.send(JSON.stringify(obj));
     return true;
+  }
+
+  isOpen() {
+    return Boolean(this.ws && this.ws.readyState === WebSocket.OPEN);
   }
 
   requestSnapshot() {

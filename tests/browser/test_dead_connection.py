@@ -1,0 +1,95 @@
+"""A connection that dies without a word (a phone's network gone, a router that dropped
+it) looks open to the page for minutes: the page now finds out by itself (a ping the
+server answers at once), says the connection is lost, and is back when the link is."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.helpers import TABLE_AT_REST_JS, start_new_game
+
+expect = pytest.importorskip("playwright.sync_api").expect
+
+pytestmark = pytest.mark.django_db
+
+
+class Link:
+    """The page's game sockets through Playwright's WebSocket routing: while `dead`,
+    open sockets carry nothing either way and new ones are refused."""
+
+    def __init__(self) -> None:
+        self.dead = False
+        self.sockets = 0
+        self.open: list = []
+
+    def route(self, ws) -> None:
+        if self.dead:
+            ws.close()
+            return
+        self.sockets += 1
+        self.open.append(ws)
+        server = ws.connect_to_server()
+        ws.on_message(lambda m: None if self.dead else server.send(m))
+        server.on_message(lambda m: None if self.dead else ws.send(m))
+
+
+def test_a_silently_dead_connection_is_noticed_and_the_table_comes_back(page, asgi_server):
+    link = Link()
+    page.route_web_socket("**/ws/game/**", link.route)
+    start_new_game(page, asgi_server)
+    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+    page.wait_for_function("() => manillenTable.ui.state.to_move === 0", timeout=30_000)
+    conn = page.locator("#conn")
+    expect(conn).to_be_hidden()
+    link.dead = True
+    started = time.monotonic()
+    # Nothing heard for 10 s, the ping unanswered for 5 s: the page says so.
+    expect(conn).to_be_visible(timeout=25_000)
+    assert time.monotonic() - started < 25
+    expect(conn).to_contain_text("Verbinding")
+    link.dead = False
+    expect(conn).to_be_hidden(timeout=10_000)
+    assert link.sockets >= 2  # a new socket, with its snapshot
+    # The table plays on over the new connection.
+    seq = page.evaluate("manillenTable.ui.seq")
+    page.locator("#hand [data-card][data-legal]").first.click()
+    page.wait_for_function(f"() => manillenTable.ui.seq > {seq}", timeout=15_000)
+    assert not page.js_errors, page.js_errors
+
+
+def test_six_tabs_back_at_once_are_not_told_to_slow_down(request, browser, asgi_server):
+    """After a server restart every tab reconnects at once: each asked for a snapshot
+    besides the one the server sends on accepting, so six tabs of one person ran out of
+    snapshots and one read "Te snel" without having played. One snapshot each now, and a
+    refusal of the page's own asking never blames the player."""
+    from tests.browser.conftest import _finish, _new_page
+
+    ctx, first = _new_page(request, browser, viewport={"width": 1000, "height": 800})
+    try:
+        link = Link()
+        ctx.route_web_socket("**/ws/game/**", link.route)
+        start_new_game(first, asgi_server)
+        first.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+        url = first.url
+        tabs = [first]
+        for _ in range(5):
+            tab = ctx.new_page()
+            tab.goto(url)
+            tab.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+            tabs.append(tab)
+        first.wait_for_timeout(5_000)  # the snapshot budget full again (2 a second)
+        link.dead = True
+        for ws in link.open:
+            ws.close()  # the server went away
+        link.open.clear()
+        first.wait_for_timeout(1_500)
+        link.dead = False  # and is back: six tabs reconnect within a second
+        for tab in tabs:
+            expect(tab.locator("#conn")).to_be_hidden(timeout=10_000)
+        first.wait_for_timeout(1_000)
+        errors = [tab.evaluate("manillenTable.ui.error") for tab in tabs]
+        assert errors == [""] * 6, errors
+    finally:
+        _finish(request, ctx, first)
