@@ -14,6 +14,9 @@ expect = pytest.importorskip("playwright.sync_api").expect
 
 pytestmark = pytest.mark.django_db
 
+# South's move, whatever is asked: trump, an announcement or a card.
+MOVE = "[data-trump], [data-announce], #hand [data-card][data-legal]"
+
 
 class Link:
     """The page's game sockets through Playwright's WebSocket routing: while `dead`,
@@ -54,8 +57,10 @@ def test_a_silently_dead_connection_is_noticed_and_the_table_comes_back(page, as
     assert link.sockets >= 2  # a new socket, with its snapshot
     # The table plays on over the new connection.
     seq = page.evaluate("manillenTable.ui.seq")
-    page.locator("#hand [data-card][data-legal]").first.click()
+    page.locator(MOVE).first.click()
     page.wait_for_function(f"() => manillenTable.ui.seq > {seq}", timeout=15_000)
+    # Its echo measured a round trip (the wait for an answer allows three of them).
+    assert page.evaluate("manillenTable.ui.rtt") > 0
     assert not page.js_errors, page.js_errors
 
 
@@ -93,3 +98,31 @@ def test_six_tabs_back_at_once_are_not_told_to_slow_down(request, browser, asgi_
         assert errors == [""] * 6, errors
     finally:
         _finish(request, ctx, first)
+
+
+def test_a_slow_links_move_is_given_three_round_trips_before_starting_over(page, asgi_server):
+    """With a round trip of over 5 s (a train's phone), every other move gave up on the
+    connection after a fixed 5 s and the card jumped back: the wait now allows three
+    round trips as last measured."""
+    link = Link()
+    page.route_web_socket("**/ws/game/**", link.route)
+    start_new_game(page, asgi_server)
+    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+    page.wait_for_function("() => manillenTable.ui.state.to_move === 0", timeout=30_000)
+    page.evaluate(
+        """() => {
+          manillenTable.ui.rtt = 3000;  // as an echo 3 s after a card measures
+          const socket = manillenTable.socket, restart = socket.restart.bind(socket);
+          socket.restart = () => { window.restartedAt ??= Date.now(); restart(); };
+        }"""
+    )
+    link.dead = True  # this move's answer will not come
+    clicked = page.evaluate("Date.now()")
+    page.locator(MOVE).first.click()
+    page.wait_for_function("() => window.restartedAt !== undefined", timeout=20_000)
+    waited = (page.evaluate("window.restartedAt") - clicked) / 1000
+    assert 8.5 <= waited < 12, waited
+    expect(page.locator("#conn")).to_be_visible(timeout=5_000)
+    link.dead = False
+    expect(page.locator("#conn")).to_be_hidden(timeout=10_000)
+    assert not page.js_errors, page.js_errors

@@ -503,6 +503,8 @@ function onMessage(msg) {
     }
     ui.seq = n;
     ui.movedAt = Date.now();
+    // The echo of the page's own move: a round trip measured (see answerMs).
+    if (ui.pending !== null && msg.actor === msg.state.seat) ui.rtt = ui.movedAt - ui.sentAt;
     ui.deadline = msg.deadline ?? null;
     ui.queue.push(msg);
     pump();
