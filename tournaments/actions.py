@@ -2172,6 +2172,22 @@ def correct_table_deal(
         raise NotAllowed(N_("only organizers can correct scores"))
     if not t.has_tables:
         raise TournamentError(N_("not a tournament of tables"))
+    if (
+        not t.is_closed
+        and entry_of(actor, t) is None
+        and (
+            TableSet.objects.filter(
+                round__tournament=t, round__number=round_number, number=set_number
+            )
+            .exclude(status=TableSet.Status.DONE)
+            .exists()
+        )
+    ):
+        # An organizer without an entry who corrects a table of a set still played has
+        # read its score (a correction says whether it is the score already written): as
+        # choosing to look, they can no longer be put in at a table of these deals.
+        # Recorded whether the correction goes through or not.
+        mark_seen(t, actor)
     with transaction.atomic():
         tset = (
             TableSet.objects.select_for_update()

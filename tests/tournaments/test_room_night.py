@@ -893,6 +893,18 @@ def test_an_organizer_who_plays_looks_at_another_tables_sheet_on_the_record(
     club.organizers.add(helper)
     agree(client, t, other, helper)
     actions.correct_table_deal(t.pk, helper, 1, 1, other.number, 1, [0, 20], "telfout")
+    # Whoever corrects a table of a set still played has read its score: they can no
+    # longer be put in at a table of these deals, even when the answer was a refusal
+    # ("the score already written" confirms a guess).
+    assert actions.has_seen(t, helper)
+    prober = make_user("meeprober")
+    club.organizers.add(prober)
+    with pytest.raises(actions.TournamentError, match="already written"):
+        actions.correct_table_deal(t.pk, prober, 1, 1, other.number, 1, [0, 20], "gok")
+    assert actions.has_seen(t, prober)
+    leaving = seated(own)[1] if seated(own)[1] != organizer else seated(own)[3]
+    with pytest.raises(actions.TournamentError, match="has seen this tournament's deals"):
+        actions.replace_player(t.entries.get(player=leaving).pk, organizer, prober, "ik speel mee")
     # The organizer who plays cannot correct that table while the set is played: the
     # refusal is the same for the score it holds and any other (no guess is confirmed).
     for guess in ([0, 20], [0, 0]):
