@@ -104,7 +104,18 @@ async def test_an_organizer_watching_the_standings_socket_can_no_longer_enter(
     anna = await database_sync_to_async(make_user)("anna")
     (e_anna,) = await database_sync_to_async(joined)(t, anna)
     await database_sync_to_async(finish)(e_anna)
-    comm = _communicator(t.pk, await database_sync_to_async(_cookie)(carl))
+    cookie = await database_sync_to_async(_cookie)(carl)
+    # As on the standings page, not before choosing to look ("De uitslagen bekijken?"):
+    # opening the socket shows nothing and records nothing.
+    comm = _communicator(t.pk, cookie)
+    connected, _ = await comm.connect(timeout=TIMEOUT)
+    assert connected
+    message = await comm.receive_json_from(timeout=TIMEOUT)
+    assert message["type"] == "error" and message["code"] == "forbidden"
+    assert (await comm.receive_output(timeout=TIMEOUT))["code"] == 4403
+    assert not await database_sync_to_async(actions.has_seen)(t, carl)
+    await database_sync_to_async(actions.mark_seen)(t, carl)  # the page's "look"
+    comm = _communicator(t.pk, cookie)
     connected, _ = await comm.connect(timeout=TIMEOUT)
     assert connected
     snapshot = await comm.receive_json_from(timeout=TIMEOUT)
@@ -126,6 +137,7 @@ async def test_the_standings_socket_asks_again_at_every_push(make_tournament, ma
     ben = await database_sync_to_async(make_user)("ben")
     e_anna, e_ben = await database_sync_to_async(joined)(t, anna, ben)
     await database_sync_to_async(finish)(e_anna)
+    await database_sync_to_async(actions.mark_seen)(t, carl)  # chose to look
     comm = _communicator(t.pk, await database_sync_to_async(_cookie)(carl))
     connected, _ = await comm.connect(timeout=TIMEOUT)
     assert connected
