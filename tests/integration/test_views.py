@@ -27,6 +27,11 @@ def test_home_page_links_to_play_and_login(client):
     body = response.content.decode()
     assert "/play/" in body
     assert "/accounts/login/" in body
+    # The rules on the page are Flemish; the other rules offered say how they differ.
+    other = body.split("data-other-rules", 1)[1].split("</section>", 1)[0]
+    for name in ("Vlaams (tafel)", "Frans", "Malilla"):
+        assert f"<b>{name}</b>" in other, name
+    assert "tegen de klok in" in other and "tot 34" in other
 
 
 def test_anonymous_quick_play_gets_a_guest_player_and_a_game(client):
