@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import date
 
 from django.db.models import Avg, Count, Min, Q, QuerySet
+from django.utils import timezone
 
 from tournaments import actions
 from tournaments.models import Entry, TableSeat, Tournament
@@ -64,7 +65,9 @@ def _when(entry: Entry) -> date | None:
     if t.day is not None:
         return t.day
     moment = t.closed_at or t.starts_at or t.opened_at or entry.joined_at
-    return moment.date() if moment else None
+    # The club's day (TIME_ZONE), as every other page dates it: a close at 00:40 in
+    # Brussels is 23:40 UTC the day before.
+    return timezone.localdate(moment) if moment else None
 
 
 def rows(entries: list[Entry], viewer, *, own: bool) -> list[HistoryRow]:

@@ -78,3 +78,26 @@ def test_the_download_marks_a_game_the_bot_finished(closed_with_bot):  # noqa: F
     assert mine["finish_mode"] == "bot" and mine["played_by"] == []
     [hers] = _download(e_anna.player)["tournaments"]
     assert hers["finish_mode"] == "played"
+
+
+def test_a_tournament_closed_after_midnight_in_brussels_is_dated_that_day(
+    make_tournament, make_user, organizer, client
+):
+    """Closed at 00:40 Brussels time (23:40 UTC the day before): the player's history and
+    the download say the club's day, as every other page does (they said the UTC one)."""
+    import datetime as dt
+
+    from django.utils import timezone
+
+    t = make_tournament(seed="after-midnight")
+    anna = make_user("anna")
+    (entry,) = joined(t, anna)
+    finish(entry)
+    actions.close_tournament(t.pk, organizer)
+    closed = dt.datetime(2026, 12, 8, 23, 40, tzinfo=dt.UTC)
+    Tournament.objects.filter(pk=t.pk).update(closed_at=closed)
+    assert timezone.localdate(closed) == dt.date(2026, 12, 9)  # settings.TIME_ZONE
+    assert _download(anna)["tournaments"][0]["date"] == "2026-12-09"
+    client.force_login(anna)
+    page = client.get("/players/anna/").content.decode()
+    assert "9/12/2026" in page and "8/12/2026" not in page
