@@ -431,10 +431,15 @@ def move_start(request: HttpRequest, pk: int) -> HttpResponse:
     t = _tournament(request, pk)
     _require_organizer(request, t)
     field = forms.DateTimeField(input_formats=[LOCAL_INPUT, "%Y-%m-%d %H:%M"])
+    raw = request.POST.get("starts_at", "")
     try:
-        starts_at = field.clean(request.POST.get("starts_at", ""))
-    except forms.ValidationError:
-        messages.error(request, _("Give the new start time as a date and a time."))
+        starts_at = field.clean(raw)
+    except forms.ValidationError as exc:
+        # A time the clocks skip or pass twice (the nights of the changes) is a date and a
+        # time all the same: Django's own words say which.
+        written = raw.strip() and any(c.code == "ambiguous_timezone" for c in exc.error_list)
+        text = exc.messages[0] if written else _("Give the new start time as a date and a time.")
+        messages.error(request, text)
         return redirect("tournaments:tables-organize", pk=t.pk)
     try:
         actions.move_start(t.pk, request.user, starts_at)

@@ -190,6 +190,13 @@ def test_moving_the_start_is_refused_when_it_does_not_fit(client, organizer, liv
         f"/tournaments/{t.pk}/tables/move-start/", {"starts_at": "morgen"}, follow=True
     ).content.decode()
     assert "Geef het nieuwe beginuur als een datum en een uur." in page
+    # A time the clocks skip (or pass twice): said as such, not "give a date and a time".
+    for night in ("2027-03-28T02:30", "2027-10-31T02:30"):
+        page = client.post(
+            f"/tournaments/{t.pk}/tables/move-start/", {"starts_at": night}, follow=True
+        ).content.decode()
+        assert "dubbelzinnig of bestaat deze niet" in page, night
+        assert "Geef het nieuwe beginuur" not in page
     # Not an organizer.
     client.force_login(players[0])
     later = timezone.now() + dt.timedelta(hours=3)
