@@ -70,6 +70,21 @@ def _clock_label(seconds: int) -> str:
     return str(_("off")) if not seconds else f"{seconds} s"
 
 
+def zone_abbreviations() -> str:
+    """The site's time zone by its winter and summer names ("CET/CEST"): a window is
+    read at its own date's offset, not today's (a June night is CEST in December)."""
+    import datetime as dt
+
+    tz = timezone.get_current_timezone()
+    year = timezone.now().year
+    names: list[str] = []
+    for month in (1, 7):
+        name = dt.datetime(year, month, 1, 12, tzinfo=tz).strftime("%Z")
+        if name not in names:
+            names.append(name)
+    return "/".join(names)
+
+
 class TournamentForm(forms.Form):
     name = forms.CharField(label=_("Name"), max_length=120, validators=[one_line])
     format = forms.ChoiceField(
@@ -276,7 +291,7 @@ class TournamentForm(forms.Form):
         # The window is read in the site's time zone: say which, next to the fields.
         zone = _("Time zone: %(zone)s (%(abbreviation)s)") % {
             "zone": timezone.get_current_timezone_name(),
-            "abbreviation": timezone.localtime().strftime("%Z"),
+            "abbreviation": zone_abbreviations(),
         }
         for name in ("starts_at", "ends_at"):
             self.fields[name].help_text = zone

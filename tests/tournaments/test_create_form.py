@@ -43,6 +43,8 @@ def test_the_form_offers_the_formats_and_the_table_fields(client, organizer, clu
     # The break says where its draw is shown: the organizer's view (the players' page
     # shows their table once it starts), not "for all to see".
     assert "je organisatorscherm toont intussen de loting" in page
+    # The zone by both its names: a June window is CEST whatever month the form is in.
+    assert "Tijdzone: Europe/Brussels (CET/CEST)" in page
     assert "Wisselende partners" in page or "wisselende partners" in page  # Dutch first
     assert "Sets per ronde" in page
 
