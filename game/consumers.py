@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import time
 from functools import partial
 from urllib.parse import parse_qs
 
@@ -39,6 +40,8 @@ CLOSE_NOT_FOUND = 4404
 CLOSE_FLOODING = 4429
 CLOSE_SIGNED_OUT = 4401  # the account behind the socket was deleted
 CLOSE_SEAT_RELEASED = 4409  # the person no longer holds the seat: reconnect as who they are
+# Messages that may carry a deadline: sent with the server's clock ("now", epoch ms).
+CLOCKED = ("snapshot", "event", "table")
 # Languages the engine phrases refusals in (engine.explain).
 REFUSAL_LANGUAGES = ("nl", "en", "fr")
 
@@ -366,6 +369,10 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
     async def send_json(self, content, close=False) -> None:
         if self.watch and not self.closing:
             self.watch.seen(content)  # every state this table is shown
+        if isinstance(content, dict) and content.get("type") in CLOCKED:
+            # The server's clock as it sends: a deadline is the server's instant, and the
+            # page counts it down against this, not against a phone's clock that is off.
+            content = {**content, "now": int(time.time() * 1000)}
         await super().send_json(content, close=close)
 
     async def send_error(self, code: str, message: str) -> None:

@@ -661,3 +661,21 @@ def test_the_match_score_in_the_end_title_does_not_break(page, asgi_server):
     )
     assert lines == 1, page.locator("[data-end-title]").text_content()
     assert not page.js_errors, page.js_errors
+
+
+def test_the_clock_counts_by_the_servers_time_on_a_phone_whose_clock_is_off(page, asgi_server):
+    """A phone whose clock is 30 s behind showed "44 s" of a 15 s clock (the server's
+    deadline against the phone's time): the page counts against the server's clock."""
+    page.add_init_script("(() => { const real = Date.now; Date.now = () => real() - 30000; })()")
+    _table_with_three_bots(page, asgi_server, clock="15")
+    page.wait_for_function(TABLE_AT_REST_JS, timeout=30_000)
+    page.wait_for_function(
+        "() => manillenTable.ui.state.to_move === manillenTable.ui.state.seat"
+        " && manillenTable.ui.deadline",
+        timeout=30_000,
+    )
+    clock = page.locator("#clock")
+    expect(clock).to_be_visible()
+    left = int(re.search(r"(\d+) s", clock.inner_text()).group(1))
+    assert 0 < left <= 15, clock.inner_text()
+    assert not page.js_errors, page.js_errors

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 
 import pytest
 from channels.db import database_sync_to_async
@@ -66,6 +67,8 @@ async def test_connect_sends_a_snapshot_of_souths_view(user):
     assert snapshot["state"] == game.state
     await comm.send_json_to({"type": "snapshot"})
     again = await comm.receive_json_from(timeout=TIMEOUT)
+    # Each says the server's clock as it was sent (the page counts a deadline by it).
+    assert abs(again.pop("now") - time.time() * 1000) < 5000 and snapshot.pop("now") > 0
     assert again == snapshot
     await comm.disconnect()
 

@@ -88,6 +88,15 @@ R.setView(ui.table.seat, ui.table.players, root.dataset.guestPrefix || "");
 
 // The bot plays the viewer's own seat (away, clock, left): nothing to click until
 // they take it back.
+// The server's clock against the browser's: a move's deadline is the server's instant,
+// and a phone's clock may be off by more than the clock gives (it showed 44 s of 15).
+// Each message says the server's time as it left; the largest difference seen lately is
+// the one least lengthened by the message's way here.
+const skews = [];
+function serverNow() {
+  return Date.now() + (skews.length ? Math.max(...skews) : 0);
+}
+
 function botPlaysMe() {
   const me = ui.table.seat;
   return me !== null && me !== undefined && Boolean(ui.table.players?.[me]?.bot_control);
@@ -273,7 +282,7 @@ function drawClock() {
     if (alert?.textContent) alert.textContent = ""; // the next warning is new words
     return;
   }
-  const left = Math.max(0, Math.ceil((ui.deadline - Date.now()) / 1000));
+  const left = Math.max(0, Math.ceil((ui.deadline - serverNow()) / 1000));
   box.hidden = false;
   const mine = s.to_move === s.seat;
   box.textContent = mine
@@ -452,6 +461,10 @@ const pageSeat = tableNode ? (ui.table.seat ?? null) : undefined;
 
 function onMessage(msg) {
   ui.lastHeard = Date.now();
+  if (typeof msg.now === "number") {
+    skews.push(msg.now - ui.lastHeard);
+    if (skews.length > 20) skews.shift();
+  }
   if (msg.type === "pong") {
     if (ui.pingAt) ui.rtt = Date.now() - ui.pingAt;
     ui.pingAt = 0;
