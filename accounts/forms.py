@@ -107,7 +107,7 @@ class SignupForm(UserCreationForm):
         self.fields["username"].widget.attrs["maxlength"] = USERNAME_MAX
         # Django's says "150 characters or fewer"; shown under the field, it must be ours.
         self.fields["username"].help_text = _(
-            "At most %(max)s characters: letters, digits and @ . + - _ only."
+            "At most %(max)s characters: letters, digits and @ . + - _ only, and a letter at least."
         ) % {"max": USERNAME_MAX}
 
     def clean_username(self):
@@ -124,6 +124,10 @@ class SignupForm(UserCreationForm):
                 _("A name cannot be made of dots only: add a letter or a digit."),
                 code="dots_only",
             )
+        if username and not any(c.isalpha() for c in username):
+            # "007" or "12-3" reads as a number beside the ranks, and a spreadsheet opening
+            # the standings turns it into 7 or a date.
+            raise forms.ValidationError(_("A name needs at least one letter."), code="no_letter")
         lowered = (username or "").lower()
         if lowered.startswith(GUEST_PREFIX):
             raise forms.ValidationError(

@@ -166,6 +166,24 @@ def test_a_name_of_dots_only_is_refused_at_sign_up(client, name):
     assert not get_user_model().objects.filter(username=name).exists()
 
 
+@pytest.mark.parametrize("name", ["007", "12-3", "1.5", "0032.475", "42"])
+def test_a_name_needs_a_letter(client, name):
+    """A name of digits reads as a number beside the ranks, and a spreadsheet opening
+    the standings makes 7 of "007" and a date of "12-3"."""
+    password = "een-lang-wachtwoord-9"
+    response = client.post(
+        "/accounts/signup/", {"username": name, "password1": password, "password2": password}
+    )
+    assert response.status_code == 200
+    assert "Een naam heeft minstens één letter nodig." in response.content.decode()
+    assert not get_user_model().objects.filter(username=name).exists()
+    ok = client.post(
+        "/accounts/signup/",
+        {"username": f"jan{name}", "password1": password, "password2": password},
+    )
+    assert ok.status_code == 302
+
+
 def test_a_name_with_dots_and_more_is_fine(client):
     password = "een-lang-wachtwoord-9"
     response = client.post(
