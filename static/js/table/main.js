@@ -94,7 +94,14 @@ R.setView(ui.table.seat, ui.table.players, root.dataset.guestPrefix || "");
 // the one least lengthened by the message's way here.
 const skews = [];
 function serverNow() {
-  return Date.now() + (skews.length ? Math.max(...skews) : 0);
+  // + half a round trip: the largest difference still lost the way here (2.8 s each way
+  // on a train's phone showed 14 s where 11 were left).
+  return Date.now() + (skews.length ? Math.max(...skews) + roundTrip() / 2 : 0);
+}
+
+// A round trip as last measured: a move's echo, a ping's answer, else the handshake.
+function roundTrip() {
+  return ui.rtt || ui.handshakeRtt || 0;
 }
 
 function botPlaysMe() {
@@ -504,7 +511,7 @@ function onMessage(msg) {
     ui.state = msg.state;
     ui.seq = ui.shownSeq = Number(msg.seq);
     // "Not connected: play it again once the table is back": the table is back.
-    if (ui.error === t("not_sent") || ui.error === t("slow_down")) ui.error = "";
+    if (["not_sent", "slow_down", "too_many_tables"].some((k) => ui.error === t(k))) ui.error = "";
     if (msg.table) setTable(msg.table);
     draw();
   } else if (msg.type === "event" && msg.state) {
@@ -606,7 +613,9 @@ function onError(msg) {
   } else if (msg.code === "rate_limited") {
     // The server's words are English. Only a move of the player's own is theirs to
     // slow down: the page's own asking (snapshots on reconnects of several tabs) is not.
-    ui.error = card ? t("slow_down") : ui.error;
+    // Over the sockets budget (too many tables open) is said: this page cannot play.
+    if (card) ui.error = t("slow_down");
+    else if (/sockets/.test(msg.message || "")) ui.error = t("too_many_tables");
   } else if (msg.code === "stale" || msg.code === "not_your_turn") {
     ui.error = msg.code === "not_your_turn" ? t("wait_turn") : "";
     socket.requestSnapshot();
@@ -657,6 +666,7 @@ function act(action) {
 }
 
 function setStatus(status) {
+  if (status === "open") ui.handshakeRtt = socket.rtt; // the link's speed, from the start
   if (status === "open" && !ui.connected) {
     ui.connected = true;
     draw();
@@ -883,7 +893,11 @@ const WATCHDOG_MS = 10000;
 const BOTS_SLOW_MS = 20000;
 setInterval(() => {
   const s = ui.state;
-  const onBot = s.to_move !== null && s.to_move !== s.seat && !s.game_over && !ui.closed;
+  // Whose turn it is: a bot's (a person's seat the bot plays counts), not a person's at
+  // a table of people (a spectator or a partner waiting on them asked for nothing new).
+  const mover = ui.table.players?.[s.to_move];
+  const botMoves = mover ? !mover.person || mover.bot_control : true;
+  const onBot = s.to_move !== null && s.to_move !== s.seat && !s.game_over && !ui.closed && botMoves;
   if (onBot && !ui.busy && !ui.queue.length && Date.now() - ui.lastHeard >= WATCHDOG_MS) {
     ui.lastHeard = Date.now();
     socket.requestSnapshot();
@@ -903,7 +917,7 @@ setInterval(() => {
 // The wait allows for a slow link: three round trips as last measured, at least 5 s.
 const ANSWER_MS = 5000;
 function answerMs() {
-  return Math.max(ANSWER_MS, 3 * (ui.rtt || 0));
+  return Math.max(ANSWER_MS, 3 * Math.max(ui.rtt || 0, ui.handshakeRtt || 0));
 }
 setInterval(() => {
   if (ui.pending === null || Date.now() - Math.max(ui.sentAt, ui.lastHeard) < answerMs()) return;
@@ -930,7 +944,7 @@ setInterval(() => {
   if (now - ui.lastHeard >= PING_MS && socket.send({ type: "ping" })) ui.pingAt = now;
 }, 1000);
 window.addEventListener("offline", () => socket.restart());
-window.addEventListener("online", () => socket.restart());
+window.addEventListener("online", () => socket.restart({ now: true }));
 
 // For debugging from the console and for tests; not an API.
 window.manillenTable = { ui, draw, socket, onMessage };

@@ -27,6 +27,9 @@ export class GameSocket {
     this.ws = null;
     this.attempt = 0;
     this.closed = false;
+    this.timer = null; // the next try, when one is on its way
+    this.openTimer = null; // gives up on a handshake that hangs
+    this.rtt = 0; // a round trip as the last handshake measured it (ms)
     this.attempts = []; // when each connection was tried (Date.now()), the last few
   }
 
@@ -39,25 +42,49 @@ export class GameSocket {
     return `${proto}//${window.location.host}${this.path}${query}`;
   }
 
+  // How long a handshake may take before it is given up on: a route that died leaves it
+  // hanging for good. Generous on a slow link (four measured round trips, at least 8 s),
+  // longer with every try in a row, at most 30 s.
+  handshakeMs() {
+    return Math.min(30000, Math.max(8000, 4 * this.rtt) * (1 + Math.min(this.attempt, 3)));
+  }
+
   connect() {
+    if (this.closed) return;
+    clearTimeout(this.timer);
+    this.timer = null;
     this.onStatus(this.attempt === 0 ? "connecting" : "reconnecting");
     this.attempts.push(Date.now());
     if (this.attempts.length > 50) this.attempts.shift();
+    const started = Date.now();
     const ws = new WebSocket(this.url());
     this.ws = ws;
+    clearTimeout(this.openTimer);
+    this.openTimer = setTimeout(() => {
+      if (this.ws === ws && ws.readyState === WebSocket.CONNECTING) this.restart();
+    }, this.handshakeMs());
     ws.addEventListener("open", () => {
-      this.attempt = 0;
+      if (this.ws !== ws) return;
+      clearTimeout(this.openTimer);
+      // A TCP handshake and the upgrade: about two round trips.
+      this.rtt = (Date.now() - started) / 2;
       this.onStatus("open");
       // No snapshot asked for: the server sends one as it accepts the socket (each asked
       // for as well cost a second one, and six tabs reconnecting at once ran out).
     });
     ws.addEventListener("message", (ev) => {
+      // A socket given up on may still deliver: its words are no longer this page's (a
+      // second live socket drew every move twice, and old moves over new ones).
+      if (this.ws !== ws) return;
       let msg;
       try {
         msg = JSON.parse(ev.data);
       } catch {
         return;
       }
+      // A connection that works, not merely opened (one accepted and closed at once, as
+      // over the sockets budget, does not start the quick tries over).
+      if (msg.type !== "error") this.attempt = 0;
       this.onMessage(msg);
     });
     ws.addEventListener("close", (ev) => {
@@ -68,25 +95,34 @@ export class GameSocket {
         this.onReleased();
         return;
       }
+      this.ws = null;
       this.lost();
     });
   }
 
-  // The connection is gone: say so and try again soon.
+  // The connection is gone: say so and try again soon (one try on its way at a time).
   lost() {
+    if (this.closed) return;
     this.onStatus("closed");
+    if (this.timer) return;
     const delay = retryDelay(this.attempt);
     this.attempt += 1;
-    setTimeout(() => this.connect(), delay);
+    this.timer = setTimeout(() => this.connect(), delay);
   }
 
-  // Give up on a socket that looks open but answers nothing, and connect anew (its
-  // close event, which may take long on a dead connection, is then ignored).
-  restart() {
+  // Give up on a socket that looks open but answers nothing (or a handshake that hangs),
+  // and connect anew (its close event, which may take long on a dead connection, is then
+  // ignored). `now`: the network is back (the browser says so), try at once.
+  restart({ now = false } = {}) {
+    if (this.closed) return;
     const ws = this.ws;
-    if (!ws || this.closed) return;
     this.ws = null;
-    ws.close();
+    clearTimeout(this.openTimer);
+    if (ws) ws.close();
+    if (now) {
+      this.connect();
+      return;
+    }
     this.lost();
   }
 
