@@ -388,6 +388,12 @@ def still_holds(public_id, user, index: int) -> bool:
     ).exists()
 
 
+def seq_now(public_id) -> int | None:
+    """The game's move count now (a socket that has just joined its group checks that no
+    move fell between its snapshot and the join)."""
+    return Game.objects.filter(public_id=public_id).values_list("seq", flat=True).first()
+
+
 def connect(public_id, user, code: str | None = None) -> dict[str, Any]:
     """A socket opens: the viewer's snapshot; a seated person's socket is counted (the
     away-takeover starts when the last one closes). A person whose seat the bot plays

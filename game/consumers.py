@@ -201,6 +201,12 @@ class GameConsumer(ClosesOnce, AsyncJsonWebsocketConsumer):
             await self.accept()
             await self.leave_released_seat()
             return
+        # A move made between the snapshot and the join was sent before this socket was
+        # in the group: the snapshot is taken again, so the page misses nothing (a bot's
+        # move that made it the person's turn left the table waiting on them for good).
+        if await run_db(actions.seq_now)(self.public_id) != snapshot.get("seq"):
+            fresh = await run_db(actions.snapshot)(self.public_id, self.user, self.code)
+            snapshot = {**fresh, **{k: snapshot[k] for k in ("arrived",) if k in snapshot}}
         # A reconnecting client may be waiting on a bot turn lost with a worker.
         await run_db(kick_if_stuck)(self.public_id)
         await self.accept()

@@ -87,6 +87,28 @@ async def test_a_ping_is_answered_at_once_with_a_pong_and_nothing_else(user):
     await comm.disconnect()
 
 
+async def test_a_move_between_the_snapshot_and_the_join_is_not_missed(user, monkeypatch):
+    """The socket's snapshot is read before it joins the game's group: a move made in
+    between was sent to the group without it. The page no longer asks for a second
+    snapshot on open, so the server takes it again: the first word is the game now
+    (a bot's move that made it a person's turn left a tournament table waiting)."""
+    game, cookie = await _make_game(user, seed="ws-race-join")
+    real_connect = actions.connect
+
+    def connect_then_a_move(public_id, who, code=None):
+        snap = real_connect(public_id, who, code)
+        g = Game.objects.get(public_id=public_id)
+        actions.apply_action(public_id, who, g.state["legal"][0], g.seq)  # meanwhile
+        return snap
+
+    monkeypatch.setattr(actions, "connect", connect_then_a_move)
+    comm, snapshot = await _connect(game, cookie)
+    now = await _reload(game)
+    assert snapshot["seq"] >= game.seq + 1
+    assert snapshot["seq"] <= now.seq
+    await comm.disconnect()
+
+
 async def test_other_users_and_anonymous_visitors_get_not_found(user, other_user):
     game, _ = await _make_game(user)
     for cookie in (await _cookie(other_user), None):
