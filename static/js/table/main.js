@@ -893,11 +893,9 @@ const WATCHDOG_MS = 10000;
 const BOTS_SLOW_MS = 20000;
 setInterval(() => {
   const s = ui.state;
-  // Whose turn it is: a bot's (a person's seat the bot plays counts), not a person's at
-  // a table of people (a spectator or a partner waiting on them asked for nothing new).
-  const mover = ui.table.players?.[s.to_move];
-  const botMoves = mover ? !mover.person || mover.bot_control : true;
-  const onBot = s.to_move !== null && s.to_move !== s.seat && !s.game_over && !ui.closed && botMoves;
+  // Also while a person is to move: a move made where no event reaches this page (a
+  // command run beside an embedded server, a message the channel layer dropped) is found.
+  const onBot = s.to_move !== null && s.to_move !== s.seat && !s.game_over && !ui.closed;
   if (onBot && !ui.busy && !ui.queue.length && Date.now() - ui.lastHeard >= WATCHDOG_MS) {
     ui.lastHeard = Date.now();
     socket.requestSnapshot();
