@@ -95,7 +95,6 @@ export class GameSocket {
         this.onReleased();
         return;
       }
-      this.ws = null;
       this.lost();
     });
   }
