@@ -73,6 +73,8 @@ def _blocked(request: HttpRequest) -> bool:
 
 
 def _count(request: HttpRequest) -> None:
+    if settings.SIGNUP_RATE_LIMIT <= 0:  # no limit: nothing to count against it
+        return
     key, window = _limit_key(request), settings.SIGNUP_RATE_WINDOW
     if not cache.add(key, 1, timeout=window):
         try:
