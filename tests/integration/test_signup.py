@@ -154,6 +154,13 @@ def test_signups_are_rate_limited_per_address(client, settings):
     assert not get_user_model().objects.filter(username="drie").exists()
     elsewhere = client.__class__(REMOTE_ADDR="10.255.255.254")
     assert _signup(elsewhere, "vier").status_code == 302
+    # With the limit off nothing is counted: switched on later, it starts from nought.
+    settings.SIGNUP_RATE_LIMIT = 0
+    other = f"10.{secrets.randbelow(250)}.{secrets.randbelow(250)}.{secrets.randbelow(250)}"
+    assert _signup(client.__class__(REMOTE_ADDR=other), "vijf").status_code == 302
+    from django.core.cache import cache
+
+    assert cache.get(f"signup:ip:{other}") is None
 
 
 def test_asking_whether_an_address_has_an_account_uses_the_signup_budget(client, settings):
