@@ -193,6 +193,20 @@ def has_seen(tournament: Tournament, user) -> bool:
     return tournament.deals_seen_by.filter(pk=user.pk).exists()
 
 
+def must_choose_to_look(user, tournament: Tournament) -> bool:
+    """Whether a logged-in `user` without an entry who may see a running solo
+    tournament's results is first asked "De uitslagen bekijken?": looking rules them out
+    of entering, so neither a page nor a socket shows them until they chose to (the
+    pages' LookFirst, the standings socket). Not at a tournament of tables: its
+    standings hold finished sets only, and joining closes at the draw."""
+    return (
+        getattr(user, "is_authenticated", False)
+        and not tournament.has_tables
+        and not tournament.is_closed
+        and not has_seen(tournament, user)
+    )
+
+
 def results_open_to(user, tournament: Tournament) -> bool:
     """Whether `user` may be shown the results without being ruled out of entering: the
     tournament is closed, their own game gives them the results, or they chose to look

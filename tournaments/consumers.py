@@ -43,13 +43,8 @@ def _allowed(pk: int, user, *, looking: bool = False, key: str = "") -> Tourname
     if looking and entry is None and not t.has_tables:
         # Watching rules an organizer out of entering. Not at a tournament of tables:
         # its standings hold finished sets only, and joining closes at the draw. As the
-        # pages (views._results_allowed): while it runs, only after choosing to look
-        # ("De uitslagen bekijken?"), never by opening a socket.
-        if (
-            getattr(user, "is_authenticated", False)
-            and not t.is_closed
-            and not actions.has_seen(t, user)
-        ):
+        # pages: only after choosing to look, never by opening a socket.
+        if actions.must_choose_to_look(user, t):
             return None
         actions.mark_seen(t, user)
     return t

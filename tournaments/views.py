@@ -97,13 +97,8 @@ class LookFirst(Exception):
 def _results_allowed(request: HttpRequest, t: Tournament) -> bool:
     allowed = actions.can_see_results(request.user, t)
     if allowed and actions.entry_of(request.user, t) is None:
-        if (
-            request.method in ("GET", "HEAD")  # what a link, a preview can send
-            and request.user.is_authenticated
-            and not t.has_tables  # joining closes at the draw; its results are sets done
-            and not t.is_closed
-            and not actions.has_seen(t, request.user)
-        ):
+        # GET/HEAD: what a link, a preview can send; a POST is the answer.
+        if request.method in ("GET", "HEAD") and actions.must_choose_to_look(request.user, t):
             raise LookFirst(t)
         actions.mark_seen(t, request.user)  # an organizer who looks can no longer enter
     return allowed
